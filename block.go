@@ -1,0 +1,42 @@
+package cairn
+
+import "time"
+
+// BlockKind is the type of a block.
+type BlockKind string
+
+// The kinds of block. MetaText is text the client injected into the
+// conversation (command output, reminders, compaction summaries): it is kept
+// but is neither a user's words nor an answer.
+const (
+	UserText      BlockKind = "user-text"
+	AssistantText BlockKind = "assistant-text"
+	Thinking      BlockKind = "thinking"
+	ToolUse       BlockKind = "tool-use"
+	ToolResult    BlockKind = "tool-result"
+	MetaText      BlockKind = "meta-text"
+)
+
+// Searchable reports whether blocks of kind k are in the search index:
+// the published text of a round, not its process.
+func (k BlockKind) Searchable() bool { return k == UserText || k == AssistantText }
+
+// A Block is one typed piece of a line. A line holds zero or more blocks.
+type Block struct {
+	ID        int64     `json:"-"`
+	SessionID string    `json:"session_id"`
+	RoundSeq  int       `json:"round"`
+	LineNo    int       `json:"line"`  // the line it came from, 1-based
+	Index     int       `json:"index"` // its position within the round
+	Role      string    `json:"role"`  // user | assistant | system
+	Kind      BlockKind `json:"kind"`
+	Timestamp time.Time `json:"timestamp"`
+	Content   string    `json:"content"`
+
+	ToolName  string `json:"tool_name,omitempty"`
+	ToolID    string `json:"tool_id,omitempty"`  // joins a tool-use to its tool-result
+	AgentID   string `json:"agent_id,omitempty"` // the subagent a tool-result reports on
+	IsError   bool   `json:"is_error,omitempty"`
+	Sidechain bool   `json:"sidechain,omitempty"` // written by an inline subagent
+	MessageID string `json:"message_id,omitempty"`
+}

@@ -1,0 +1,348 @@
+package claudecode
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"cairn"
+)
+
+// PreviewLen is the number of characters kept in a round's previews.
+const PreviewLen = 80
+
+// A builder turns lines into rounds in file order. It implements
+// [cairn.RoundBuilder].
+type builder struct {
+	session  *cairn.Session
+	subagent bool // every line is a sidechain: its first prompt starts a round
+
+	seq       int
+	open      *roundState // the round being built; nil before the first line
+	completed []*roundState
+}
+
+type roundState struct {
+	subagent bool
+	round    *cairn.Round
+	blocks   []*cairn.Block
+	messages map[string]*cairn.MessageUsage
+	order    []string // message ids in first-seen order
+	tools    map[string]string
+}
+
+func newBuilder(s *cairn.Session, fromSeq int) *builder {
+	return &builder{session: s, subagent: s.IsSubagent(), seq: max(fromSeq-1, 0)}
+}
+
+// Add implements [cairn.RoundBuilder].
+func (b *builder) Add(l *cairn.Line) string {
+	e, status := parseLine(l.Raw)
+	l.Status = status
+	if e == nil {
+		l.RoundSeq = b.current(l).round.Seq
+		return problem(status, "")
+	}
+	l.Type, l.UUID = e.Type, e.UUID
+	if e.ParentUUID != nil {
+		l.ParentUUID = *e.ParentUUID
+	}
+	l.Timestamp = e.time()
+	if l.Timestamp.IsZero() && e.Type == "file-history-snapshot" {
+		l.Timestamp = snapshotTime(l.Raw)
+	}
+	b.noteSession(e)
+
+	if b.startsRound(e) {
+		b.seq++
+		if b.open != nil {
+			b.completed = append(b.completed, b.open)
+		}
+		b.open = nil
+	}
+	rs := b.current(l)
+	l.RoundSeq = rs.round.Seq
+	r := rs.round
+	r.LastLine = l.No
+	if !l.Timestamp.IsZero() {
+		if r.StartedAt.IsZero() || l.Timestamp.Before(r.StartedAt) {
+			r.StartedAt = l.Timestamp
+		}
+		if l.Timestamp.After(r.EndedAt) {
+			r.EndedAt = l.Timestamp
+		}
+	}
+	if status == cairn.LineOK || status == cairn.LineInvalidUTF8 {
+		b.addBlocks(rs, l, e)
+	}
+	return problem(status, e.Type)
+}
+
+func problem(status cairn.LineStatus, typ string) string {
+	switch status {
+	case cairn.LineInvalidJSON:
+		return "invalid JSON (kept raw)"
+	case cairn.LineInvalidUTF8:
+		return "invalid UTF-8 (kept raw, indexed with replacement characters)"
+	case cairn.LineUnknownType:
+		return "unknown line type " + quote(typ) + " (kept raw)"
+	}
+	return ""
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+func (b *builder) current(l *cairn.Line) *roundState {
+	if b.open == nil {
+		b.open = &roundState{
+			subagent: b.subagent,
+			round:    &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No},
+			messages: map[string]*cairn.MessageUsage{},
+			tools:    map[string]string{},
+		}
+	}
+	return b.open
+}
+
+// noteSession fills session metadata the identifying lines did not have.
+func (b *builder) noteSession(e *entry) {
+	s := b.session
+	switch {
+	case e.Type == "custom-title" && e.CustomTitle != "":
+		s.Title = e.CustomTitle
+	case e.Type == "ai-title" && e.AITitle != "" && s.Title == "":
+		s.Title = e.AITitle
+	case e.Type == "summary" && e.Summary != "" && s.Title == "":
+		s.Title = e.Summary
+	}
+	if s.Project == "" && e.Cwd != "" {
+		s.Project = e.Cwd
+	}
+	if e.Version != "" {
+		s.Version = e.Version
+	}
+	if s.GitBranch == "" && e.GitBranch != "" {
+		s.GitBranch = e.GitBranch
+	}
+}
+
+// startsRound reports whether e is a real user message: typed by the user,
+// not injected by the client, not a tool result, not an inline subagent's.
+func (b *builder) startsRound(e *entry) bool {
+	if e.Type != "user" || e.Message == nil || e.IsMeta || e.IsCompactSummary {
+		return false
+	}
+	if e.IsSidechain && !b.subagent {
+		return false
+	}
+	if s, ok := e.Message.text(); ok {
+		return isPrompt(s)
+	}
+	for _, c := range e.Message.blocks() {
+		if c.Type == "text" && isPrompt(c.Text) {
+			return true
+		}
+		if c.Type == "image" {
+			return true
+		}
+	}
+	return false
+}
+
+// injectedPrefixes open text the client wrote into a user line.
+var injectedPrefixes = []string{
+	"<local-command-", "<system-reminder>", "<user-prompt-submit-hook>", "<task-notification>",
+	"[Request interrupted by user", "Caveat: The messages below were generated",
+}
+
+var (
+	commandName = regexp.MustCompile(`<command-name>/?([^<]*)</command-name>`)
+	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+)
+
+// commandText renders a slash command line as the user typed it.
+func commandText(s string) string {
+	m := commandName.FindStringSubmatch(s)
+	if m == nil || !strings.HasPrefix(strings.TrimSpace(s), "<command-") {
+		return s
+	}
+	text := "/" + strings.TrimPrefix(strings.TrimSpace(m[1]), "/")
+	if a := commandArgs.FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
+		text += " " + strings.TrimSpace(a[1])
+	}
+	return text
+}
+
+// localCommands are slash commands the client runs itself: they do not
+// ask the model anything, so they stay inside the current round.
+var localCommands = map[string]bool{
+	"compact": true, "clear": true, "model": true, "mcp": true, "cost": true, "help": true,
+	"config": true, "status": true, "memory": true, "resume": true, "login": true, "logout": true,
+	"exit": true, "context": true, "permissions": true, "agents": true, "hooks": true, "ide": true,
+	"doctor": true, "vim": true, "theme": true, "export": true, "add-dir": true, "bashes": true,
+	"todos": true, "usage": true, "statusline": true, "rewind": true, "release-notes": true,
+	"output-style": true, "upgrade": true, "terminal-setup": true, "privacy-settings": true,
+	"feedback": true, "bug": true, "plugin": true, "stats": true, "tasks": true, "rename": true,
+}
+
+func isPrompt(s string) bool {
+	t := strings.TrimLeftFunc(s, unicode.IsSpace)
+	if t == "" {
+		return false
+	}
+	for _, p := range injectedPrefixes {
+		if strings.HasPrefix(t, p) {
+			return false
+		}
+	}
+	if strings.HasPrefix(t, "<command-") {
+		m := commandName.FindStringSubmatch(t)
+		return m != nil && !localCommands[strings.TrimSpace(m[1])]
+	}
+	return true
+}
+
+func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
+	if e.Message == nil {
+		if e.Type == "system" && len(e.Content) > 0 && e.Content[0] == '"' {
+			rs.add(l, e, "system", cairn.MetaText, resultText(e.Content), nil)
+		}
+		return
+	}
+	role := e.Message.Role
+	if role == "" {
+		role = e.Type
+	}
+	if e.Type == "assistant" && e.Message.ID != "" {
+		rs.addUsage(e.Message)
+	}
+	userKind := cairn.UserText
+	if e.Type == "user" && !b.startsRound(e) {
+		userKind = cairn.MetaText
+	}
+	if s, ok := e.Message.text(); ok {
+		kind := cairn.AssistantText
+		if role == "user" {
+			kind = userKind
+		}
+		rs.add(l, e, role, kind, s, nil)
+		return
+	}
+	for _, c := range e.Message.blocks() {
+		switch c.Type {
+		case "text":
+			kind := cairn.AssistantText
+			if role == "user" {
+				kind = userKind
+				if !isPrompt(c.Text) {
+					kind = cairn.MetaText
+				}
+			}
+			rs.add(l, e, role, kind, c.Text, nil)
+		case "thinking", "redacted_thinking":
+			rs.add(l, e, role, cairn.Thinking, c.Thinking, nil)
+		case "tool_use", "server_tool_use":
+			rs.tools[c.ID] = c.Name
+			rs.add(l, e, role, cairn.ToolUse, string(c.Input), func(bl *cairn.Block) {
+				bl.ToolName, bl.ToolID = c.Name, c.ID
+			})
+			rs.noteTool(c.Name)
+		case "tool_result":
+			rs.add(l, e, role, cairn.ToolResult, resultText(c.Content), func(bl *cairn.Block) {
+				bl.ToolID, bl.ToolName, bl.IsError = c.ToolUseID, rs.tools[c.ToolUseID], c.IsError
+				bl.AgentID = resultAgentID(e.ToolUseResult)
+			})
+		case "image", "document":
+			rs.add(l, e, role, userKind, "["+c.Type+"]", nil)
+		}
+	}
+}
+
+func (rs *roundState) add(l *cairn.Line, e *entry, role string, kind cairn.BlockKind, content string, set func(*cairn.Block)) {
+	bl := &cairn.Block{
+		SessionID: rs.round.SessionID, RoundSeq: rs.round.Seq, LineNo: l.No, Index: len(rs.blocks),
+		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, Sidechain: e.IsSidechain && !rs.subagent,
+	}
+	if e.Message != nil {
+		bl.MessageID = e.Message.ID
+	}
+	if set != nil {
+		set(bl)
+	}
+	rs.blocks = append(rs.blocks, bl)
+	r := rs.round
+	switch kind {
+	case cairn.UserText:
+		if r.UserPreview == "" && !bl.Sidechain {
+			r.UserPreview = Preview(commandText(content))
+		}
+	case cairn.AssistantText:
+		if p := Preview(content); p != "" && !bl.Sidechain {
+			r.AgentPreview = p
+		}
+	}
+}
+
+func (rs *roundState) noteTool(name string) {
+	for _, t := range rs.round.Tools {
+		if t == name {
+			return
+		}
+	}
+	rs.round.Tools = append(rs.round.Tools, name)
+}
+
+// addUsage records a message's usage once: every line of a message repeats
+// it, and the last one seen is the most complete.
+func (rs *roundState) addUsage(m *message) {
+	if m.Usage == nil {
+		return
+	}
+	u := cairn.Usage{Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens,
+		CacheRead: m.Usage.CacheReadInputTokens, CacheCreation: m.Usage.CacheCreationInputTokens}
+	if mu, ok := rs.messages[m.ID]; ok {
+		mu.Usage = u
+		return
+	}
+	rs.messages[m.ID] = &cairn.MessageUsage{MessageID: m.ID, RoundSeq: rs.round.Seq, Model: m.Model, Usage: u}
+	rs.order = append(rs.order, m.ID)
+}
+
+// Finish implements [cairn.RoundBuilder]. The open round is returned every
+// time, with all its blocks, because lines still to come may extend it.
+func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsage) {
+	states := b.completed
+	if b.open != nil {
+		states = append(states, b.open)
+	}
+	var rounds []*cairn.Round
+	var blocks []*cairn.Block
+	var msgs []*cairn.MessageUsage
+	for _, rs := range states {
+		r := *rs.round
+		r.Usage = cairn.Usage{}
+		for _, id := range rs.order {
+			mu := *rs.messages[id]
+			r.Usage = r.Usage.Add(mu.Usage)
+			msgs = append(msgs, &mu)
+		}
+		rounds = append(rounds, &r)
+		blocks = append(blocks, rs.blocks...)
+	}
+	b.completed = nil
+	return rounds, blocks, msgs
+}
+
+// Preview returns the first [PreviewLen] characters of s with whitespace
+// collapsed, ending in "…" when cut.
+func Preview(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	n := 0
+	for i := range s {
+		if n == PreviewLen {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

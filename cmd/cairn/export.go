@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+
+	"cairn"
+	"cairn/export"
+)
+
+func (m *Main) runExport(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("export", "[flags] SESSION", `
+Write a session. --format jsonl writes the stored lines exactly as they were
+read: for an imported session, the original transcript byte for byte.
+--format markdown writes every round in full for people.
+
+Examples:
+  cairn export 5c0375b4 > copy.jsonl
+  cairn export --format markdown -o session.md 5c0375b4`)
+	sf.register(fs, false)
+	format := fs.String("format", "jsonl", "jsonl | markdown")
+	out := fs.String("o", "", "write to this file instead of standard output")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usageError("export takes one SESSION")
+	}
+	if *format != "jsonl" && *format != "markdown" {
+		return usageError("--format must be jsonl or markdown, got %q", *format)
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sess, err := st.sessions.FindSessionByID(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(m.Stdout, 1<<20)
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = bufio.NewWriterSize(f, 1<<20)
+	}
+	switch *format {
+	case "jsonl":
+		lines, err := st.lines.FindLines(ctx, sess.ID, 0, 0)
+		if err != nil {
+			return err
+		}
+		err = export.JSONL(w, lines)
+		if err != nil {
+			return err
+		}
+	case "markdown":
+		rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, WithBlocks: true})
+		if err != nil {
+			return err
+		}
+		if err := export.Markdown(w, sess, rounds); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"cairn/claudecode"
+	"cairn/inscribe"
+	"cairn/sqlite"
+
+	"golang.org/x/term"
+)
+
+func (m *Main) runImport(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("import", "[flags] [PATH...]", `
+Inscribe Claude Code transcripts into the store. PATH is a .jsonl file or a
+folder searched for them; with no PATH, ~/.claude/projects.
+
+Every line is kept byte for byte; rounds, blocks and the search index are
+built over them. Run it as often as you like: a file already imported adds
+nothing, a file that grew is read from where the last import stopped, and a
+file that was rewritten is inscribed again as a new generation. Lines that
+cannot be parsed are kept raw and reported with file and line.
+
+Examples:
+  cairn import
+  cairn import ~/.claude/projects/-home-me-src-app
+  cairn import --json session.jsonl`)
+	sf.register(fs, true)
+	quiet := fs.Bool("q", false, "no progress and no problem lines, only the summary")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		dir, err := claudecode.DefaultProjectsDir()
+		if err != nil {
+			return err
+		}
+		paths = []string{dir}
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+	if !*quiet && !sf.json && isTerminal(m.Stderr) {
+		im.Progress = progressBar(m.Stderr)
+	}
+	start := time.Now()
+	rep, err := im.Import(ctx, paths)
+	if im.Progress != nil {
+		fmt.Fprint(m.Stderr, "\r\033[K")
+	}
+	if err != nil && rep == nil {
+		return err
+	}
+	if sf.json {
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		if e := enc.Encode(rep); e != nil {
+			return e
+		}
+	} else {
+		if !*quiet {
+			for _, p := range rep.Problems {
+				fmt.Fprintln(m.Stderr, p)
+			}
+			for _, f := range rep.Files {
+				if f.Error != "" {
+					fmt.Fprintf(m.Stderr, "%s: %s\n", f.Path, f.Error)
+				}
+			}
+		}
+		fmt.Fprintf(m.Stdout, "%s (%.2fs)\n", rep.Summary(), time.Since(start).Seconds())
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d of %d files failed; what they held before is intact", rep.Failed, len(rep.Files))
+	}
+	return nil
+}
+
+type importStore struct {
+	*sqlite.InscriptionStore
+	*sqlite.LineStore
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressBar redraws one status line at most ten times a second.
+func progressBar(w io.Writer) inscribe.Progress {
+	var last time.Time
+	start := time.Now()
+	return func(path string, done, total int64) {
+		if time.Since(last) < 100*time.Millisecond && done < total {
+			return
+		}
+		last = time.Now()
+		pct := 100.0
+		if total > 0 {
+			pct = float64(done) * 100 / float64(total)
+		}
+		width := 30
+		filled := int(pct / 100 * float64(width))
+		bar := make([]byte, width)
+		for i := range bar {
+			bar[i] = ' '
+			if i < filled {
+				bar[i] = '#'
+			}
+		}
+		rate := float64(done) / 1e6 / max(time.Since(start).Seconds(), 1e-3)
+		fmt.Fprintf(w, "\r\033[Kimporting [%s] %3.0f%% %.1f/%.1f MB %.0f MB/s", bar, pct, float64(done)/1e6, float64(total)/1e6, rate)
+	}
+}

@@ -1,0 +1,147 @@
+// Command cairn keeps everything an agent did in a durable store and lets
+// the agent, or the person steering it, choose what is active in context.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"cairn"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
+	if err := m.Run(ctx, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "cairn:", errorText(err))
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// Main is one invocation of cairn: its streams and environment.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Getwd          func() (string, error)
+}
+
+// NewMain returns a Main for the given streams and the process environment.
+func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
+	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
+}
+
+// A command is one subcommand: its one-line summary and what runs it.
+type command struct {
+	summary string
+	run     func(m *Main, ctx context.Context, args []string) error
+}
+
+// commands is every subcommand, in the order `cairn help` lists them.
+var commands = []struct {
+	name string
+	command
+}{
+	{"import", command{"inscribe transcripts into the store (incremental)", (*Main).runImport}},
+	{"sessions", command{"list sessions", (*Main).runSessions}},
+	{"rounds", command{"a session's rounds as an index table", (*Main).runRounds}},
+	{"show", command{"a session's rounds in full, or one round", (*Main).runShow}},
+	{"export", command{"write a session as JSONL (byte for byte) or Markdown", (*Main).runExport}},
+	{"search", command{"full-text search over what users and agents wrote", (*Main).runSearch}},
+	{"reindex", command{"rebuild rounds, blocks and search from stored lines", (*Main).runReindex}},
+}
+
+// Run runs the subcommand named by args[0].
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			return m.Run(ctx, []string{args[1], "-h"})
+		}
+		m.usage(m.Stdout)
+		return nil
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(m, ctx, args[1:])
+		}
+	}
+	m.usage(m.Stderr)
+	return usageError("unknown command %q", args[0])
+}
+
+func (m *Main) usage(w io.Writer) {
+	fmt.Fprint(w, `cairn keeps everything your agents did in a durable store and lets you
+choose what is active in their context.
+
+Usage: cairn <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Start here:
+  cairn import                 # inscribe ~/.claude/projects (re-run any time: only new bytes are read)
+  cairn sessions               # what is in the store
+  cairn rounds <session>       # one line per round; a session is a uuid or a unique prefix
+  cairn search "migration"     # find the round where something was said
+
+The store is .cairn/cairn.db in the nearest folder holding .cairn/, else in the
+current folder; --store or CAIRN_STORE choose another. "cairn <command> -h" says more.
+`)
+}
+
+// newFlagSet returns a flag set whose usage names the command and teaches
+// by example.
+func (m *Main) newFlagSet(name, synopsis, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(m.Stderr, "Usage: cairn %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(help))
+		var n int
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(m.Stderr, "\nFlags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// A usageErr is a mistake in how cairn was called.
+type usageErr struct{ msg string }
+
+func (e *usageErr) Error() string { return e.msg }
+
+func usageError(format string, args ...any) error {
+	return &usageErr{fmt.Sprintf(format, args...)}
+}
+
+// errorText is the one line a person reads for err: a domain error's
+// message, or the wrapped error as it is.
+func errorText(err error) string {
+	var e *cairn.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// exitCode maps errors to exit codes: 2 for usage, 1 for everything else.
+func exitCode(err error) int {
+	var u *usageErr
+	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"cairn/claudecode"
+	"cairn/inscribe"
+)
+
+func (m *Main) runReindex(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("reindex", "[flags]", `
+Rebuild every session's rounds, blocks, usage and search index from the
+stored lines. The lines themselves are never changed. Tags on rounds are
+kept. Run it after upgrading cairn, or if the index looks wrong.`)
+	sf.register(fs, false)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var total int
+	progress := func(done, n int) {
+		total = n
+		if isTerminal(m.Stderr) {
+			fmt.Fprintf(m.Stderr, "\r\033[Kreindexing %d/%d sessions", done, n)
+		}
+	}
+	if err := st.inscription.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), progress); err != nil {
+		return err
+	}
+	if isTerminal(m.Stderr) {
+		fmt.Fprint(m.Stderr, "\r\033[K")
+	}
+	fmt.Fprintf(m.Stdout, "Reindexed %d sessions.\n", total)
+	return nil
+}

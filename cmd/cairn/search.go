@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"cairn"
+	"cairn/export"
+)
+
+func (m *Main) runSearch(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("search", "[flags] QUERY", `
+Find the rounds where users or agents wrote something. Only what was said is
+searched (user text and assistant text), not thinking or tool output: the
+published text of a round, not its process. Every word must match; a word
+ending in * matches a prefix. Hits are rounds, best first.
+
+Examples:
+  cairn search "database migration"
+  cairn search --session 5c0375b4 auth*
+  cairn search --since 2026-03-01 --json benchmark`)
+	sf.register(fs, true)
+	session := fs.String("session", "", "only this session (uuid or prefix)")
+	project := fs.String("project", "", "only sessions with this working directory")
+	since := fs.String("since", "", "only rounds at or after this time")
+	until := fs.String("until", "", "only rounds before this time")
+	limit := fs.Int("n", 20, "at most this many hits")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError("search needs a QUERY")
+	}
+	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit}
+	var err error
+	if q.Since, err = parseWhen(*since); err != nil {
+		return err
+	}
+	if q.Until, err = parseWhen(*until); err != nil {
+		return err
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if *session != "" {
+		s, err := st.sessions.FindSessionByID(ctx, *session)
+		if err != nil {
+			return err
+		}
+		q.SessionID = s.ID
+	}
+	hits, err := st.searcher.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if sf.json {
+		for _, h := range hits {
+			h.Snippet = highlight(h.Snippet, "**", "**")
+		}
+		return json.NewEncoder(m.Stdout).Encode(map[string]any{"query": q.Text, "hits": orEmpty(hits)})
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
+		return nil
+	}
+	on, off := "**", "**"
+	if isTerminal(m.Stdout) {
+		on, off = "\033[1;33m", "\033[0m"
+	}
+	for _, h := range hits {
+		fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
+			h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
+	}
+	fmt.Fprintf(m.Stdout, "\n%d rounds. Read one in full: cairn show SESSION ROUND\n", len(hits))
+	return nil
+}
+
+func highlight(s, on, off string) string {
+	return strings.NewReplacer(cairn.HighlightStart, on, cairn.HighlightEnd, off).Replace(s)
+}

@@ -1,0 +1,377 @@
+// Package inscribe imports agent transcripts into the store: every raw line
+// verbatim, and rounds and blocks as an index over them. It is incremental
+// (a grown file is read from where the last import stopped), idempotent (a
+// second import of the same bytes adds nothing) and atomic per batch (a
+// crash leaves the store as it was after the last committed batch, and the
+// next import carries on from there).
+package inscribe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"cairn"
+)
+
+// Store is what an import needs of the store.
+type Store interface {
+	cairn.InscriptionStore
+	cairn.LineStore
+}
+
+// Progress reports bytes done out of the total to read.
+type Progress func(path string, done, total int64)
+
+// An Importer imports transcript files of one format into a store.
+type Importer struct {
+	Store  Store
+	Format cairn.Transcript
+
+	// BatchBytes is how many bytes are read between commits.
+	BatchBytes int
+	// Progress, when set, is called after each batch.
+	Progress Progress
+}
+
+// DefaultBatchBytes balances commit overhead against memory held per batch.
+const DefaultBatchBytes = 8 << 20
+
+// Import imports files and the *.jsonl files under folders, in lexical
+// order of path, so that a parent session precedes its subagents.
+func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
+	files, err := Files(paths)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	rep := &Report{Skipped: map[string]int{}}
+	var done int64
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		base := done
+		fr, problems := im.importFile(ctx, f.path, func(n int64) {
+			if im.Progress != nil {
+				im.Progress(f.path, base+n, total)
+			}
+		})
+		rep.add(fr, problems)
+		done += f.size
+	}
+	return rep, nil
+}
+
+type file struct {
+	path string
+	size int64
+}
+
+// Files lists the transcript files named by paths: files as given, folders
+// walked for *.jsonl. A path that does not exist is an error.
+func Files(paths []string) ([]file, error) {
+	var out []file
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, file{p, info.Size()})
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				out = append(out, file{path, info.Size()})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+// ImportFile imports one file.
+func (im *Importer) ImportFile(ctx context.Context, path string) (*FileReport, []Problem) {
+	return im.importFile(ctx, path, nil)
+}
+
+func (im *Importer) importFile(ctx context.Context, path string, progress func(int64)) (*FileReport, []Problem) {
+	fr := &FileReport{Path: path}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	problems, err := im.inscribe(ctx, path, fr, progress)
+	if err != nil {
+		fr.Status, fr.Error = StatusFailed, err.Error()
+	}
+	return fr, problems
+}
+
+func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, progress func(int64)) ([]Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := info.Size()
+
+	head, err := headLines(f)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := im.Format.Identify(path, head)
+	if err != nil {
+		return nil, err
+	}
+	fr.SessionID = sess.ID
+
+	src, err := im.Store.FindSource(ctx, sess.ID)
+	switch {
+	case cairn.ErrorCode(err) == cairn.ENOTFOUND:
+		src, fr.Status = &cairn.Source{SessionID: sess.ID}, StatusNew
+	case err != nil:
+		return nil, err
+	default:
+		fr.Status = StatusAppended
+		same, err := samePrefix(f, size, src)
+		if err != nil {
+			return nil, err
+		}
+		if !same {
+			fr.Status = StatusRewritten
+			src = &cairn.Source{SessionID: sess.ID, Generation: src.Generation + 1}
+		} else if size == src.Offset {
+			fr.Status = StatusUnchanged
+			return nil, nil
+		}
+	}
+	src.Path = path
+
+	r := &run{im: im, f: f, sess: sess, src: src, fr: fr, reset: fr.Status == StatusRewritten, progress: progress}
+	if err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.read(ctx, size); err != nil {
+		return r.problems, err
+	}
+	last, err := im.Store.LastRound(ctx, sess.ID)
+	if err == nil {
+		fr.Rounds = last.Seq
+	}
+	return r.problems, nil
+}
+
+// headLines returns the complete lines in the first HeadSize bytes, enough
+// to identify the session.
+func headLines(f *os.File) ([][]byte, error) {
+	buf := make([]byte, cairn.HeadSize)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(buf[:n], []byte("\n"))
+	if n == len(buf) && len(lines) > 1 {
+		lines = lines[:len(lines)-1]
+	}
+	return lines, nil
+}
+
+// samePrefix reports whether the file still begins with what was
+// inscribed: same head, same bytes just before the offset.
+func samePrefix(f *os.File, size int64, src *cairn.Source) (bool, error) {
+	if size < src.Offset {
+		return false, nil
+	}
+	head, tail, err := hashes(f, src.Offset)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(head, src.HeadHash) && bytes.Equal(tail, src.TailHash), nil
+}
+
+// hashes returns the SHA-256 of the first HeadSize bytes and of the
+// TailSize bytes before offset (both clipped to [0, offset)).
+func hashes(f *os.File, offset int64) (head, tail []byte, err error) {
+	sum := func(from, to int64) ([]byte, error) {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, from, to-from)); err != nil {
+			return nil, err
+		}
+		return h.Sum(nil), nil
+	}
+	if head, err = sum(0, min(offset, cairn.HeadSize)); err != nil {
+		return nil, nil, err
+	}
+	tail, err = sum(max(0, offset-cairn.TailSize), offset)
+	return head, tail, err
+}
+
+// run is one file's import in progress.
+type run struct {
+	im       *Importer
+	f        *os.File
+	sess     *cairn.Session
+	src      *cairn.Source
+	fr       *FileReport
+	reset    bool
+	progress func(int64)
+
+	builder  cairn.RoundBuilder
+	fromSeq  int
+	lines    []*cairn.Line
+	batch    int
+	problems []Problem
+}
+
+// start prepares the builder: for an append, it replays the stored lines of
+// the session's last round so that round is rebuilt with the new lines.
+func (r *run) start(ctx context.Context) error {
+	if r.reset || r.src.Offset == 0 {
+		r.builder = r.im.Format.NewBuilder(r.sess, 0)
+		r.reset = r.reset || r.fr.Status == StatusRewritten
+		return nil
+	}
+	from := 1
+	last, err := r.im.Store.LastRound(ctx, r.sess.ID)
+	if err == nil {
+		r.fromSeq, from = last.Seq, last.FirstLine
+	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return err
+	}
+	r.builder = r.im.Format.NewBuilder(r.sess, r.fromSeq)
+	replay, err := r.im.Store.FindLines(ctx, r.sess.ID, from, 0)
+	if err != nil {
+		return err
+	}
+	for _, l := range replay {
+		r.builder.Add(l)
+	}
+	return nil
+}
+
+// read reads from the stored offset to size, committing every BatchBytes.
+func (r *run) read(ctx context.Context, size int64) error {
+	batchBytes := r.im.BatchBytes
+	if batchBytes <= 0 {
+		batchBytes = DefaultBatchBytes
+	}
+	offset := r.src.Offset
+	br := bufio.NewReaderSize(io.NewSectionReader(r.f, offset, size-offset), 1<<20)
+	for {
+		raw, err := readLine(br)
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' && !json.Valid(raw) {
+			// The client is still writing this line: leave it for next time.
+			r.fr.Pending++
+			break
+		}
+		if len(raw) > 0 {
+			l := &cairn.Line{SessionID: r.sess.ID, No: r.src.Lines + 1, Offset: offset, Raw: raw}
+			if p := r.builder.Add(l); p != "" {
+				r.problems = append(r.problems, Problem{Path: r.fr.Path, Line: l.No, Reason: p})
+			}
+			r.lines = append(r.lines, l)
+			r.src.Lines++
+			offset += int64(len(raw))
+			r.batch += len(raw)
+			r.fr.Read++
+		}
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return err
+		}
+		if r.batch >= batchBytes {
+			if err := r.commit(ctx, offset); err != nil {
+				return err
+			}
+		}
+	}
+	return r.commit(ctx, offset)
+}
+
+// readLine returns the next line with its terminator, however long.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err == nil || (err != bufio.ErrBufferFull) {
+		return append([]byte(nil), line...), err
+	}
+	buf := append([]byte(nil), line...)
+	for err == bufio.ErrBufferFull {
+		line, err = br.ReadSlice('\n')
+		buf = append(buf, line...)
+	}
+	return buf, err
+}
+
+func (r *run) commit(ctx context.Context, offset int64) error {
+	if len(r.lines) == 0 && !r.reset && r.fr.Status != StatusNew {
+		return nil
+	}
+	head, tail, err := hashes(r.f, offset)
+	if err != nil {
+		return err
+	}
+	r.src.Offset, r.src.HeadHash, r.src.TailHash = offset, head, tail
+	rounds, blocks, msgs := r.builder.Finish()
+	in := &cairn.Inscription{
+		Session: r.sess, Source: *r.src, Reset: r.reset, Lines: r.lines,
+		FromSeq: r.fromSeq, Rounds: rounds, Blocks: blocks, Messages: msgs,
+	}
+	if err := r.im.Store.Inscribe(ctx, in); err != nil {
+		return fmt.Errorf("line %d: %w", r.src.Lines, err)
+	}
+	r.fr.Stored += len(r.lines)
+	r.fr.Bytes += int64(r.batch)
+	if len(rounds) > 0 {
+		r.fromSeq = rounds[len(rounds)-1].Seq
+	}
+	r.lines, r.batch, r.reset = nil, 0, false
+	if r.progress != nil {
+		r.progress(offset)
+	}
+	return nil
+}
+
+// Rebuild returns the index of a session rebuilt from all its lines, for
+// [cairn.InscriptionStore.Reindex].
+func Rebuild(format cairn.Transcript) func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error) {
+	return func(s *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+		sess := *s
+		sess.Title = ""
+		b := format.NewBuilder(&sess, 0)
+		for _, l := range lines {
+			b.Add(l)
+		}
+		rounds, blocks, msgs := b.Finish()
+		return &cairn.Inscription{Session: &sess, Lines: lines, Rounds: rounds, Blocks: blocks, Messages: msgs}, nil
+	}
+}

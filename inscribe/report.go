@@ -1,0 +1,108 @@
+package inscribe
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// File statuses in a [FileReport].
+const (
+	StatusNew       = "new"       // first inscription
+	StatusAppended  = "appended"  // new bytes read after the stored offset
+	StatusUnchanged = "unchanged" // nothing new
+	StatusRewritten = "rewritten" // the file changed before the offset: re-inscribed as a new generation
+	StatusFailed    = "failed"    // could not be read or stored; what was stored before is intact
+)
+
+// A Problem is one line that was stored raw, or not stored, and why.
+type Problem struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// String formats p as path:line: reason, the form editors jump to.
+func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Reason) }
+
+// A FileReport says what importing one file did.
+type FileReport struct {
+	Path      string `json:"path"`
+	SessionID string `json:"session_id,omitempty"`
+	Status    string `json:"status"`
+	Error     string `json:"error,omitempty"`
+	Bytes     int64  `json:"bytes"`  // new bytes read
+	Read      int    `json:"read"`   // lines read
+	Stored    int    `json:"stored"` // lines stored (every line read, complete ones)
+	Pending   int    `json:"pending"`
+	Rounds    int    `json:"rounds"` // rounds in the session afterwards
+}
+
+// A Report sums the import of many files.
+type Report struct {
+	Files    []*FileReport  `json:"files"`
+	Read     int            `json:"lines_read"`
+	Stored   int            `json:"lines_stored"`
+	Skipped  map[string]int `json:"lines_kept_raw"` // by reason
+	Pending  int            `json:"lines_pending"`  // incomplete last lines, read on the next import
+	Bytes    int64          `json:"bytes"`
+	Problems []Problem      `json:"problems"`
+	Failed   int            `json:"files_failed"`
+}
+
+// maxProblems bounds the problems a report lists; counts stay exact.
+const maxProblems = 200
+
+func (r *Report) add(f *FileReport, problems []Problem) {
+	r.Files = append(r.Files, f)
+	r.Read += f.Read
+	r.Stored += f.Stored
+	r.Pending += f.Pending
+	r.Bytes += f.Bytes
+	if f.Status == StatusFailed {
+		r.Failed++
+	}
+	if r.Skipped == nil {
+		r.Skipped = map[string]int{}
+	}
+	for _, p := range problems {
+		r.Skipped[reasonKind(p.Reason)]++
+		if len(r.Problems) < maxProblems {
+			r.Problems = append(r.Problems, p)
+		}
+	}
+}
+
+func reasonKind(reason string) string {
+	if i := strings.Index(reason, " ("); i > 0 {
+		reason = reason[:i]
+	}
+	if strings.HasPrefix(reason, "unknown line type") {
+		return "unknown line type"
+	}
+	return reason
+}
+
+// Summary is the one paragraph a person reads at the end of an import.
+func (r *Report) Summary() string {
+	counts := map[string]int{}
+	for _, f := range r.Files {
+		counts[f.Status]++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d files (%d new, %d appended, %d unchanged, %d rewritten, %d failed): %d lines read, %d stored, %.1f MB",
+		len(r.Files), counts[StatusNew], counts[StatusAppended], counts[StatusUnchanged], counts[StatusRewritten], counts[StatusFailed],
+		r.Read, r.Stored, float64(r.Bytes)/1e6)
+	if r.Pending > 0 {
+		fmt.Fprintf(&b, "; %d incomplete last lines left for the next import", r.Pending)
+	}
+	if len(r.Skipped) > 0 {
+		reasons := make([]string, 0, len(r.Skipped))
+		for k, n := range r.Skipped {
+			reasons = append(reasons, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(reasons)
+		fmt.Fprintf(&b, "; kept raw without index: %s", strings.Join(reasons, ", "))
+	}
+	return b.String() + "."
+}

@@ -1,0 +1,89 @@
+package cairn
+
+import "context"
+
+// A Source is how far a session's transcript file has been inscribed, so a
+// re-import reads only new bytes and notices a file that was rewritten.
+type Source struct {
+	SessionID  string
+	Path       string
+	Offset     int64  // bytes inscribed; the next import starts here
+	Lines      int    // lines inscribed
+	HeadHash   []byte // hash of the file's first bytes (up to HeadSize)
+	TailHash   []byte // hash of the bytes just before Offset (up to TailSize)
+	Generation int    // bumped each time a rewritten file is re-inscribed
+}
+
+// Sizes of the hashed windows that detect a rewritten file without reading
+// all of it.
+const (
+	HeadSize = 64 << 10
+	TailSize = 64 << 10
+)
+
+// An Inscription is one atomic append to the store: new lines, and the
+// rounds from FromSeq onwards rebuilt to include them. It is written in one
+// transaction with the source position, so a crash leaves either all of it
+// or none.
+type Inscription struct {
+	Session *Session // identity and metadata; counts are recomputed by the store
+	Source  Source   // position after this inscription
+
+	// Reset discards the session's index and starts a new generation of
+	// lines: the file was rewritten. Older generations stay in the store.
+	Reset bool
+
+	Lines    []*Line         // new lines only
+	FromSeq  int             // rounds with Seq >= FromSeq are replaced
+	Rounds   []*Round        // the replacing rounds
+	Blocks   []*Block        // blocks of the replacing rounds
+	Messages []*MessageUsage // usage of API messages in the replacing rounds
+}
+
+// MessageUsage is the usage one API message reported; a message spans
+// several lines that each repeat it, so usage is counted once per message.
+type MessageUsage struct {
+	MessageID string
+	RoundSeq  int
+	Model     string
+	Usage     Usage
+}
+
+// InscriptionStore is the block store's write side.
+type InscriptionStore interface {
+	// FindSource returns how far a session has been inscribed. Returns
+	// ENOTFOUND if it never was.
+	FindSource(ctx context.Context, sessionID string) (*Source, error)
+
+	// Inscribe appends one inscription atomically.
+	Inscribe(ctx context.Context, in *Inscription) error
+
+	// LastRound returns a session's highest round, ENOTFOUND if it has none.
+	LastRound(ctx context.Context, sessionID string) (*Round, error)
+
+	// Reindex rebuilds the index of every session from its stored lines
+	// with rebuild, which receives a session and its current lines and
+	// returns the inscription to store in place of its index.
+	Reindex(ctx context.Context, rebuild func(s *Session, lines []*Line) (*Inscription, error), progress func(done, total int)) error
+}
+
+// Transcript reads one agent's transcript format.
+type Transcript interface {
+	// Identify names the session a file holds from its path and first lines.
+	Identify(path string, head [][]byte) (*Session, error)
+
+	// NewBuilder returns a builder that continues s after the given lines:
+	// the stored lines of its last round, replayed so that rounds are
+	// rebuilt exactly as a full read would build them.
+	NewBuilder(s *Session, fromSeq int) RoundBuilder
+}
+
+// A RoundBuilder turns lines into rounds and blocks, in file order.
+type RoundBuilder interface {
+	// Add parses l.Raw, sets l's parsed fields and returns a problem to
+	// report, if any; the line is stored whatever the problem.
+	Add(l *Line) (problem string)
+
+	// Finish returns the rounds, blocks and message usage built so far.
+	Finish() ([]*Round, []*Block, []*MessageUsage)
+}

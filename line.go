@@ -1,0 +1,44 @@
+package cairn
+
+import (
+	"context"
+	"time"
+)
+
+// LineStatus says how well a raw line parsed. Every line is stored whatever
+// its status: nothing read is ever dropped.
+type LineStatus string
+
+const (
+	LineOK          LineStatus = "ok"
+	LineInvalidJSON LineStatus = "invalid-json" // kept raw, indexes nothing
+	LineInvalidUTF8 LineStatus = "invalid-utf8" // kept raw, parsed with replacement characters
+	LineUnknownType LineStatus = "unknown-type" // kept raw, indexes nothing
+	LineBlank       LineStatus = "blank"
+)
+
+// A Line is one raw line of a transcript, kept byte for byte with its line
+// terminator. The lines of a session, concatenated in order, are the file
+// they were read from.
+type Line struct {
+	SessionID string `json:"session_id"`
+	No        int    `json:"line"` // 1-based line number in the file
+	Offset    int64  `json:"offset"`
+	Raw       []byte `json:"-"`
+
+	// What parsing found; an index over Raw.
+	Type       string     `json:"type,omitempty"`
+	UUID       string     `json:"uuid,omitempty"`
+	ParentUUID string     `json:"parent_uuid,omitempty"`
+	Timestamp  time.Time  `json:"timestamp"`
+	RoundSeq   int        `json:"round"`
+	Status     LineStatus `json:"status"`
+}
+
+// LineStore reads the block store.
+type LineStore interface {
+	// FindLines returns a session's lines numbered from and up to to
+	// (inclusive; 0 means no bound), in order. Returns ENOTFOUND if the
+	// session does not exist.
+	FindLines(ctx context.Context, sessionID string, from, to int) ([]*Line, error)
+}

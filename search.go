@@ -1,0 +1,43 @@
+package cairn
+
+import (
+	"context"
+	"time"
+)
+
+// A SearchQuery asks the full-text index for rounds. The index covers
+// user-text and assistant-text blocks only: the published text of a round,
+// not its thinking or tool cycles.
+type SearchQuery struct {
+	Text      string // words; FTS5/tsquery syntax is not exposed
+	SessionID string
+	Project   string
+	Since     time.Time
+	Until     time.Time
+	Limit     int
+}
+
+// A Hit is one round that matched, with a snippet whose matches are wrapped
+// in [HighlightStart] and [HighlightEnd].
+type Hit struct {
+	SessionID string    `json:"session_id"`
+	Project   string    `json:"project,omitempty"`
+	RoundSeq  int       `json:"round"`
+	Timestamp time.Time `json:"timestamp"`
+	Kind      BlockKind `json:"kind"`
+	Snippet   string    `json:"snippet"`
+	Rank      float64   `json:"rank"`
+}
+
+// Snippet highlight markers. Edges turn them into ANSI, HTML or Markdown.
+const (
+	HighlightStart = "\x02"
+	HighlightEnd   = "\x03"
+)
+
+// Searcher finds rounds by their text.
+type Searcher interface {
+	// Search returns the best hits for q, at most one per round. Returns
+	// EINVALID for an empty query.
+	Search(ctx context.Context, q SearchQuery) ([]*Hit, error)
+}

@@ -1,0 +1,103 @@
+package cairn
+
+import (
+	"context"
+	"time"
+)
+
+// Agents whose transcripts cairn reads.
+const (
+	AgentClaudeCode = "claude-code"
+)
+
+// Lineage kinds: how a session came to be.
+const (
+	LineageImport   = "import"   // inscribed from an agent's transcript
+	LineageSubagent = "subagent" // a subagent spawned by a tool call of its parent
+	LineageSurgery  = "surgery"  // exported by a surgical operation
+)
+
+// A Session is one agent conversation: a Claude Code transcript file, a
+// subagent's file, or a session that surgery exported.
+type Session struct {
+	// ID is the session's uuid for a main session; a subagent's ID is its
+	// parent's ID followed by "-agent-" and the agent id.
+	ID    string `json:"id"`
+	Agent string `json:"agent"`
+
+	// Lineage says how the session was made; Parent is the session it came
+	// from (for a subagent, the session whose tool call spawned it) and
+	// ParentRound that tool call's round, 0 when unknown.
+	Lineage     string `json:"lineage"`
+	Parent      string `json:"parent,omitempty"`
+	ParentRound int    `json:"parent_round,omitempty"`
+	AgentID     string `json:"agent_id,omitempty"`
+
+	Project   string `json:"project,omitempty"` // the agent's working directory
+	Title     string `json:"title,omitempty"`
+	Version   string `json:"version,omitempty"` // the client version that wrote it
+	GitBranch string `json:"git_branch,omitempty"`
+	Path      string `json:"path,omitempty"` // the file it was read from or written to
+
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	Lines     int       `json:"lines"`
+	Rounds    int       `json:"rounds"`
+	Usage     Usage     `json:"usage"`
+
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// IsSubagent reports whether s was spawned by another session's tool call.
+func (s *Session) IsSubagent() bool { return s.Lineage == LineageSubagent }
+
+// Validate returns an error if s lacks what every stored session needs.
+func (s *Session) Validate() error {
+	if s.ID == "" {
+		return Errorf(EINVALID, "Session ID required.")
+	} else if s.Agent == "" {
+		return Errorf(EINVALID, "Session agent required.")
+	}
+	return nil
+}
+
+// Usage counts tokens, deduplicated by API message.
+type Usage struct {
+	Input         int64 `json:"input_tokens"`
+	Output        int64 `json:"output_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.Input + v.Input, u.Output + v.Output, u.CacheRead + v.CacheRead, u.CacheCreation + v.CacheCreation}
+}
+
+// Context returns the tokens a request carried into the context window.
+func (u Usage) Context() int64 { return u.Input + u.CacheRead + u.CacheCreation }
+
+// SessionFilter selects sessions. Zero fields do not filter.
+type SessionFilter struct {
+	Project   string    // exact working directory, or a prefix ending in '/' or '*'
+	Since     time.Time // sessions that ended at or after
+	Until     time.Time // sessions that started before
+	Subagents bool      // include subagent sessions
+
+	Offset int
+	Limit  int
+}
+
+// SessionStore reads sessions.
+type SessionStore interface {
+	// FindSessionByID returns the session whose ID is ref or, failing that,
+	// the one session whose ID starts with ref; main sessions are preferred
+	// over subagents. Returns ENOTFOUND if none matches and EINVALID if the
+	// prefix is ambiguous.
+	FindSessionByID(ctx context.Context, ref string) (*Session, error)
+
+	// FindSessions returns the sessions matching filter, newest first, and
+	// the number that match without Offset and Limit.
+	FindSessions(ctx context.Context, filter SessionFilter) ([]*Session, int, error)
+}

@@ -1,0 +1,315 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"cairn"
+)
+
+// InscriptionStore implements [cairn.InscriptionStore].
+type InscriptionStore struct{ db *DB }
+
+// NewInscriptionStore returns an InscriptionStore over db.
+func NewInscriptionStore(db *DB) *InscriptionStore { return &InscriptionStore{db: db} }
+
+var _ cairn.InscriptionStore = (*InscriptionStore)(nil)
+
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return cairn.Errorf(cairn.ENOTFOUND, format, args...)
+	}
+	return err
+}
+
+// FindSource implements [cairn.InscriptionStore].
+func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*cairn.Source, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	src := cairn.Source{SessionID: sessionID}
+	err = tx.QueryRowContext(ctx, `SELECT path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
+		Scan(&src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	if err != nil {
+		return nil, notFound(err, "Session %s was never inscribed.", sessionID)
+	}
+	return &src, nil
+}
+
+// LastRound implements [cairn.InscriptionStore].
+func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*cairn.Round, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var seq int
+	if err := tx.QueryRowContext(ctx, `SELECT seq FROM rounds WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, sessionID).Scan(&seq); err != nil {
+		return nil, notFound(err, "Session %s has no rounds.", sessionID)
+	}
+	rounds, err := findRounds(ctx, tx, cairn.RoundFilter{SessionID: sessionID, FromSeq: seq, ToSeq: seq})
+	if err != nil || len(rounds) == 0 {
+		return nil, err
+	}
+	return rounds[0], nil
+}
+
+// Inscribe implements [cairn.InscriptionStore].
+func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := inscribe(ctx, tx, in); err != nil {
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+	}
+	return tx.Commit()
+}
+
+func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
+	if err := in.Session.Validate(); err != nil {
+		return err
+	}
+	if err := upsertSession(ctx, tx, in.Session, in.Source); err != nil {
+		return err
+	}
+	fromSeq := in.FromSeq
+	if in.Reset {
+		fromSeq = 0
+	}
+	if err := deleteIndex(ctx, tx, in.Session.ID, fromSeq); err != nil {
+		return err
+	}
+	if err := insertLines(ctx, tx, in.Session.ID, in.Source.Generation, in.Lines); err != nil {
+		return err
+	}
+	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
+		return err
+	}
+	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
+		return err
+	}
+	if err := insertMessages(ctx, tx, in.Session.ID, in.Messages); err != nil {
+		return err
+	}
+	return refreshSession(ctx, tx, in.Session.ID)
+}
+
+func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.Source) error {
+	now := formatTime(tx.now)
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO sessions (id, agent, lineage, parent, agent_id, project, title, version, git_branch, path,
+			src_offset, src_lines, head_hash, tail_hash, generation, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			project = COALESCE(NULLIF(excluded.project, ''), project),
+			title = COALESCE(NULLIF(excluded.title, ''), title),
+			version = COALESCE(NULLIF(excluded.version, ''), version),
+			git_branch = COALESCE(NULLIF(excluded.git_branch, ''), git_branch), path = excluded.path, src_offset = excluded.src_offset,
+			src_lines = excluded.src_lines, head_hash = excluded.head_hash, tail_hash = excluded.tail_hash,
+			generation = excluded.generation, updated_at = excluded.updated_at`,
+		sess.ID, sess.Agent, sess.Lineage, sess.Parent, sess.AgentID, sess.Project, sess.Title, sess.Version,
+		sess.GitBranch, src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Generation, now, now)
+	return err
+}
+
+// deleteIndex removes the rounds from seq onwards, their blocks, their
+// messages and their search entries; lines are never deleted.
+func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
+	for _, q := range []string{
+		`INSERT INTO blocks_fts (blocks_fts, rowid, content)
+			SELECT 'delete', id, content FROM blocks WHERE session_id = ? AND round_seq >= ? AND kind IN ('user-text', 'assistant-text')`,
+		`DELETE FROM blocks WHERE session_id = ? AND round_seq >= ?`,
+		`DELETE FROM rounds WHERE session_id = ? AND seq >= ?`,
+		`DELETE FROM messages WHERE session_id = ? AND round_seq >= ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, sessionID, seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertLines(ctx context.Context, tx *Tx, sessionID string, gen int, lines []*cairn.Line) error {
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO lines (session_id, generation, no, offset, raw, type, uuid, parent_uuid, timestamp, round_seq, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, l := range lines {
+		if _, err := stmt.ExecContext(ctx, sessionID, gen, l.No, l.Offset, l.Raw, l.Type, l.UUID, l.ParentUUID,
+			formatTime(l.Timestamp), l.RoundSeq, string(l.Status)); err != nil {
+			return fmt.Errorf("line %d: %w", l.No, err)
+		}
+	}
+	return nil
+}
+
+func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO rounds (session_id, seq, started_at, ended_at, first_line, last_line, user_preview, agent_preview, tools,
+			input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, r := range rounds {
+		if _, err := stmt.ExecContext(ctx, r.SessionID, r.Seq, formatTime(r.StartedAt), formatTime(r.EndedAt), r.FirstLine, r.LastLine,
+			r.UserPreview, r.AgentPreview, strings.Join(r.Tools, toolSep),
+			r.Usage.Input, r.Usage.Output, r.Usage.CacheRead, r.Usage.CacheCreation); err != nil {
+			return fmt.Errorf("round %d: %w", r.Seq, err)
+		}
+	}
+	return nil
+}
+
+func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO blocks (session_id, round_seq, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id,
+			is_error, sidechain, message_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO blocks_fts (rowid, content) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer fts.Close()
+	for _, b := range blocks {
+		res, err := stmt.ExecContext(ctx, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), formatTime(b.Timestamp),
+			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID)
+		if err != nil {
+			return fmt.Errorf("block %d/%d: %w", b.LineNo, b.Index, err)
+		}
+		if b.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		if b.Kind.Searchable() && !b.Sidechain {
+			if _, err := fts.ExecContext(ctx, b.ID, b.Content); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn.MessageUsage) error {
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO messages (session_id, message_id, round_seq, model, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, message_id) DO UPDATE SET input_tokens = excluded.input_tokens,
+			output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+			cache_creation_tokens = excluded.cache_creation_tokens`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, m := range msgs {
+		if _, err := stmt.ExecContext(ctx, sessionID, m.MessageID, m.RoundSeq, m.Model,
+			m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheCreation); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshSession recomputes a session's figures from its index and links
+// subagents to the round whose tool call spawned them, whichever of parent
+// and child was inscribed first.
+func refreshSession(ctx context.Context, tx *Tx, id string) error {
+	_, err := tx.ExecContext(ctx, `
+		UPDATE sessions SET
+			round_count = (SELECT COUNT(*) FROM rounds WHERE session_id = ?1 AND seq > 0),
+			started_at = COALESCE((SELECT MIN(started_at) FROM rounds WHERE session_id = ?1 AND started_at != ''), ''),
+			ended_at = COALESCE((SELECT MAX(ended_at) FROM rounds WHERE session_id = ?1), ''),
+			input_tokens = COALESCE((SELECT SUM(input_tokens) FROM messages WHERE session_id = ?1), 0),
+			output_tokens = COALESCE((SELECT SUM(output_tokens) FROM messages WHERE session_id = ?1), 0),
+			cache_read_tokens = COALESCE((SELECT SUM(cache_read_tokens) FROM messages WHERE session_id = ?1), 0),
+			cache_creation_tokens = COALESCE((SELECT SUM(cache_creation_tokens) FROM messages WHERE session_id = ?1), 0)
+		WHERE id = ?1`, id)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		UPDATE sessions SET parent_round = COALESCE((SELECT MIN(b.round_seq) FROM blocks b
+			WHERE b.session_id = sessions.parent AND b.agent_id = sessions.agent_id AND b.agent_id != ''), 0)
+		WHERE lineage = 'subagent' AND (id = ?1 OR parent = ?1)`, id)
+	return err
+}
+
+// Reindex implements [cairn.InscriptionStore]. Each session is rebuilt in
+// its own transaction.
+func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) error {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return err
+	}
+	sessions, _, err := findSessions(ctx, tx, cairn.SessionFilter{Subagents: true})
+	tx.Rollback()
+	if err != nil {
+		return err
+	}
+	for i, sess := range sessions {
+		if err := s.reindexSession(ctx, sess, rebuild); err != nil {
+			return fmt.Errorf("reindex %s: %w", sess.ID, err)
+		}
+		if progress != nil {
+			progress(i+1, len(sessions))
+		}
+	}
+	return nil
+}
+
+func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	lines, err := findLines(ctx, tx, sess.ID, 0, 0)
+	if err != nil {
+		return err
+	}
+	in, err := rebuild(sess, lines)
+	if err != nil {
+		return err
+	}
+	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if _, err := tx.ExecContext(ctx, `UPDATE lines SET type = ?, uuid = ?, parent_uuid = ?, timestamp = ?, round_seq = ?, status = ?
+			WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?) AND no = ?`,
+			l.Type, l.UUID, l.ParentUUID, formatTime(l.Timestamp), l.RoundSeq, string(l.Status), sess.ID, sess.ID, l.No); err != nil {
+			return err
+		}
+	}
+	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
+		return err
+	}
+	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
+		return err
+	}
+	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ? WHERE id = ?`,
+		in.Session.Title, in.Session.Project, in.Session.Version, sess.ID); err != nil {
+		return err
+	}
+	if err := refreshSession(ctx, tx, sess.ID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

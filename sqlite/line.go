@@ -1,0 +1,54 @@
+package sqlite
+
+import (
+	"context"
+
+	"cairn"
+)
+
+// LineStore implements [cairn.LineStore].
+type LineStore struct{ db *DB }
+
+// NewLineStore returns a LineStore over db.
+func NewLineStore(db *DB) *LineStore { return &LineStore{db: db} }
+
+var _ cairn.LineStore = (*LineStore)(nil)
+
+// FindLines implements [cairn.LineStore]. It reads the session's current
+// generation.
+func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to int) ([]*cairn.Line, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	return findLines(ctx, tx, sessionID, from, to)
+}
+
+func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*cairn.Line, error) {
+	var gen int
+	if err := tx.QueryRowContext(ctx, `SELECT generation FROM sessions WHERE id = ?`, sessionID).Scan(&gen); err != nil {
+		return nil, notFound(err, "No session %q.", sessionID)
+	}
+	if to <= 0 {
+		to = 1<<62 - 1
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT no, offset, raw, type, uuid, parent_uuid, timestamp, round_seq, status FROM lines
+		WHERE session_id = ? AND generation = ? AND no >= ? AND no <= ? ORDER BY no`, sessionID, gen, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Line
+	for rows.Next() {
+		l := cairn.Line{SessionID: sessionID}
+		var ts string
+		if err := rows.Scan(&l.No, &l.Offset, &l.Raw, &l.Type, &l.UUID, &l.ParentUUID, &ts, &l.RoundSeq, &l.Status); err != nil {
+			return nil, err
+		}
+		l.Timestamp = parseTime(ts)
+		out = append(out, &l)
+	}
+	return out, rows.Err()
+}

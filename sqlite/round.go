@@ -1,0 +1,124 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+
+	"cairn"
+)
+
+// RoundStore implements [cairn.RoundStore].
+type RoundStore struct{ db *DB }
+
+// NewRoundStore returns a RoundStore over db.
+func NewRoundStore(db *DB) *RoundStore { return &RoundStore{db: db} }
+
+var _ cairn.RoundStore = (*RoundStore)(nil)
+
+// FindRound implements [cairn.RoundStore].
+func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (*cairn.Round, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rounds, err := findRounds(ctx, tx, cairn.RoundFilter{SessionID: sessionID, FromSeq: seq, ToSeq: seq, WithBlocks: true})
+	if err != nil {
+		return nil, err
+	} else if len(rounds) == 0 {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", sessionID, seq)
+	}
+	return rounds[0], nil
+}
+
+// FindRounds implements [cairn.RoundStore].
+func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	return findRounds(ctx, tx, filter)
+}
+
+func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if f.SessionID != "" {
+		where, args = append(where, "r.session_id = ?"), append(args, f.SessionID)
+	}
+	if f.EngagementID != "" {
+		where, args = append(where, "t.engagement_id = ?"), append(args, f.EngagementID)
+	}
+	if f.FromSeq > 0 {
+		where, args = append(where, "r.seq >= ?"), append(args, f.FromSeq)
+	}
+	if f.ToSeq > 0 {
+		where, args = append(where, "r.seq <= ?"), append(args, f.ToSeq)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "r.started_at >= ?"), append(args, formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "r.started_at < ?"), append(args, formatTime(f.Until))
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT r.session_id, r.seq, r.started_at, r.ended_at, r.first_line, r.last_line, r.user_preview, r.agent_preview,
+			r.tools, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens,
+			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, '')
+		FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.session_id, r.seq`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Round
+	for rows.Next() {
+		var r cairn.Round
+		var started, ended, tools string
+		if err := rows.Scan(&r.SessionID, &r.Seq, &started, &ended, &r.FirstLine, &r.LastLine, &r.UserPreview, &r.AgentPreview,
+			&tools, &r.Usage.Input, &r.Usage.Output, &r.Usage.CacheRead, &r.Usage.CacheCreation, &r.EngagementID, &r.FrameID); err != nil {
+			return nil, err
+		}
+		r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
+		if tools != "" {
+			r.Tools = strings.Split(tools, toolSep)
+		}
+		out = append(out, &r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if f.WithBlocks {
+		for _, r := range out {
+			if r.Blocks, err = findBlocks(ctx, tx, r.SessionID, r.Seq); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// toolSep joins tool names in one column; it never occurs in a tool name.
+const toolSep = "\x1f"
+
+func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cairn.Block, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		FROM blocks WHERE session_id = ? AND round_seq = ? ORDER BY line_no, idx`, sessionID, seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Block
+	for rows.Next() {
+		b := cairn.Block{SessionID: sessionID, RoundSeq: seq}
+		var ts string
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &b.ToolName, &b.ToolID,
+			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
+			return nil, err
+		}
+		b.Timestamp = parseTime(ts)
+		out = append(out, &b)
+	}
+	return out, rows.Err()
+}

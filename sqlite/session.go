@@ -1,0 +1,128 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+
+	"cairn"
+)
+
+// SessionStore implements [cairn.SessionStore].
+type SessionStore struct{ db *DB }
+
+// NewSessionStore returns a SessionStore over db.
+func NewSessionStore(db *DB) *SessionStore { return &SessionStore{db: db} }
+
+var _ cairn.SessionStore = (*SessionStore)(nil)
+
+// FindSessionByID implements [cairn.SessionStore].
+func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (*cairn.Session, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	return findSessionByID(ctx, tx, ref)
+}
+
+// FindSessions implements [cairn.SessionStore].
+func (s *SessionStore) FindSessions(ctx context.Context, filter cairn.SessionFilter) ([]*cairn.Session, int, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	return findSessions(ctx, tx, filter)
+}
+
+func findSessionByID(ctx context.Context, tx *Tx, ref string) (*cairn.Session, error) {
+	if ref == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "Session reference required.")
+	}
+	// An exact match, then main sessions by prefix, then subagents.
+	rows, err := findSessionRows(ctx, tx, `WHERE id = ? OR (id >= ? AND id < ?) ORDER BY id = ? DESC, lineage = 'subagent', id LIMIT 21`,
+		ref, ref, ref+"\uffff", ref)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(rows) == 0:
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "No session matches %q.", ref)
+	case rows[0].ID == ref || len(rows) == 1:
+		return rows[0], nil
+	}
+	var main []*cairn.Session
+	for _, r := range rows {
+		if !r.IsSubagent() {
+			main = append(main, r)
+		}
+	}
+	if len(main) == 1 {
+		return main[0], nil
+	}
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows[:min(len(rows), 5)] {
+		ids = append(ids, r.ID)
+	}
+	return nil, cairn.Errorf(cairn.EINVALID, "Session prefix %q is ambiguous: %s….", ref, strings.Join(ids, ", "))
+}
+
+func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*cairn.Session, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if p := filter.Project; p != "" {
+		if strings.HasSuffix(p, "*") || strings.HasSuffix(p, "/") {
+			p = strings.TrimSuffix(p, "*")
+			where, args = append(where, "project >= ? AND project < ?"), append(args, p, p+"\uffff")
+		} else {
+			where, args = append(where, "project = ?"), append(args, p)
+		}
+	}
+	if !filter.Since.IsZero() {
+		where, args = append(where, "ended_at >= ?"), append(args, formatTime(filter.Since))
+	}
+	if !filter.Until.IsZero() {
+		where, args = append(where, "started_at < ?"), append(args, formatTime(filter.Until))
+	}
+	if !filter.Subagents {
+		where = append(where, "lineage != 'subagent'")
+	}
+	cond := "WHERE " + strings.Join(where, " AND ")
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions `+cond, args...).Scan(&n); err != nil {
+		return nil, 0, err
+	}
+	limit := filter.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	sessions, err := findSessionRows(ctx, tx, cond+` ORDER BY ended_at DESC, id LIMIT ? OFFSET ?`, append(args, limit, filter.Offset)...)
+	return sessions, n, err
+}
+
+const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, project, title, version, git_branch, path,
+	started_at, ended_at, src_lines, round_count, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
+	created_at, updated_at,
+	COALESCE(NULLIF(title, ''), (SELECT user_preview FROM rounds r WHERE r.session_id = sessions.id AND r.seq = 1), '')`
+
+func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Session, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions `+tail, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Session
+	for rows.Next() {
+		var s cairn.Session
+		var started, ended, created, updated, title string
+		if err := rows.Scan(&s.ID, &s.Agent, &s.Lineage, &s.Parent, &s.ParentRound, &s.AgentID, &s.Project, &s.Title,
+			&s.Version, &s.GitBranch, &s.Path, &started, &ended, &s.Lines, &s.Rounds,
+			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation, &created, &updated, &title); err != nil {
+			return nil, err
+		}
+		s.Title = title
+		s.StartedAt, s.EndedAt = parseTime(started), parseTime(ended)
+		s.CreatedAt, s.UpdatedAt = parseTime(created), parseTime(updated)
+		out = append(out, &s)
+	}
+	return out, rows.Err()
+}

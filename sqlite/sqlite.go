@@ -1,0 +1,170 @@
+// Package sqlite implements cairn's store interfaces on an embedded SQLite
+// database: pure Go (no cgo), one file, WAL, FTS5 for search.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go driver: cairn installs with `go install`, no C toolchain
+)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// DB is a cairn store in one SQLite file. Writes go through one pool whose
+// transactions begin IMMEDIATE, so two writers queue on the busy timeout
+// instead of failing to upgrade a read lock; reads use a second pool and
+// never wait for a writer (WAL).
+type DB struct {
+	db  *sql.DB // writes
+	rdb *sql.DB // reads
+	ctx context.Context
+	cancel func()
+
+	// Path is the database file.
+	Path string
+
+	// Now returns the current time; tests replace it for stable output.
+	Now func() time.Time
+}
+
+// NewDB returns a DB for the file at path; call [DB.Open] before use.
+func NewDB(path string) *DB {
+	db := &DB{Path: path, Now: time.Now}
+	db.ctx, db.cancel = context.WithCancel(context.Background())
+	return db
+}
+
+// Open creates the database file if needed and migrates it to the newest
+// schema.
+func (db *DB) Open() (err error) {
+	if db.Path == "" {
+		return fmt.Errorf("sqlite: path required")
+	}
+	if err := os.MkdirAll(filepath.Dir(db.Path), 0o755); err != nil {
+		return err
+	}
+	// WAL lets readers run beside the one writer; synchronous=NORMAL is
+	// durable across process crashes in WAL mode (an OS crash may lose the
+	// last transactions, never corrupt); foreign keys are off by default.
+	pragmas := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + pragmas
+	if db.db, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+		return err
+	}
+	if db.rdb, err = sql.Open("sqlite", dsn); err != nil {
+		return err
+	}
+	db.db.SetMaxOpenConns(1)
+	if err := db.migrate(); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.Path, err)
+	}
+	return nil
+}
+
+// migrate runs each embedded migration not yet recorded, one transaction each.
+func (db *DB) migrate() error {
+	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.migrateFile(name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrateFile(name string) error {
+	tx, err := db.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	buf, err := fs.ReadFile(migrationFS, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(string(buf)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT INTO migrations (name) VALUES (?)`, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	db.cancel()
+	var err error
+	for _, d := range []*sql.DB{db.rdb, db.db} {
+		if d != nil {
+			if e := d.Close(); e != nil && err == nil {
+				err = e
+			}
+		}
+	}
+	return err
+}
+
+// Tx is a transaction stamped with the time it began.
+type Tx struct {
+	*sql.Tx
+	db  *DB
+	now time.Time
+}
+
+// BeginTx starts a write transaction, or a read one when opts.ReadOnly.
+func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
+	pool := db.db
+	if opts != nil && opts.ReadOnly {
+		pool = db.rdb
+		opts = nil
+	}
+	tx, err := pool.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC().Truncate(time.Millisecond)}, nil
+}
+
+func (db *DB) read(ctx context.Context) (*Tx, error) {
+	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+}
+
+// timeFormat stores times as sortable text.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeFormat)
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, _ := time.Parse(timeFormat, s)
+	return t
+}

@@ -1,0 +1,3 @@
+module example.com/console
+
+go 1.22

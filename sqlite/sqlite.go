@@ -25,9 +25,9 @@ var migrationFS embed.FS
 // instead of failing to upgrade a read lock; reads use a second pool and
 // never wait for a writer (WAL).
 type DB struct {
-	db  *sql.DB // writes
-	rdb *sql.DB // reads
-	ctx context.Context
+	db     *sql.DB // writes
+	rdb    *sql.DB // reads
+	ctx    context.Context
 	cancel func()
 
 	// Path is the database file.

@@ -55,6 +55,11 @@ type InscriptionStore interface {
 	// ENOTFOUND if it never was.
 	FindSource(ctx context.Context, sessionID string) (*Source, error)
 
+	// FindSourceByPath returns the source last read from path, so a file
+	// keeps its session whatever its first lines said. Returns ENOTFOUND if
+	// no session was read from path.
+	FindSourceByPath(ctx context.Context, path string) (*Source, error)
+
 	// Inscribe appends one inscription atomically.
 	Inscribe(ctx context.Context, in *Inscription) error
 

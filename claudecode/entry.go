@@ -72,7 +72,7 @@ var (
 		"summary": true, "file-history-snapshot": true, "queue-operation": true, "custom-title": true,
 		"ai-title": true, "last-prompt": true, "content-replacement": true, "worktree-state": true,
 		"cost-state": true, "mode": true, "tools-used": true, "tag": true, "agent-name": true,
-		"pr-link": true,
+		"pr-link": true, "atis-latch": true,
 	}
 )
 

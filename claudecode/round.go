@@ -72,7 +72,9 @@ func (b *builder) Add(l *cairn.Line) string {
 			r.EndedAt = l.Timestamp
 		}
 	}
-	if status == cairn.LineOK || status == cairn.LineInvalidUTF8 {
+	// Only conversation lines hold blocks; api-request* lines also carry a
+	// "message", but it is a copy of what was sent, not a new turn.
+	if (status == cairn.LineOK || status == cairn.LineInvalidUTF8) && conversation[e.Type] {
 		b.addBlocks(rs, l, e)
 	}
 	return problem(status, e.Type)
@@ -148,6 +150,8 @@ func (b *builder) startsRound(e *entry) bool {
 	}
 	return false
 }
+
+var conversation = map[string]bool{"user": true, "assistant": true, "system": true}
 
 // injectedPrefixes open text the client wrote into a user line.
 var injectedPrefixes = []string{

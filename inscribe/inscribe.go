@@ -152,6 +152,11 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 	if err != nil {
 		return nil, err
 	}
+	if known, err := im.Store.FindSourceByPath(ctx, path); err == nil {
+		sess.ID = known.SessionID
+	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return nil, err
+	}
 	fr.SessionID = sess.ID
 
 	src, err := im.Store.FindSource(ctx, sess.ID)

@@ -41,6 +41,22 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*c
 	return &src, nil
 }
 
+// FindSourceByPath implements [cairn.InscriptionStore].
+func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (*cairn.Source, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var id string
+	err = tx.QueryRowContext(ctx, `SELECT id FROM sessions WHERE path = ? ORDER BY updated_at DESC LIMIT 1`, path).Scan(&id)
+	if err != nil {
+		return nil, notFound(err, "No session was read from %s.", path)
+	}
+	tx.Rollback()
+	return s.FindSource(ctx, id)
+}
+
 // LastRound implements [cairn.InscriptionStore].
 func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*cairn.Round, error) {
 	tx, err := s.db.read(ctx)
@@ -98,7 +114,23 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
 	if err := insertMessages(ctx, tx, in.Session.ID, in.Messages); err != nil {
 		return err
 	}
+	if err := refreshRoundUsage(ctx, tx, in.Session.ID, fromSeq); err != nil {
+		return err
+	}
 	return refreshSession(ctx, tx, in.Session.ID)
+}
+
+// refreshRoundUsage sums each round's usage from its messages, each
+// counted once.
+func refreshRoundUsage(ctx context.Context, tx *Tx, id string, fromSeq int) error {
+	_, err := tx.ExecContext(ctx, `
+		UPDATE rounds SET
+			input_tokens = COALESCE((SELECT SUM(input_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0),
+			output_tokens = COALESCE((SELECT SUM(output_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0),
+			cache_read_tokens = COALESCE((SELECT SUM(cache_read_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0),
+			cache_creation_tokens = COALESCE((SELECT SUM(cache_creation_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0)
+		WHERE session_id = ? AND seq >= ?`, id, fromSeq)
+	return err
 }
 
 func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.Source) error {
@@ -124,7 +156,7 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
 	for _, q := range []string{
 		`INSERT INTO blocks_fts (blocks_fts, rowid, content)
-			SELECT 'delete', id, content FROM blocks WHERE session_id = ? AND round_seq >= ? AND kind IN ('user-text', 'assistant-text')`,
+			SELECT 'delete', id, content FROM blocks WHERE session_id = ? AND round_seq >= ? AND searchable = 1`,
 		`DELETE FROM blocks WHERE session_id = ? AND round_seq >= ?`,
 		`DELETE FROM rounds WHERE session_id = ? AND seq >= ?`,
 		`DELETE FROM messages WHERE session_id = ? AND round_seq >= ?`,
@@ -175,8 +207,8 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO blocks (session_id, round_seq, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id,
-			is_error, sidechain, message_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			is_error, sidechain, message_id, searchable)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -187,15 +219,16 @@ func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 	}
 	defer fts.Close()
 	for _, b := range blocks {
+		searchable := b.Kind.Searchable() && !b.Sidechain
 		res, err := stmt.ExecContext(ctx, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), formatTime(b.Timestamp),
-			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID)
+			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, searchable)
 		if err != nil {
 			return fmt.Errorf("block %d/%d: %w", b.LineNo, b.Index, err)
 		}
 		if b.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		if b.Kind.Searchable() && !b.Sidechain {
+		if searchable {
 			if _, err := fts.ExecContext(ctx, b.ID, b.Content); err != nil {
 				return err
 			}
@@ -302,6 +335,9 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 		return err
 	}
 	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {
+		return err
+	}
+	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ? WHERE id = ?`,

@@ -30,6 +30,7 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_ended_at ON sessions (ended_at);
 CREATE INDEX sessions_project ON sessions (project);
 CREATE INDEX sessions_parent ON sessions (parent) WHERE parent != '';
+CREATE INDEX sessions_path ON sessions (path);
 
 -- Lines: the block store. Raw bytes are written once and never changed; a
 -- rewritten file starts a new generation and the old one stays. The other
@@ -84,7 +85,8 @@ CREATE TABLE blocks (
 	agent_id   TEXT NOT NULL DEFAULT '',
 	is_error   INTEGER NOT NULL DEFAULT 0,
 	sidechain  INTEGER NOT NULL DEFAULT 0,
-	message_id TEXT NOT NULL DEFAULT ''
+	message_id TEXT NOT NULL DEFAULT '',
+	searchable INTEGER NOT NULL DEFAULT 0 -- in blocks_fts; deletes must match inserts exactly
 );
 CREATE INDEX blocks_round ON blocks (session_id, round_seq);
 CREATE INDEX blocks_agent ON blocks (agent_id) WHERE agent_id != '';

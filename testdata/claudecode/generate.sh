@@ -150,15 +150,32 @@ for name in $SESSIONS; do
     cp -R "$SRC/$sid" "$HERE/"
   fi
 done
-chmod -R u+rwX,go+rX "$HERE"
-find "$HERE" -name '*.jsonl' -exec chmod 644 {} +
-
-# Every line must be one JSON object.
-find "$HERE" -name '*.jsonl' -print0 | xargs -0 python3 -c '
-import json, sys
-for p in sys.argv[1:]:
+# Check: every line is one JSON object, and each session shows what its script
+# "expect"s (substrings of <session>.jsonl; "subagents": a subagents/ folder).
+for name in $SESSIONS; do
+  sid=$(jget "$HERE/scripts/$name.json" 'd["session_id"]')
+  chmod 644 "$HERE/$sid.jsonl"
+  if [ -d "$HERE/$sid" ]; then chmod -R u+rwX,go+rX "$HERE/$sid"; fi
+  python3 - "$HERE/scripts/$name.json" "$HERE/$sid.jsonl" "$HERE/$sid" <<'PY'
+import collections, glob, json, os, sys
+script, main, folder = sys.argv[1:]
+want = json.load(open(script)).get("expect", [])
+files = [main] + sorted(glob.glob(os.path.join(folder, "subagents", "*.jsonl")))
+for p in files:
+    types = collections.Counter()
     for n, line in enumerate(open(p, encoding="utf-8"), 1):
-        if not isinstance(json.loads(line), dict):
+        o = json.loads(line)
+        if not isinstance(o, dict):
             sys.exit("%s:%d: not a JSON object" % (p, n))
-'
-echo "claude $VERSION: wrote $(find "$HERE" -name '*.jsonl' | wc -l) .jsonl files to $HERE" >&2
+        types[o.get("type")] += 1
+    print("%s: %d lines %s" % (os.path.relpath(p, os.path.dirname(main)), sum(types.values()), dict(types)), file=sys.stderr)
+text = open(main, encoding="utf-8").read()
+for w in want:
+    if w == "subagents":
+        if len(files) < 2:
+            sys.exit("%s: no subagents/agent-*.jsonl" % main)
+    elif w not in text:
+        sys.exit("%s: expected %r" % (main, w))
+PY
+done
+echo "claude $VERSION: sessions written to $HERE" >&2

@@ -1,0 +1,49 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"cairn/sqlite"
+	"cairn/storetest"
+)
+
+// MustOpenDB returns a new, migrated store in a temporary folder.
+func MustOpenDB(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	db := sqlite.NewDB(filepath.Join(tb.TempDir(), "cairn.db"))
+	db.Now = func() time.Time { return time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC) }
+	if err := db.Open(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(tb testing.TB) *storetest.Store {
+		db := MustOpenDB(tb)
+		return &storetest.Store{
+			Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
+			Inscription: sqlite.NewInscriptionStore(db), Searcher: sqlite.NewSearcher(db),
+		}
+	})
+}
+
+func TestOpen_Reopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "cairn.db")
+	for i := 0; i < 2; i++ {
+		db := sqlite.NewDB(path)
+		if err := db.Open(); err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

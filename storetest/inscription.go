@@ -1,0 +1,166 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"cairn"
+)
+
+func testInscribe(t *testing.T, open Open) {
+	ctx := context.Background()
+	t.Run("SourcePosition", func(t *testing.T) {
+		st := open(t)
+		_, err := st.Inscription.FindSource(ctx, "nope")
+		wantCode(t, err, cairn.ENOTFOUND)
+
+		s := newSession("eeee0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
+		s.in.Source.HeadHash, s.in.Source.TailHash = []byte{1, 2}, []byte{3, 4}
+		MustInscribe(t, st, s.in)
+		src, err := st.Inscription.FindSource(ctx, s.s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.Offset != s.in.Source.Offset || src.Lines != 4 || !bytes.Equal(src.HeadHash, []byte{1, 2}) ||
+			!bytes.Equal(src.TailHash, []byte{3, 4}) || src.Path != s.in.Source.Path {
+			t.Fatalf("source = %+v", src)
+		}
+		if byPath, err := st.Inscription.FindSourceByPath(ctx, s.in.Source.Path); err != nil || byPath.SessionID != s.s.ID {
+			t.Fatalf("by path: %+v, %v", byPath, err)
+		}
+		_, err = st.Inscription.FindSourceByPath(ctx, "/elsewhere.jsonl")
+		wantCode(t, err, cairn.ENOTFOUND)
+		last, err := st.Inscription.LastRound(ctx, s.s.ID)
+		if err != nil || last.Seq != 2 || last.FirstLine != 3 {
+			t.Fatalf("last round = %+v, %v", last, err)
+		}
+	})
+
+	t.Run("AppendReplacesOpenRound", func(t *testing.T) {
+		st := open(t)
+		full := newSession("eeee1111-0000-0000-0000-000000000000", "/p", t0, 3, plain)
+		// First batch: rounds 1–2 and the first line of round 3 (so round 3 is open).
+		first := *full.in
+		first.Lines = full.in.Lines[:5]
+		first.Rounds = full.in.Rounds[:3]
+		first.Blocks = full.in.Blocks[:7]
+		first.Messages = full.in.Messages[:2]
+		first.Source.Lines = 5
+		MustInscribe(t, st, &first)
+		// Second batch: the rest, with round 3 rebuilt.
+		second := *full.in
+		second.Lines = full.in.Lines[5:]
+		second.FromSeq = 3
+		second.Rounds = full.in.Rounds[2:]
+		second.Blocks = full.in.Blocks[6:]
+		second.Messages = full.in.Messages[2:]
+		MustInscribe(t, st, &second)
+
+		r, err := st.Rounds.FindRound(ctx, full.s.ID, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Blocks) != 3 {
+			t.Fatalf("round 3 has %d blocks, want 3 (no duplicates)", len(r.Blocks))
+		}
+		sess, _ := st.Sessions.FindSessionByID(ctx, full.s.ID)
+		if sess.Rounds != 3 || sess.Usage.Input != 30 || sess.Lines != 6 {
+			t.Fatalf("session = %+v", sess)
+		}
+	})
+
+	t.Run("MessageUsageCountedOnce", func(t *testing.T) {
+		st := open(t)
+		s := newSession("eeee2222-0000-0000-0000-000000000000", "/p", t0, 1, plain)
+		s.in.Messages = append(s.in.Messages, &cairn.MessageUsage{MessageID: "m1", RoundSeq: 1, Usage: cairn.Usage{Input: 10, Output: 7}})
+		MustInscribe(t, st, s.in)
+		sess, _ := st.Sessions.FindSessionByID(ctx, s.s.ID)
+		if sess.Usage.Output != 7 || sess.Usage.Input != 10 {
+			t.Fatalf("usage = %+v, want the last report of message m1 once", sess.Usage)
+		}
+	})
+
+	t.Run("ResetStartsGeneration", func(t *testing.T) {
+		st := open(t)
+		s := newSession("eeee3333-0000-0000-0000-000000000000", "/p", t0, 3, plain)
+		MustInscribe(t, st, s.in)
+		again := newSession(s.s.ID, "/p", t0, 1, func(int) (string, string) { return "rewritten prompt", "rewritten answer" })
+		again.in.Reset, again.in.Source.Generation = true, 1
+		MustInscribe(t, st, again.in)
+		lines, err := st.Lines.FindLines(ctx, s.s.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) != 2 || !bytes.Contains(lines[0].Raw, []byte("rewritten prompt")) {
+			t.Fatalf("lines after reset = %d", len(lines))
+		}
+		sess, _ := st.Sessions.FindSessionByID(ctx, s.s.ID)
+		if sess.Rounds != 1 {
+			t.Fatalf("rounds after reset = %d, want 1", sess.Rounds)
+		}
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "question"})
+		if err != nil || len(hits) != 0 {
+			t.Fatalf("old generation still searchable: %v %v", hits, err)
+		}
+	})
+
+	t.Run("SubagentLinkedToSpawningRound", func(t *testing.T) {
+		for _, order := range []string{"ParentFirst", "ChildFirst"} {
+			t.Run(order, func(t *testing.T) {
+				st := open(t)
+				parent := newSession("ffff0000-0000-0000-0000-000000000000", "/p", t0, 3, plain)
+				parent.in.Blocks = append(parent.in.Blocks, &cairn.Block{SessionID: parent.s.ID, RoundSeq: 2, LineNo: 4, Index: 3,
+					Role: "user", Kind: cairn.ToolResult, Content: "done", ToolName: "Task", ToolID: "toolu_1", AgentID: "a9"})
+				child := newSession(parent.s.ID+"-agent-a9", "/p", t0, 1, plain)
+				child.s.Lineage, child.s.Parent, child.s.AgentID = cairn.LineageSubagent, parent.s.ID, "a9"
+				ins := []*cairn.Inscription{parent.in, child.in}
+				if order == "ChildFirst" {
+					ins[0], ins[1] = ins[1], ins[0]
+				}
+				MustInscribe(t, st, ins[0])
+				MustInscribe(t, st, ins[1])
+				got, err := st.Sessions.FindSessionByID(ctx, child.s.ID)
+				if err != nil || got.ParentRound != 2 || got.Parent != parent.s.ID {
+					t.Fatalf("child = %+v, %v; want parent round 2", got, err)
+				}
+			})
+		}
+	})
+
+	t.Run("ErrInvalidSession", func(t *testing.T) {
+		st := open(t)
+		err := st.Inscription.Inscribe(ctx, &cairn.Inscription{Session: &cairn.Session{}})
+		wantCode(t, err, cairn.EINVALID)
+	})
+}
+
+func testLines(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	s := newSession("abab0000-0000-0000-0000-000000000000", "/p", t0, 3, plain)
+	s.in.Lines[2].Raw = []byte("not json, \xff bytes kept\r\n")
+	s.in.Lines[2].Status = cairn.LineInvalidJSON
+	MustInscribe(t, st, s.in)
+
+	all, err := st.Lines.FindLines(ctx, s.s.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 6 {
+		t.Fatalf("got %d lines", len(all))
+	}
+	for i, l := range all {
+		want := s.in.Lines[i]
+		if l.No != i+1 || !bytes.Equal(l.Raw, want.Raw) || l.Offset != want.Offset || l.Status != want.Status ||
+			l.RoundSeq != want.RoundSeq || !l.Timestamp.Equal(want.Timestamp) || l.UUID != want.UUID {
+			t.Fatalf("line %d = %+v, want %+v", i+1, l, want)
+		}
+	}
+	part, err := st.Lines.FindLines(ctx, s.s.ID, 2, 4)
+	if err != nil || len(part) != 3 || part[0].No != 2 {
+		t.Fatalf("lines 2–4: %d, %v", len(part), err)
+	}
+	_, err = st.Lines.FindLines(ctx, "nope", 0, 0)
+	wantCode(t, err, cairn.ENOTFOUND)
+}

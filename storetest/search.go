@@ -1,0 +1,144 @@
+package storetest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn"
+)
+
+func testSearch(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	a := newSession("adad0000-0000-0000-0000-000000000000", "/src/app", t0, 3, func(i int) (string, string) {
+		return []string{"", "set up the authentication module", "write the database migration", "run the benchmark"}[i],
+			[]string{"", "authentication works now", "the migration added two tables", "benchmark: 120 MB/s"}[i]
+	})
+	b := newSession("adad1111-0000-0000-0000-000000000000", "/src/other", t0.Add(24*time.Hour), 1, func(int) (string, string) {
+		return "another migration please", "done"
+	})
+	MustInscribe(t, st, a.in)
+	MustInscribe(t, st, b.in)
+
+	t.Run("OneHitPerRound", func(t *testing.T) {
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "authentication"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || hits[0].SessionID != a.s.ID || hits[0].RoundSeq != 1 || hits[0].Project != "/src/app" {
+			t.Fatalf("hits = %+v", hits)
+		}
+		if !strings.Contains(hits[0].Snippet, cairn.HighlightStart+"authentication"+cairn.HighlightEnd) {
+			t.Fatalf("snippet not highlighted: %q", hits[0].Snippet)
+		}
+	})
+	t.Run("ThinkingNotIndexed", func(t *testing.T) {
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "secret musing"})
+		if err != nil || len(hits) != 0 {
+			t.Fatalf("thinking is searchable: %+v, %v", hits, err)
+		}
+	})
+	t.Run("AllWordsMustMatch", func(t *testing.T) {
+		hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "migration tables"})
+		if len(hits) != 1 || hits[0].RoundSeq != 2 {
+			t.Fatalf("hits = %+v", hits)
+		}
+	})
+	t.Run("Prefix", func(t *testing.T) {
+		hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "bench*"})
+		if len(hits) != 1 || hits[0].RoundSeq != 3 {
+			t.Fatalf("hits = %+v", hits)
+		}
+	})
+	t.Run("Filters", func(t *testing.T) {
+		for _, c := range []struct {
+			name string
+			q    cairn.SearchQuery
+			want []string
+		}{
+			{"None", cairn.SearchQuery{Text: "migration"}, []string{a.s.ID, b.s.ID}},
+			{"Session", cairn.SearchQuery{Text: "migration", SessionID: b.s.ID}, []string{b.s.ID}},
+			{"Project", cairn.SearchQuery{Text: "migration", Project: "/src/app"}, []string{a.s.ID}},
+			{"Since", cairn.SearchQuery{Text: "migration", Since: t0.Add(12 * time.Hour)}, []string{b.s.ID}},
+			{"Until", cairn.SearchQuery{Text: "migration", Until: t0.Add(12 * time.Hour)}, []string{a.s.ID}},
+			{"Limit", cairn.SearchQuery{Text: "migration", Limit: 1}, nil},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				hits, err := st.Searcher.Search(ctx, c.q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.want == nil {
+					if len(hits) != 1 {
+						t.Fatalf("got %d hits, want 1", len(hits))
+					}
+					return
+				}
+				got := map[string]bool{}
+				for _, h := range hits {
+					got[h.SessionID] = true
+				}
+				if len(got) != len(c.want) || len(hits) != len(c.want) {
+					t.Fatalf("hits = %+v, want sessions %v", hits, c.want)
+				}
+				for _, id := range c.want {
+					if !got[id] {
+						t.Fatalf("missing %s in %+v", id, hits)
+					}
+				}
+			})
+		}
+	})
+	t.Run("SyntaxIsNotInterpreted", func(t *testing.T) {
+		for _, q := range []string{`"unbalanced`, "NEAR(a b)", "a OR", "col:value", "-x", "(("} {
+			if _, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q}); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+				t.Fatalf("query %q: %v", q, err)
+			}
+		}
+	})
+	t.Run("ErrEmpty", func(t *testing.T) {
+		_, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "  "})
+		wantCode(t, err, cairn.EINVALID)
+	})
+}
+
+func testReindex(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	s := newSession("aeae0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
+	MustInscribe(t, st, s.in)
+	var calls int
+	err := st.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+		calls++
+		if len(lines) != 4 {
+			t.Fatalf("rebuild got %d lines", len(lines))
+		}
+		// Rebuild as a single round holding every line.
+		r := &cairn.Round{SessionID: sess.ID, Seq: 1, FirstLine: 1, LastLine: 4, StartedAt: t0, EndedAt: t0, UserPreview: "merged"}
+		for _, l := range lines {
+			l.RoundSeq = 1
+		}
+		return &cairn.Inscription{Session: sess, Lines: lines, Rounds: []*cairn.Round{r}, Blocks: []*cairn.Block{
+			{SessionID: sess.ID, RoundSeq: 1, LineNo: 1, Role: "user", Kind: cairn.UserText, Content: "reindexed words"},
+		}}, nil
+	}, nil)
+	if err != nil || calls != 1 {
+		t.Fatalf("reindex: %v (%d calls)", err, calls)
+	}
+	rounds, _ := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.s.ID})
+	if len(rounds) != 1 || rounds[0].UserPreview != "merged" {
+		t.Fatalf("rounds after reindex = %+v", rounds)
+	}
+	if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "question"}); len(hits) != 0 {
+		t.Fatalf("old index still searchable: %+v", hits)
+	}
+	if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "reindexed"}); len(hits) != 1 {
+		t.Fatalf("new index not searchable: %+v", hits)
+	}
+	lines, _ := st.Lines.FindLines(ctx, s.s.ID, 0, 0)
+	if len(lines) != 4 || lines[3].RoundSeq != 1 || string(lines[0].Raw) != string(s.in.Lines[0].Raw) {
+		t.Fatalf("lines after reindex: %d", len(lines))
+	}
+}

@@ -2,13 +2,34 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
+	jsonv1 "encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"cairn"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
+
+// decodeOptions accept what real transcripts hold: a line is decoded even
+// with invalid UTF-8 (replaced) or a repeated key (the last one wins).
+var decodeOptions = json.JoinOptions(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+
+// unmarshal decodes data into v, returning false if data is not JSON. A
+// value of an unexpected type (a future client changing a field) does not
+// make the line invalid: the standard decoder fills what it can.
+func unmarshal(data []byte, v any) bool {
+	if json.Unmarshal(data, v, decodeOptions) == nil {
+		return true
+	}
+	if !jsonv1.Valid(data) {
+		return false
+	}
+	_ = jsonv1.Unmarshal(data, v)
+	return true
+}
 
 // An entry is the part of a transcript line cairn reads. Everything else in
 // the line is kept only in the raw bytes, which is how unknown fields survive.
@@ -28,8 +49,8 @@ type entry struct {
 	Version           string          `json:"version"`
 	GitBranch         string          `json:"gitBranch"`
 	Message           *message        `json:"message"`
-	ToolUseResult     json.RawMessage `json:"toolUseResult"`
-	Content           json.RawMessage `json:"content"` // system lines
+	ToolUseResult     jsontext.Value `json:"toolUseResult"`
+	Content           jsontext.Value `json:"content"` // system lines
 
 	Summary     string `json:"summary"`     // 1.0.x summary lines
 	CustomTitle string `json:"customTitle"` // custom-title lines
@@ -40,7 +61,7 @@ type message struct {
 	ID      string          `json:"id"`
 	Role    string          `json:"role"`
 	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
+	Content jsontext.Value `json:"content"`
 	Usage   *usage          `json:"usage"`
 }
 
@@ -57,9 +78,9 @@ type contentBlock struct {
 	Thinking  string          `json:"thinking"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
+	Input     jsontext.Value `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
+	Content   jsontext.Value `json:"content"`
 	IsError   bool            `json:"is_error"`
 }
 
@@ -84,7 +105,7 @@ func parseLine(raw []byte) (*entry, cairn.LineStatus) {
 		return nil, cairn.LineBlank
 	}
 	var e entry
-	if err := json.Unmarshal(body, &e); err != nil {
+	if !unmarshal(body, &e) {
 		return nil, cairn.LineInvalidJSON
 	}
 	if !utf8.Valid(body) {
@@ -108,7 +129,7 @@ func (m *message) text() (string, bool) {
 		return "", false
 	}
 	var s string
-	if json.Unmarshal(m.Content, &s) != nil {
+	if !unmarshal(m.Content, &s) {
 		return "", false
 	}
 	return s, true
@@ -119,23 +140,23 @@ func (m *message) blocks() []contentBlock {
 		return nil
 	}
 	var bs []contentBlock
-	_ = json.Unmarshal(m.Content, &bs)
+	unmarshal(m.Content, &bs)
 	return bs
 }
 
 // resultText flattens a tool_result's content, a string or an array of
 // text and image blocks, into text.
-func resultText(raw json.RawMessage) string {
+func resultText(raw jsontext.Value) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	if raw[0] == '"' {
 		var s string
-		_ = json.Unmarshal(raw, &s)
+		unmarshal(raw, &s)
 		return s
 	}
 	var parts []contentBlock
-	if json.Unmarshal(raw, &parts) != nil {
+	if !unmarshal(raw, &parts) {
 		return string(raw)
 	}
 	var b strings.Builder
@@ -154,13 +175,13 @@ func resultText(raw json.RawMessage) string {
 }
 
 // resultAgentID returns the subagent id a Task/Agent tool result reports.
-func resultAgentID(raw json.RawMessage) string {
+func resultAgentID(raw jsontext.Value) string {
 	if len(raw) == 0 || raw[0] != '{' {
 		return ""
 	}
 	var r struct {
 		AgentID string `json:"agentId"`
 	}
-	_ = json.Unmarshal(raw, &r)
+	unmarshal(raw, &r)
 	return r.AgentID
 }

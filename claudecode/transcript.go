@@ -8,7 +8,6 @@
 package claudecode
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,7 +83,7 @@ func snapshotTime(raw []byte) time.Time {
 			Timestamp time.Time `json:"timestamp"`
 		} `json:"snapshot"`
 	}
-	_ = json.Unmarshal(raw, &v)
+	unmarshal(raw, &v)
 	return v.Snapshot.Timestamp.UTC()
 }
 

@@ -252,9 +252,7 @@ type run struct {
 
 	builder  cairn.RoundBuilder
 	fromSeq  int
-	lines    []*cairn.Line
-	batch    int
-	problems []Problem
+	problems []Problem // written by the parsing goroutine, read after it ends
 }
 
 // start prepares the builder: for an append, it replays the stored lines of
@@ -283,14 +281,68 @@ func (r *run) start(ctx context.Context) error {
 	return nil
 }
 
-// read reads from the stored offset to size, committing every BatchBytes.
+// A batch is the lines read between two commits and the rounds they
+// touch.
+type batch struct {
+	lines    []*cairn.Line
+	bytes    int
+	offset   int64 // file offset after the batch
+	count    int   // lines in the file after the batch
+	fromSeq  int
+	rounds   []*cairn.Round
+	blocks   []*cairn.Block
+	messages []*cairn.MessageUsage
+}
+
+// read reads from the stored offset to size. Parsing and storing overlap:
+// one goroutine reads and builds batches of BatchBytes, the caller's
+// goroutine commits them in order.
 func (r *run) read(ctx context.Context, size int64) error {
+	batches := make(chan *batch, 1)
+	errc := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(batches)
+		errc <- r.parse(ctx, size, batches)
+	}()
+	var err error
+	for b := range batches {
+		if err == nil {
+			err = r.commit(ctx, b)
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	if perr := <-errc; err == nil && perr != context.Canceled {
+		err = perr
+	}
+	return err
+}
+
+func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	batchBytes := r.im.BatchBytes
 	if batchBytes <= 0 {
 		batchBytes = DefaultBatchBytes
 	}
-	offset := r.src.Offset
+	offset, count, fromSeq := r.src.Offset, r.src.Lines, r.fromSeq
 	br := bufio.NewReaderSize(io.NewSectionReader(r.f, offset, size-offset), 1<<20)
+	b := &batch{}
+	flush := func() bool {
+		b.offset, b.count, b.fromSeq = offset, count, fromSeq
+		b.rounds, b.blocks, b.messages = r.builder.Finish()
+		if len(b.rounds) > 0 {
+			fromSeq = b.rounds[len(b.rounds)-1].Seq
+		}
+		select {
+		case out <- b:
+			b = &batch{}
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for {
 		raw, err := readLine(br)
 		if len(raw) > 0 && raw[len(raw)-1] != '\n' && !json.Valid(raw) {
@@ -299,14 +351,14 @@ func (r *run) read(ctx context.Context, size int64) error {
 			break
 		}
 		if len(raw) > 0 {
-			l := &cairn.Line{SessionID: r.sess.ID, No: r.src.Lines + 1, Offset: offset, Raw: raw}
+			count++
+			l := &cairn.Line{SessionID: r.sess.ID, No: count, Offset: offset, Raw: raw}
 			if p := r.builder.Add(l); p != "" {
 				r.problems = append(r.problems, Problem{Path: r.fr.Path, Line: l.No, Reason: p})
 			}
-			r.lines = append(r.lines, l)
-			r.src.Lines++
+			b.lines = append(b.lines, l)
 			offset += int64(len(raw))
-			r.batch += len(raw)
+			b.bytes += len(raw)
 			r.fr.Read++
 		}
 		if err == io.EOF {
@@ -314,13 +366,14 @@ func (r *run) read(ctx context.Context, size int64) error {
 		} else if err != nil {
 			return err
 		}
-		if r.batch >= batchBytes {
-			if err := r.commit(ctx, offset); err != nil {
-				return err
-			}
+		if b.bytes >= batchBytes && !flush() {
+			return ctx.Err()
 		}
 	}
-	return r.commit(ctx, offset)
+	if !flush() {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // readLine returns the next line with its terminator, however long.
@@ -337,31 +390,30 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	return buf, err
 }
 
-func (r *run) commit(ctx context.Context, offset int64) error {
-	if len(r.lines) == 0 && !r.reset && r.fr.Status != StatusNew {
+// commit stores one batch with the source position after it. The first
+// commit of a new or rewritten file is made even when it has no lines, so
+// the session exists.
+func (r *run) commit(ctx context.Context, b *batch) error {
+	if len(b.lines) == 0 && !r.reset && r.fr.Status != StatusNew {
 		return nil
 	}
-	head, tail, err := hashes(r.f, offset)
+	head, tail, err := hashes(r.f, b.offset)
 	if err != nil {
 		return err
 	}
-	r.src.Offset, r.src.HeadHash, r.src.TailHash = offset, head, tail
-	rounds, blocks, msgs := r.builder.Finish()
+	r.src.Offset, r.src.Lines, r.src.HeadHash, r.src.TailHash = b.offset, b.count, head, tail
 	in := &cairn.Inscription{
-		Session: r.sess, Source: *r.src, Reset: r.reset, Lines: r.lines,
-		FromSeq: r.fromSeq, Rounds: rounds, Blocks: blocks, Messages: msgs,
+		Session: r.sess, Source: *r.src, Reset: r.reset, Lines: b.lines,
+		FromSeq: b.fromSeq, Rounds: b.rounds, Blocks: b.blocks, Messages: b.messages,
 	}
 	if err := r.im.Store.Inscribe(ctx, in); err != nil {
-		return fmt.Errorf("line %d: %w", r.src.Lines, err)
+		return fmt.Errorf("line %d: %w", b.count, err)
 	}
-	r.fr.Stored += len(r.lines)
-	r.fr.Bytes += int64(r.batch)
-	if len(rounds) > 0 {
-		r.fromSeq = rounds[len(rounds)-1].Seq
-	}
-	r.lines, r.batch, r.reset = nil, 0, false
+	r.fr.Stored += len(b.lines)
+	r.fr.Bytes += int64(b.bytes)
+	r.reset = false
 	if r.progress != nil {
-		r.progress(offset)
+		r.progress(b.offset)
 	}
 	return nil
 }

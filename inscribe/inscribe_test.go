@@ -28,11 +28,17 @@ type store struct {
 
 func mustOpenStore(tb testing.TB, path string) *store {
 	tb.Helper()
+	st := mustOpenStoreNoCleanup(path)
+	tb.Cleanup(func() { st.db.Close() })
+	return st
+}
+
+// mustOpenStoreNoCleanup opens a store outside a test, for a child process.
+func mustOpenStoreNoCleanup(path string) *store {
 	db := sqlite.NewDB(path)
 	if err := db.Open(); err != nil {
-		tb.Fatal(err)
+		panic(err)
 	}
-	tb.Cleanup(func() { db.Close() })
 	return &store{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db), db, sqlite.NewSessionStore(db), sqlite.NewRoundStore(db)}
 }
 

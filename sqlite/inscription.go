@@ -168,23 +168,6 @@ func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
 	return nil
 }
 
-func insertLines(ctx context.Context, tx *Tx, sessionID string, gen int, lines []*cairn.Line) error {
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO lines (session_id, generation, no, offset, raw, type, uuid, parent_uuid, timestamp, round_seq, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for _, l := range lines {
-		if _, err := stmt.ExecContext(ctx, sessionID, gen, l.No, l.Offset, l.Raw, l.Type, l.UUID, l.ParentUUID,
-			formatTime(l.Timestamp), l.RoundSeq, string(l.Status)); err != nil {
-			return fmt.Errorf("line %d: %w", l.No, err)
-		}
-	}
-	return nil
-}
-
 func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO rounds (session_id, seq, started_at, ended_at, first_line, last_line, user_preview, agent_preview, tools,

@@ -34,21 +34,38 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 		to = 1<<62 - 1
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT no, offset, raw, type, uuid, parent_uuid, timestamp, round_seq, status FROM lines
+		SELECT no, offset, chunk_id, chunk_off, size, type, uuid, parent_uuid, timestamp, round_seq, status FROM lines
 		WHERE session_id = ? AND generation = ? AND no >= ? AND no <= ? ORDER BY no`, sessionID, gen, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	type ref struct {
+		chunk     int64
+		off, size int
+	}
 	var out []*cairn.Line
+	var refs []ref
 	for rows.Next() {
 		l := cairn.Line{SessionID: sessionID}
+		var r ref
 		var ts string
-		if err := rows.Scan(&l.No, &l.Offset, &l.Raw, &l.Type, &l.UUID, &l.ParentUUID, &ts, &l.RoundSeq, &l.Status); err != nil {
+		if err := rows.Scan(&l.No, &l.Offset, &r.chunk, &r.off, &r.size, &l.Type, &l.UUID, &l.ParentUUID, &ts, &l.RoundSeq, &l.Status); err != nil {
 			return nil, err
 		}
 		l.Timestamp = parseTime(ts)
 		out = append(out, &l)
+		refs = append(refs, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	cache := chunkCache{}
+	for i, r := range refs {
+		if out[i].Raw, err = cache.raw(ctx, tx, r.chunk, r.off, r.size); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -33,23 +33,33 @@ CREATE INDEX sessions_parent ON sessions (parent) WHERE parent != '';
 CREATE INDEX sessions_path ON sessions (path);
 
 -- Lines: the block store. Raw bytes are written once and never changed; a
--- rewritten file starts a new generation and the old one stays. The other
--- columns are an index over raw and are rebuilt by reindex.
+-- rewritten file starts a new generation and the old one stays. Raw bytes
+-- live in zstd-compressed chunks of consecutive lines (transcripts compress
+-- about tenfold, and fewer bytes written is most of import speed); a line
+-- is its chunk's bytes [chunk_off, chunk_off + size). The other columns are
+-- an index over the raw bytes and are rebuilt by reindex.
+CREATE TABLE chunks (
+	id         INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL,
+	data       BLOB NOT NULL
+);
+
 CREATE TABLE lines (
-	id          INTEGER PRIMARY KEY,
 	session_id  TEXT NOT NULL,
 	generation  INTEGER NOT NULL,
 	no          INTEGER NOT NULL,
 	offset      INTEGER NOT NULL,
-	raw         BLOB NOT NULL,
+	chunk_id    INTEGER NOT NULL REFERENCES chunks (id),
+	chunk_off   INTEGER NOT NULL,
+	size        INTEGER NOT NULL,
 	type        TEXT NOT NULL DEFAULT '',
 	uuid        TEXT NOT NULL DEFAULT '',
 	parent_uuid TEXT NOT NULL DEFAULT '',
 	timestamp   TEXT NOT NULL DEFAULT '',
 	round_seq   INTEGER NOT NULL DEFAULT 0,
 	status      TEXT NOT NULL,
-	UNIQUE (session_id, generation, no)
-);
+	PRIMARY KEY (session_id, generation, no)
+) WITHOUT ROWID;
 
 -- Rounds, blocks, messages and the search index: rebuilt from lines at will.
 CREATE TABLE rounds (

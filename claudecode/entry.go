@@ -34,21 +34,21 @@ func unmarshal(data []byte, v any) bool {
 // An entry is the part of a transcript line cairn reads. Everything else in
 // the line is kept only in the raw bytes, which is how unknown fields survive.
 type entry struct {
-	Type              string          `json:"type"`
-	Subtype           string          `json:"subtype"`
-	UUID              string          `json:"uuid"`
-	ParentUUID        *string         `json:"parentUuid"`
-	LogicalParentUUID string          `json:"logicalParentUuid"`
-	SessionID         string          `json:"sessionId"`
-	Timestamp         string          `json:"timestamp"`
-	IsSidechain       bool            `json:"isSidechain"`
-	IsMeta            bool            `json:"isMeta"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	AgentID           string          `json:"agentId"`
-	Cwd               string          `json:"cwd"`
-	Version           string          `json:"version"`
-	GitBranch         string          `json:"gitBranch"`
-	Message           *message        `json:"message"`
+	Type              string         `json:"type"`
+	Subtype           string         `json:"subtype"`
+	UUID              string         `json:"uuid"`
+	ParentUUID        *string        `json:"parentUuid"`
+	LogicalParentUUID string         `json:"logicalParentUuid"`
+	SessionID         string         `json:"sessionId"`
+	Timestamp         string         `json:"timestamp"`
+	IsSidechain       bool           `json:"isSidechain"`
+	IsMeta            bool           `json:"isMeta"`
+	IsCompactSummary  bool           `json:"isCompactSummary"`
+	AgentID           string         `json:"agentId"`
+	Cwd               string         `json:"cwd"`
+	Version           string         `json:"version"`
+	GitBranch         string         `json:"gitBranch"`
+	Message           *message       `json:"message"`
 	ToolUseResult     jsontext.Value `json:"toolUseResult"`
 	Content           jsontext.Value `json:"content"` // system lines
 
@@ -58,11 +58,11 @@ type entry struct {
 }
 
 type message struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
+	ID      string         `json:"id"`
+	Role    string         `json:"role"`
+	Model   string         `json:"model"`
 	Content jsontext.Value `json:"content"`
-	Usage   *usage          `json:"usage"`
+	Usage   *usage         `json:"usage"`
 }
 
 type usage struct {
@@ -73,15 +73,15 @@ type usage struct {
 }
 
 type contentBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
+	Type      string         `json:"type"`
+	Text      string         `json:"text"`
+	Thinking  string         `json:"thinking"`
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
 	Input     jsontext.Value `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
+	ToolUseID string         `json:"tool_use_id"`
 	Content   jsontext.Value `json:"content"`
-	IsError   bool            `json:"is_error"`
+	IsError   bool           `json:"is_error"`
 }
 
 // chainTypes are the line types that form the conversation's parentUuid

@@ -19,48 +19,60 @@ var (
 )
 
 // insertLines stores lines' raw bytes in compressed chunks and one index
-// row per line.
+// row per line. Chunks are compressed on another goroutine while the rows
+// are written.
 func insertLines(ctx context.Context, tx *Tx, sessionID string, gen int, lines []*cairn.Line) error {
-	chunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (session_id, data) VALUES (?, ?)`)
-	if err != nil {
-		return err
+	type chunk struct {
+		lines []*cairn.Line
+		data  chan []byte
 	}
-	defer chunk.Close()
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO lines (session_id, generation, no, offset, chunk_id, chunk_off, size, type, uuid, parent_uuid, timestamp, round_seq, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	var buf []byte
-	for len(lines) > 0 {
+	var chunks []chunk
+	for rest := lines; len(rest) > 0; {
 		n, size := 0, 0
-		for n < len(lines) && (n == 0 || size+len(lines[n].Raw) <= chunkSize) {
-			size += len(lines[n].Raw)
+		for n < len(rest) && (n == 0 || size+len(rest[n].Raw) <= chunkSize) {
+			size += len(rest[n].Raw)
 			n++
 		}
-		buf = buf[:0]
-		for _, l := range lines[:n] {
-			buf = append(buf, l.Raw...)
+		chunks = append(chunks, chunk{rest[:n], make(chan []byte, 1)})
+		rest = rest[n:]
+	}
+	go func() {
+		var buf []byte
+		for _, c := range chunks {
+			buf = buf[:0]
+			for _, l := range c.lines {
+				buf = append(buf, l.Raw...)
+			}
+			c.data <- encoder.EncodeAll(buf, nil)
 		}
-		res, err := chunk.ExecContext(ctx, sessionID, encoder.EncodeAll(buf, nil))
+	}()
+	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (session_id, data) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insChunk.Close()
+	cols := []string{"session_id", "generation", "no", "offset", "chunk_id", "chunk_off", "size", "type", "uuid", "parent_uuid", "timestamp", "round_seq", "status"}
+	for _, c := range chunks {
+		res, err := insChunk.ExecContext(ctx, sessionID, <-c.data)
 		if err != nil {
-			return err
+			return err // the compressing goroutine never blocks: each channel holds its chunk
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
 		}
-		off := 0
-		for _, l := range lines[:n] {
-			if _, err := stmt.ExecContext(ctx, sessionID, gen, l.No, l.Offset, id, off, len(l.Raw), l.Type, l.UUID, l.ParentUUID,
-				formatTime(l.Timestamp), l.RoundSeq, string(l.Status)); err != nil {
-				return fmt.Errorf("line %d: %w", l.No, err)
-			}
-			off += len(l.Raw)
+		offs := make([]int, len(c.lines))
+		for i := 1; i < len(c.lines); i++ {
+			offs[i] = offs[i-1] + len(c.lines[i-1].Raw)
 		}
-		lines = lines[n:]
+		err = insertRows(ctx, tx, "lines", cols, len(c.lines), func(i int, dst []any) []any {
+			l := c.lines[i]
+			return append(dst, sessionID, gen, l.No, l.Offset, id, offs[i], len(l.Raw), l.Type, l.UUID, l.ParentUUID,
+				formatTime(l.Timestamp), l.RoundSeq, string(l.Status))
+		})
+		if err != nil {
+			return fmt.Errorf("lines %d–%d: %w", c.lines[0].No, c.lines[len(c.lines)-1].No, err)
+		}
 	}
 	return nil
 }

@@ -188,33 +188,38 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 }
 
 func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO blocks (session_id, round_seq, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id,
-			is_error, sidechain, message_id, searchable)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	fts, err := tx.PrepareContext(ctx, `INSERT INTO blocks_fts (rowid, content) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer fts.Close()
-	for _, b := range blocks {
-		searchable := b.Kind.Searchable() && !b.Sidechain
-		res, err := stmt.ExecContext(ctx, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), formatTime(b.Timestamp),
-			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, searchable)
+	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
+		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable"}
+	searchable := func(b *cairn.Block) bool { return b.Kind.Searchable() && !b.Sidechain }
+	for start := 0; start < len(blocks); start += insertBatch {
+		part := blocks[start:min(start+insertBatch, len(blocks))]
+		err := insertRows(ctx, tx, "blocks", cols, len(part), func(i int, dst []any) []any {
+			b := part[i]
+			return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), formatTime(b.Timestamp),
+				b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, searchable(b))
+		})
 		if err != nil {
-			return fmt.Errorf("block %d/%d: %w", b.LineNo, b.Index, err)
+			return fmt.Errorf("blocks of round %d: %w", part[0].RoundSeq, err)
 		}
-		if b.ID, err = res.LastInsertId(); err != nil {
+		// Rows inserted in one transaction get consecutive rowids ending
+		// at the last one inserted (the table has no AUTOINCREMENT and the
+		// transaction holds the write lock).
+		var last int64
+		if err := tx.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&last); err != nil {
 			return err
 		}
-		if searchable {
-			if _, err := fts.ExecContext(ctx, b.ID, b.Content); err != nil {
-				return err
+		var fts []*cairn.Block
+		for i, b := range part {
+			b.ID = last - int64(len(part)-1-i)
+			if searchable(b) {
+				fts = append(fts, b)
 			}
+		}
+		err = insertRows(ctx, tx, "blocks_fts", []string{"rowid", "content"}, len(fts), func(i int, dst []any) []any {
+			return append(dst, fts[i].ID, fts[i].Content)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -129,8 +129,9 @@ func (db *DB) Close() error {
 // Tx is a transaction stamped with the time it began.
 type Tx struct {
 	*sql.Tx
-	db  *DB
-	now time.Time
+	db    *DB
+	now   time.Time
+	stmts map[string]*sql.Stmt
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

@@ -115,6 +115,7 @@ CREATE TABLE messages (
 	cache_creation_tokens INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (session_id, message_id)
 );
+CREATE INDEX messages_round ON messages (session_id, round_seq);
 
 -- Tags on rounds are mutable and live apart from rounds, so rebuilding a
 -- round from its lines never loses them.

@@ -1,0 +1,57 @@
+package cairn_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers says which cairn packages each package may import directly;
+// dependencies point inward (AGENTS.md). A package not listed here is an
+// edge and may import anything. Third-party and standard packages are
+// allowed everywhere but the root, which imports the standard library only.
+var layers = map[string][]string{
+	"cairn":            {},
+	"cairn/claudecode": {"cairn"},
+	"cairn/sqlite":     {"cairn"},
+	"cairn/postgres":   {"cairn"},
+	"cairn/inscribe":   {"cairn"},
+	"cairn/export":     {"cairn"},
+	"cairn/storetest":  {"cairn"},
+	"cairn/surgery":    {"cairn", "cairn/export"},
+	"cairn/assemble":   {"cairn"},
+	"cairn/workspace":  {"cairn"},
+}
+
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		allowed, ok := layers[pkg]
+		if !ok {
+			continue
+		}
+		for _, imp := range imports {
+			isCairn := imp == "cairn" || strings.HasPrefix(imp, "cairn/")
+			switch {
+			case pkg == "cairn" && strings.Contains(strings.Split(imp, "/")[0], "."):
+				t.Errorf("the root package imports %s: it may import the standard library only", imp)
+			case isCairn && !contains(allowed, imp):
+				t.Errorf("%s imports %s: allowed are %v", pkg, imp, allowed)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -199,7 +199,7 @@ func (t *Todo) UnmarshalJSON(b []byte) error {
 }
 
 func marshalExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil || len(extra) == 0 {
 		return b, err
 	}
@@ -221,6 +221,18 @@ func marshalExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// marshal is json.Marshal without HTML escaping: the files are read by
+// people, who should see "<" and "&" as they wrote them.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func unmarshalExtra(b []byte, v any, extra *map[string]json.RawMessage) error {
@@ -254,4 +266,16 @@ func jsonNames(t reflect.Type) map[string]bool {
 		}
 	}
 	return names
+}
+
+// An Engagement is a workstream in progress: where the workspace is in its
+// procedure, readable by any actor that enters. Rounds recorded while an
+// engagement is active are tagged with its ID.
+type Engagement struct {
+	ID      string
+	Active  bool
+	Session string // who started it
+	Started time.Time
+	Stopped *time.Time
+	Notes   []string // one line each, oldest first
 }

@@ -86,7 +86,7 @@ func (w *Workspace) Prime(chars int) (string, error) {
 	for _, t := range open {
 		lines = append(lines, todoLine(t))
 	}
-	p.section(fmt.Sprintf("## Open todos (%d of %d, todos.json)", len(open), len(todos.Todos)), lines, 0, func(n int) string {
+	p.section(fmt.Sprintf("## Open todos (%d of %d, todos.json)", len(open), len(todos.Todos)), lines, chars*2/5, func(n int) string {
 		return fmt.Sprintf("(%d more: cairn todo list)", n)
 	})
 	superseded := SupersededBy(decisions)

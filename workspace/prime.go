@@ -183,6 +183,9 @@ func cleanProject(text string) (name string, lines []string) {
 		if strings.HasPrefix(line, "#") && (i+1 == len(kept) || strings.HasPrefix(kept[i+1], "#")) {
 			continue
 		}
+		if strings.HasPrefix(line, "#") {
+			line = "#" + line // under prime's own "## Identity"
+		}
 		lines = append(lines, line)
 	}
 	return name, lines

@@ -107,7 +107,7 @@ func (m *Main) printEngaged(e *workspace.Engaged) {
 	} else {
 		fmt.Fprintf(m.Stderr, "cairn: left %s without a checkpoint (--done, --next write one)\n", e.From)
 	}
-	fmt.Fprintf(m.Stdout, "Moved %s → %s.\n", e.From, e.To)
+	fmt.Fprintf(m.Stdout, "Moved %s → %s\n", e.From, e.To)
 	fmt.Fprintf(m.Stdout, "\n=== %s ===\n", boardPath(e.To))
 	if e.Board.Text == "" {
 		fmt.Fprintln(m.Stdout, "(no board yet: cairn checkpoint writes one)")
@@ -119,7 +119,11 @@ func (m *Main) printEngaged(e *workspace.Engaged) {
 	if e.HasIndex {
 		fmt.Fprint(m.Stdout, ensureNewline(e.Index))
 	} else {
-		fmt.Fprintf(m.Stdout, "(no index.md; the folder holds: %s)\n", strings.Join(e.Listing, " "))
+		listing := strings.Join(e.Listing, " ")
+		if listing == "" {
+			listing = "nothing yet"
+		}
+		fmt.Fprintf(m.Stdout, "(no index.md; the folder holds: %s)\n", listing)
 	}
 }
 

@@ -52,7 +52,7 @@ func (w *Workspace) Prime(chars int) (string, error) {
 		name = filepath.Base(w.Root)
 	}
 
-	p := &primer{left: chars - len(primeFooter)}
+	p := &primer{left: chars - utf8.RuneCountInString(primeFooter)}
 	p.add(fmt.Sprintf("# Cold start: %s\n\nDo not assume any memory: this is what the files say. Read them for more.\n", name))
 	p.section("## Identity (PROJECT.md)", identity, chars*2/5, func(n int) string {
 		return fmt.Sprintf("(%d more lines in PROJECT.md)", n)
@@ -99,20 +99,25 @@ func (w *Workspace) Prime(chars int) (string, error) {
 	p.section(fmt.Sprintf("## Decisions in force, newest first (%d of %d, decisions.md)", len(lines), len(decisions)), lines, 0, func(n int) string {
 		return fmt.Sprintf("(%d older in decisions.md)", n)
 	})
-	if p.skipped > 0 {
-		p.b.WriteString(fmt.Sprintf("\n(%d sections left out to stay within %d characters)\n", p.skipped, chars))
+	if len(p.skipped) > 0 {
+		p.b.WriteString(footer(p.skipped))
 	}
 	return p.b.String(), nil
 }
 
-// primeFooter is the longest line Prime may add at the end, reserved.
-const primeFooter = "\n(9 sections left out to stay within 999999 characters)\n"
+// footer names the sections left out.
+func footer(skipped []string) string {
+	return fmt.Sprintf("\n(Left out to stay within the budget: %s. Read the files or raise --chars.)\n", strings.Join(skipped, ", "))
+}
+
+// primeFooter is the longest footer, reserved from the start.
+var primeFooter = footer([]string{"Identity", "State", "Hand-offs", "Engagement", "Open todos", "Decisions in force"})
 
 // A primer writes sections while their characters fit the budget.
 type primer struct {
 	b       strings.Builder
 	left    int
-	skipped int
+	skipped []string // names of sections that did not fit
 }
 
 func (p *primer) fits(s string) bool { return utf8.RuneCountInString(s) <= p.left }
@@ -133,7 +138,9 @@ func (p *primer) section(heading string, lines []string, limit int, more func(n 
 	reserve := "\n" + more(len(lines)) + "\n"
 	head := "\n" + heading + "\n"
 	if !p.fits(head + reserve) {
-		p.skipped++
+		name, _, _ := strings.Cut(strings.TrimPrefix(heading, "## "), " (")
+		name, _, _ = strings.Cut(name, ",")
+		p.skipped = append(p.skipped, name)
 		return
 	}
 	start := p.left

@@ -53,7 +53,9 @@ func (w *Workspace) Prime(chars int) (string, error) {
 	}
 
 	p := &primer{left: chars - utf8.RuneCountInString(primeFooter)}
-	p.add(fmt.Sprintf("# Cold start: %s\n\nDo not assume any memory: this is what the files say. Read them for more.\n", name))
+	if head := fmt.Sprintf("# Cold start: %s\n\nDo not assume any memory: this is what the files say. Read them for more.\n", name); p.fits(head) {
+		p.add(head)
+	}
 	p.section("## Identity (PROJECT.md)", identity, chars*2/5, func(n int) string {
 		return fmt.Sprintf("(%d more lines in PROJECT.md)", n)
 	})

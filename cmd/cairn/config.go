@@ -124,15 +124,6 @@ func (m *Main) openWorkspace(f wsFlags) (*workspace.Workspace, error) {
 	return w, nil
 }
 
-// here returns the situation of the current folder.
-func (m *Main) here(w *workspace.Workspace) (string, error) {
-	wd, err := m.Getwd()
-	if err != nil {
-		return "", err
-	}
-	return w.Situation(wd)
-}
-
 // path resolves a path given on the command line against the current
 // folder.
 func (m *Main) path(p string) (string, error) {

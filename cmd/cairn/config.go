@@ -2,15 +2,18 @@ package main
 
 import (
 	"flag"
-	"os"
+	"fmt"
 	"path/filepath"
+	"time"
 
+	"cairn"
 	"cairn/sqlite"
+	"cairn/workspace"
 )
 
 // StoreDir is the workspace folder that marks a cairn workspace and holds
 // its embedded store.
-const StoreDir = ".cairn"
+const StoreDir = workspace.Dir
 
 // storeFlags are the flags every command that opens the store shares.
 type storeFlags struct {
@@ -39,22 +42,11 @@ func (m *Main) storePath(flagValue string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(workspace(wd), StoreDir, "cairn.db"), nil
-}
-
-// workspace returns the nearest folder from dir upwards that holds
-// .cairn/, or dir itself.
-func workspace(dir string) string {
-	for d := dir; ; {
-		if info, err := os.Stat(filepath.Join(d, StoreDir)); err == nil && info.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
+	root, ok := workspace.Find(wd)
+	if !ok {
+		root = wd
 	}
+	return filepath.Join(root, StoreDir, "cairn.db"), nil
 }
 
 // store is an open store with the per-noun services commands use.
@@ -83,3 +75,93 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 }
 
 func (s *store) Close() error { return s.db.Close() }
+
+// now is cairn's clock: $CAIRN_NOW (RFC 3339) when set, so that scripted
+// tests print stable times, else the system clock. It is read here only.
+func (m *Main) now() time.Time {
+	if env := m.Getenv("CAIRN_NOW"); env != "" {
+		if t, err := time.Parse(time.RFC3339, env); err == nil {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// wsFlags are the flags every workspace command shares.
+type wsFlags struct {
+	session string
+}
+
+func (f *wsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.session, "session", "", "the acting session (default: $CAIRN_SESSION, else $CLAUDE_SESSION_ID, else \"default\")")
+}
+
+// sessionID resolves the acting session: the flag, $CAIRN_SESSION,
+// $CLAUDE_SESSION_ID, else "default".
+func (m *Main) sessionID(flagValue string) string {
+	for _, id := range []string{flagValue, m.Getenv("CAIRN_SESSION"), m.Getenv("CLAUDE_SESSION_ID")} {
+		if id != "" {
+			return id
+		}
+	}
+	return cairn.DefaultSession
+}
+
+// openWorkspace returns the workspace holding the current folder, acting
+// as the session the flags name, on cairn's clock. Returns ENOTFOUND
+// outside a workspace.
+func (m *Main) openWorkspace(f wsFlags) (*workspace.Workspace, error) {
+	wd, err := m.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	w, err := workspace.Open(wd)
+	if err != nil {
+		return nil, err
+	}
+	w.Session = m.sessionID(f.session)
+	w.Now = m.now
+	return w, nil
+}
+
+// path resolves a path given on the command line against the current
+// folder.
+func (m *Main) path(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return p, nil
+	}
+	wd, err := m.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, p), nil
+}
+
+// stringsFlag is a flag that may be given several times.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return fmt.Sprint([]string(*s)) }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// parseInterspersed parses flags that may come after arguments, as in
+// cairn decide "Title" --context "…": the standard flag package stops at
+// the first argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		args = fs.Args()
+		if args[0] == "--" {
+			positional = append(positional, args[1:]...)
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
+}

@@ -58,6 +58,19 @@ var commands = []struct {
 	{"export", command{"write a session as JSONL (byte for byte) or Markdown", (*Main).runExport}},
 	{"search", command{"full-text search over what users and agents wrote", (*Main).runSearch}},
 	{"reindex", command{"rebuild rounds, blocks and search from stored lines", (*Main).runReindex}},
+	{"init", command{"make this folder a workspace: PROJECT.md, state.json, decisions.md, todos.json", (*Main).runInit}},
+	{"prime", command{"what a new session must know, from the files, within a budget", (*Main).runPrime}},
+	{"state", command{"show or set state.json: phase, task, progress, next steps", (*Main).runState}},
+	{"decide", command{"append an architecture decision record to decisions.md", (*Main).runDecide}},
+	{"todo", command{"add, start, finish, block and list todos in todos.json", (*Main).runTodo}},
+	{"sync", command{"end a session: state stamped, decisions listed, todos reviewed", (*Main).runSync}},
+	{"handoff", command{"hand a task to a sub-agent through state.json, and its result back", (*Main).runHandoff}},
+	{"checkpoint", command{"write what was done and what comes next on the current board", (*Main).runCheckpoint}},
+	{"engage", command{"checkpoint here, trace the move, print the target's board and index", (*Main).runEngage}},
+	{"back", command{"engage the previous situation from the trace", (*Main).runBack}},
+	{"trace", command{"print the session's trace, or record a move", (*Main).runTrace}},
+	{"recover", command{"rebuild where a session was and what it was doing", (*Main).runRecover}},
+	{"engagement", command{"start, stop or show the active engagement", (*Main).runEngagement}},
 }
 
 // Run runs the subcommand named by args[0].
@@ -87,7 +100,7 @@ Usage: cairn <command> [flags] [arguments]
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Start here:
@@ -95,6 +108,8 @@ Start here:
   cairn sessions               # what is in the store
   cairn rounds <session>       # one line per round; a session is a uuid or a unique prefix
   cairn search "migration"     # find the round where something was said
+  cairn init                   # relay files for every session and sub-agent
+  cairn prime                  # what a new session must know (run it first)
 
 The store is .cairn/cairn.db in the nearest folder holding .cairn/, else in the
 current folder; --store or CAIRN_STORE choose another. "cairn <command> -h" says more.

@@ -45,23 +45,26 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 		return nil, err
 	}
 	defer tx.Rollback()
-	// Several blocks of one round may match; fetch more than asked and keep
-	// each round's best.
+	// Rank first, without snippets: SQLite computes every selected column
+	// of every match before sorting, and a snippet costs far more than a
+	// rank. Several blocks of one round may match; fetch more than asked
+	// and keep each round's best.
 	rows, err := tx.QueryContext(ctx, `
-		SELECT b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
-			snippet(blocks_fts, 0, char(2), char(3), '…', 16), bm25(blocks_fts) AS rank
+		SELECT blocks_fts.rowid, b.session_id, s.project, b.round_seq, b.timestamp, b.kind, bm25(blocks_fts) AS rank
 		FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN sessions s ON s.id = b.session_id
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY rank LIMIT ?`, append(args, limit*4)...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	seen := map[[2]any]bool{}
 	var hits []*cairn.Hit
+	var ids []int64
 	for rows.Next() {
 		var h cairn.Hit
+		var id int64
 		var ts string
-		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, &ts, &h.Kind, &h.Snippet, &h.Rank); err != nil {
+		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &ts, &h.Kind, &h.Rank); err != nil {
+			rows.Close()
 			return nil, err
 		}
 		key := [2]any{h.SessionID, h.RoundSeq}
@@ -71,8 +74,20 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 		seen[key] = true
 		h.Timestamp = parseTime(ts)
 		hits = append(hits, &h)
+		ids = append(ids, id)
 	}
-	return hits, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, h := range hits {
+		err := tx.QueryRowContext(ctx, `SELECT snippet(blocks_fts, 0, char(2), char(3), '…', 16) FROM blocks_fts
+			WHERE blocks_fts MATCH ? AND rowid = ?`, match, ids[i]).Scan(&h.Snippet)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return hits, nil
 }
 
 // ftsQuery turns words into an FTS5 query of quoted tokens, so that no

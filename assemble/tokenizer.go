@@ -162,8 +162,12 @@ func splitCL100K(runes []rune, i int) int {
 		}
 		return -1
 	}
-	isL := func(r rune) bool { return r >= 0 && (r < 0x80 && ('a' <= r|0x20 && r|0x20 <= 'z') || r >= 0x80 && unicode.IsLetter(r)) }
-	isN := func(r rune) bool { return r >= 0 && (r < 0x80 && '0' <= r && r <= '9' || r >= 0x80 && unicode.IsNumber(r)) }
+	isL := func(r rune) bool {
+		return r >= 0 && (r < 0x80 && ('a' <= r|0x20 && r|0x20 <= 'z') || r >= 0x80 && unicode.IsLetter(r))
+	}
+	isN := func(r rune) bool {
+		return r >= 0 && (r < 0x80 && '0' <= r && r <= '9' || r >= 0x80 && unicode.IsNumber(r))
+	}
 	isS := func(r rune) bool { return r >= 0 && unicode.IsSpace(r) }
 	isNL := func(r rune) bool { return r == '\r' || r == '\n' }
 	lower := func(r rune) rune { return unicode.ToLower(r) }

@@ -81,8 +81,8 @@ func (w *jsonWriter) put(s string) {
 }
 
 type jsonStack struct {
-	w    *jsonWriter
-	fm   jsonFormat
+	w      *jsonWriter
+	fm     jsonFormat
 	isOpen *bool // a path frame's object is open
 }
 

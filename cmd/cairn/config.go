@@ -57,6 +57,8 @@ type store struct {
 	lines       *sqlite.LineStore
 	inscription *sqlite.InscriptionStore
 	searcher    *sqlite.Searcher
+	frames      *sqlite.FrameStore
+	missions    *sqlite.MissionStore
 }
 
 func (m *Main) openStore(flagValue string) (*store, error) {
@@ -71,6 +73,7 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 	return &store{
 		db: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db),
+		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 	}, nil
 }
 

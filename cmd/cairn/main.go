@@ -71,6 +71,16 @@ var commands = []struct {
 	{"trace", command{"print the session's trace, or record a move", (*Main).runTrace}},
 	{"recover", command{"rebuild where a session was and what it was doing", (*Main).runRecover}},
 	{"engagement", command{"start, stop or show the active engagement", (*Main).runEngagement}},
+	{"push", command{"start a subtask: a new frame under the current one", (*Main).runPush}},
+	{"pop", command{"finish the current frame with results (completed, failed, blocked)", (*Main).runPop}},
+	{"plan", command{"sketch planned frames ahead, or edit a planned one", (*Main).runPlan}},
+	{"activate", command{"start a planned frame, or resume a blocked one", (*Main).runActivate}},
+	{"invalidate", command{"mark a frame no longer relevant (cascades to its plans)", (*Main).runInvalidate}},
+	{"tree", command{"the frame tree, status at a glance", (*Main).runTree}},
+	{"ready", command{"planned frames whose dependencies are done; --claim takes one", (*Main).runReady}},
+	{"context", command{"assemble the active context within a token budget", (*Main).runContext}},
+	{"mission", command{"set or show the mission and its progress", (*Main).runMission}},
+	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
 }
 
 // Run runs the subcommand named by args[0].

@@ -65,4 +65,3 @@ func (st *store) frameOrCurrent(ctx context.Context, id, owner string) (string, 
 	}
 	return f.ID, nil
 }
-

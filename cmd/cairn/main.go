@@ -81,6 +81,7 @@ var commands = []struct {
 	{"context", command{"assemble the active context within a token budget", (*Main).runContext}},
 	{"mission", command{"set or show the mission and its progress", (*Main).runMission}},
 	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
+	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 }
 
 // Run runs the subcommand named by args[0].
@@ -163,7 +164,12 @@ func errorText(err error) string {
 }
 
 // exitCode maps errors to exit codes: 2 for usage, 1 for everything else.
+// A hook never exits 2: Claude Code would take it as "block".
 func exitCode(err error) int {
+	var h *hookError
+	if errors.As(err, &h) {
+		return 1
+	}
 	var u *usageErr
 	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
 		return 2

@@ -47,7 +47,7 @@ fails prints one line on stderr and exits 1, which Claude Code reports and
 carries on from; it never exits 2, which would block the agent.`)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return err // a person asked; Claude Code never passes -h
 		}
 		return &hookError{err}
 	}

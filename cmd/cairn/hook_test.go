@@ -16,7 +16,6 @@ func TestHookExitCode(t *testing.T) {
 		want        int
 	}{
 		{"OK", `{"session_id":"s","hook_event_name":"SessionStart"}`, []string{"hook", "SessionStart"}, 0},
-		{"Help", "", []string{"hook", "-h"}, 0},
 		{"ErrBrokenInput", `{"session_id":`, []string{"hook", "Stop"}, 1},
 		{"ErrEmptyInput", "", []string{"hook", "SessionStart"}, 1},
 		{"ErrUnknownEvent", "{}", []string{"hook", "Bogus"}, 1},

@@ -81,6 +81,8 @@ var commands = []struct {
 	{"context", command{"assemble the active context within a token budget", (*Main).runContext}},
 	{"mission", command{"set or show the mission and its progress", (*Main).runMission}},
 	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
+	{"install", command{"set Claude Code up: hooks, MCP server (cairn install claude)", (*Main).runInstall}},
+	{"uninstall", command{"remove exactly what install added", (*Main).runUninstall}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 }
 

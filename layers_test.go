@@ -21,6 +21,8 @@ var layers = map[string][]string{
 	"cairn/surgery":    {"cairn", "cairn/export"},
 	"cairn/assemble":   {"cairn"},
 	"cairn/workspace":  {"cairn"},
+	// An edge that picks no adapter: cmd/cairn hands it the stores.
+	"cairn/mcp": {"cairn", "cairn/assemble", "cairn/workspace"},
 }
 
 func TestLayers(t *testing.T) {

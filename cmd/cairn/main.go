@@ -83,6 +83,7 @@ var commands = []struct {
 	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
 	{"install", command{"set Claude Code up: hooks, MCP server (cairn install claude)", (*Main).runInstall}},
 	{"uninstall", command{"remove exactly what install added", (*Main).runUninstall}},
+	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 }
 

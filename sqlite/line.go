@@ -24,4 +24,3 @@ func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to in
 	defer tx.Rollback()
 	return findLines(ctx, tx, sessionID, from, to)
 }
-

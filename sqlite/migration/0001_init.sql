@@ -35,9 +35,9 @@ CREATE INDEX sessions_path ON sessions (path);
 -- Lines: the block store. Raw bytes are written once and never changed; a
 -- rewritten file starts a new generation and the old one stays. Lines are
 -- kept in chunks of consecutive lines (up to 256 KiB): data is the raw
--- bytes, zstd-compressed (transcripts compress about fivefold, and bytes
--- and rows not written are most of import speed); meta is the parsed index
--- of each line (zstd-compressed JSON, see sqlite/chunk.go), which reindex
+-- bytes, S2-compressed (transcripts compress about fivefold, and bytes and
+-- rows not written are most of import speed); meta is the parsed index of
+-- each line (S2-compressed JSON, see sqlite/chunk.go), which reindex
 -- rewrites. Lines first_no..last_no of a session's generation are in one
 -- chunk.
 CREATE TABLE chunks (

@@ -40,6 +40,7 @@ func (r *Round) Roles() string {
 type RoundFilter struct {
 	SessionID    string
 	EngagementID string
+	Tagged       bool // only rounds with an engagement
 	FromSeq      int
 	ToSeq        int // inclusive
 	Since        time.Time

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,6 +153,7 @@ func synth(kv ...any) []byte {
 func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 	var out []*outLine
 	dropped := map[string]bool{} // tool calls left out: their results go too
+	source := json.RawMessage(`{"sessionId":` + string(appendQuoted(nil, p.Round.SessionID)) + `,"round":` + strconv.Itoa(p.Round.Seq) + `}`)
 	for _, l := range p.Lines {
 		if l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8 {
 			continue
@@ -174,7 +176,7 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 				continue
 			}
 		}
-		obj.set("cairnSource", map[string]any{"sessionId": p.Round.SessionID, "round": p.Round.Seq})
+		obj.set("cairnSource", source)
 		out = append(out, o)
 	}
 	return out, nil
@@ -198,8 +200,8 @@ func (o *outLine) applyFidelity(r *cairn.Round, f cairn.Fidelity, dropped map[st
 		o.text = o.typ == "assistant"
 		return true
 	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(content, &blocks) != nil {
+	blocks, ok := splitArray(content)
+	if !ok {
 		return true
 	}
 	changed := false

@@ -117,6 +117,31 @@ func newMaterialization(op string, f cairn.Fidelity, sources []*cairn.Session, a
 	return &cairn.Materialization{Operation: op, Args: args, Sources: sources, Fidelity: f}
 }
 
+// Select is the general operation the others are made of: keep says, for
+// each round of the session in order, whether it is part of the result and
+// whether in full (else as an index line). Returns EINVALID if no round is
+// kept in full.
+func Select(ctx context.Context, st Store, session string, keep func(r *cairn.Round) (kept, full bool), f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m := newMaterialization("select", f, []*cairn.Session{s}, s.ID)
+	n := 0
+	for _, r := range rounds {
+		if k, full := keep(r); k {
+			m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: full})
+			if full {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s would be in full.", s.ID)
+	}
+	return m, st.materialize(ctx, m)
+}
+
 // CompressBefore replaces the rounds before at by one index table and keeps
 // the rounds at or after it in full. Returns ENOTFOUND if the session does
 // not exist and EINVALID if no round would stay in full.

@@ -65,6 +65,7 @@ type store struct {
 	lines       *sqlite.LineStore
 	inscription *sqlite.InscriptionStore
 	searcher    *sqlite.Searcher
+	tags        *sqlite.TagStore
 }
 
 func (m *Main) openStore(flagValue string) (*store, error) {
@@ -78,7 +79,7 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 	}
 	return &store{
 		db: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
-		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db),
+		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 	}, nil
 }
 

@@ -58,6 +58,17 @@ var commands = []struct {
 	{"export", command{"write a session as JSONL (byte for byte) or Markdown", (*Main).runExport}},
 	{"search", command{"full-text search over what users and agents wrote", (*Main).runSearch}},
 	{"reindex", command{"rebuild rounds, blocks and search from stored lines", (*Main).runReindex}},
+	{"compress-before", command{"surgery: rounds before T become an index table, the rest stay full", (*Main).runCompressBefore}},
+	{"compress-engagement", command{"surgery: a finished engagement's rounds become index lines", (*Main).runCompressEngagement}},
+	{"extract-engagement", command{"surgery: only one engagement's rounds, in full", (*Main).runExtractEngagement}},
+	{"merge", command{"surgery: two sessions' rounds interleaved by time, provenance kept", (*Main).runMerge}},
+	{"split", command{"surgery: fork a session into one child per engagement", (*Main).runSplit}},
+	{"inject", command{"one round in full from the store (read-only)", (*Main).runInject}},
+	{"revive", command{"compress, export a Claude Code session, print how to resume it", (*Main).runRevive}},
+	{"advise", command{"which surgical operation to run on a session now", (*Main).runAdvise}},
+	{"tag", command{"tag rounds with an engagement; tag suggest finds candidates", (*Main).runTag}},
+	{"untag", command{"clear the engagement of rounds", (*Main).runUntag}},
+	{"matrix", command{"the engagement × agent matrix of tagged rounds", (*Main).runMatrix}},
 }
 
 // Run runs the subcommand named by args[0].
@@ -87,7 +98,7 @@ Usage: cairn <command> [flags] [arguments]
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Start here:

@@ -83,7 +83,9 @@ func Advise(ctx context.Context, st Store, session string, window int64) (*Advic
 			closed = append(closed, e)
 		}
 	}
-	sort.Slice(closed, func(i, j int) bool { return sizes[closed[i]] > sizes[closed[j]] || (sizes[closed[i]] == sizes[closed[j]] && closed[i] < closed[j]) })
+	sort.Slice(closed, func(i, j int) bool {
+		return sizes[closed[i]] > sizes[closed[j]] || (sizes[closed[i]] == sizes[closed[j]] && closed[i] < closed[j])
+	})
 	switch {
 	case len(closed) > 0:
 		e := closed[0]

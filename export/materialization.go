@@ -60,7 +60,7 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 		}
 		RoundMarkdown(ew, p.Round)
 		if len(m.Sources) > 1 {
-			ew.printf("\n*— round %d of source %s*\n", p.Round.Seq, from(m, p.Round.SessionID))
+			ew.printf("\n*— round %d%s*\n", p.Round.Seq, from(m, p.Round.SessionID))
 		}
 		i++
 	}
@@ -73,7 +73,7 @@ func from(m *cairn.Materialization, id string) string {
 	}
 	for i, s := range m.Sources {
 		if s.ID == id {
-			return " · source " + string(rune('A'+i))
+			return " of source " + string(rune('A'+i))
 		}
 	}
 	return ""

@@ -62,6 +62,7 @@ func TestExport_Property(t *testing.T) {
 			}
 			t.Fatalf("seed %d, case %d: %s rounds %v at %+v: %v", seed, i, session, kept, f, err)
 		}
+		checkThinking(t, m, lines)
 	}
 }
 

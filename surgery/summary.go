@@ -30,7 +30,7 @@ func Summary(m *cairn.Materialization) string {
 		}
 	}
 	if idx := m.IndexRounds(); len(idx) > 0 {
-		fmt.Fprintf(&b, "\nEarlier rounds, compressed to one line each (session %s):\n\n", idx[0].SessionID)
+		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n\n", idx[0].SessionID)
 		_ = export.IndexTable(&b, idx)
 	}
 	if full := m.FullPieces(); len(full) > 0 {

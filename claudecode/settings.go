@@ -30,13 +30,13 @@ func InstallHooks(settings []byte, bin string) ([]byte, bool, error) {
 }
 
 // UninstallHooks returns settings without cairn's hooks, and whether it
-// had any. Events and a "hooks" object left empty are removed.
+// had any. Events and a "hooks" settingsObject left empty are removed.
 func UninstallHooks(settings []byte) ([]byte, bool, error) {
 	return editHooks(settings, "", false)
 }
 
 func editHooks(settings []byte, bin string, install bool) ([]byte, bool, error) {
-	root, err := parseObject(settings, "settings.json")
+	root, err := parseSettingsObject(settings, "settings.json")
 	if err != nil {
 		return nil, false, err
 	}
@@ -95,7 +95,7 @@ type hookCommand struct {
 func withoutCairn(groups []json.RawMessage) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	for _, raw := range groups {
-		g, err := parseObject(raw, "hook")
+		g, err := parseSettingsObject(raw, "hook")
 		if err != nil {
 			out = append(out, raw)
 			continue
@@ -139,7 +139,7 @@ func isCairnCommand(command string) bool {
 // for the user) with cairn's server, run as "BIN mcp" over stdio, and
 // whether that changed anything.
 func InstallMCP(config []byte, bin string) ([]byte, bool, error) {
-	root, err := parseObject(config, "MCP configuration")
+	root, err := parseSettingsObject(config, "MCP configuration")
 	if err != nil {
 		return nil, false, err
 	}
@@ -156,7 +156,7 @@ func InstallMCP(config []byte, bin string) ([]byte, bool, error) {
 // UninstallMCP returns config without cairn's server, and whether it had
 // one.
 func UninstallMCP(config []byte) ([]byte, bool, error) {
-	root, err := parseObject(config, "MCP configuration")
+	root, err := parseSettingsObject(config, "MCP configuration")
 	if err != nil {
 		return nil, false, err
 	}
@@ -232,17 +232,17 @@ func UninstallNotes(text string) (string, bool) {
 	return before + text[end:], true
 }
 
-// An object is a JSON object whose keys keep their order and whose values
+// A settingsObject is a JSON object whose keys keep their order and whose values
 // keep their bytes.
-type object struct {
+type settingsObject struct {
 	keys []string
 	vals map[string]json.RawMessage
 }
 
-// parseObject parses data (empty: an empty object). Returns EINVALID,
+// parseObject parses data (empty: an empty settingsObject). Returns EINVALID,
 // naming line and column, if data is not one JSON object.
-func parseObject(data []byte, name string) (*object, error) {
-	o := &object{vals: map[string]json.RawMessage{}}
+func parseSettingsObject(data []byte, name string) (*settingsObject, error) {
+	o := &settingsObject{vals: map[string]json.RawMessage{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return o, nil
 	}
@@ -286,19 +286,19 @@ func parseObject(data []byte, name string) (*object, error) {
 	return o, nil
 }
 
-func (o *object) get(key string) (json.RawMessage, bool) {
+func (o *settingsObject) get(key string) (json.RawMessage, bool) {
 	v, ok := o.vals[key]
 	return v, ok
 }
 
-func (o *object) set(key string, v json.RawMessage) {
+func (o *settingsObject) set(key string, v json.RawMessage) {
 	if _, ok := o.vals[key]; !ok {
 		o.keys = append(o.keys, key)
 	}
 	o.vals[key] = v
 }
 
-func (o *object) del(key string) {
+func (o *settingsObject) del(key string) {
 	if _, ok := o.vals[key]; !ok {
 		return
 	}
@@ -311,14 +311,14 @@ func (o *object) del(key string) {
 	}
 }
 
-// object returns member key as an object (empty if absent). Returns
+// settingsObject returns member key as an settingsObject (empty if absent). Returns
 // EINVALID if it is something else.
-func (o *object) object(key string) (*object, error) {
+func (o *settingsObject) object(key string) (*settingsObject, error) {
 	raw, ok := o.get(key)
 	if !ok {
-		return &object{vals: map[string]json.RawMessage{}}, nil
+		return &settingsObject{vals: map[string]json.RawMessage{}}, nil
 	}
-	sub, err := parseObject(raw, key)
+	sub, err := parseSettingsObject(raw, key)
 	if err != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "%q is not a JSON object; fix it by hand, cairn left it as it is.", key)
 	}
@@ -326,7 +326,7 @@ func (o *object) object(key string) (*object, error) {
 }
 
 // marshal returns o indented by two spaces, with a final newline.
-func (o *object) marshal() []byte {
+func (o *settingsObject) marshal() []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range o.keys {

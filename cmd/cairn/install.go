@@ -182,7 +182,7 @@ func (m *Main) editFile(path string, edit func([]byte) ([]byte, bool, error), wh
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := writeAtomic(path, out); err != nil {
+	if err := writeFileAtomic(path, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%s: %s installed.\n", m.rel(path), what)
@@ -208,7 +208,7 @@ func (m *Main) removeFrom(path string, remove func([]byte) ([]byte, bool, error)
 	if len(strings.TrimSpace(string(out))) == 0 || claudecode.IsEmptyObject(out) {
 		err = os.Remove(path)
 	} else {
-		err = writeAtomic(path, out)
+		err = writeFileAtomic(path, out)
 	}
 	if err != nil {
 		return err
@@ -227,9 +227,9 @@ func (m *Main) rel(path string) string {
 	return path
 }
 
-// writeAtomic replaces path with data: a temporary file beside it, synced,
+// writeFileAtomic replaces path with data: a temporary file beside it, synced,
 // then renamed, so a reader sees the old file or the new one, never half.
-func writeAtomic(path string, data []byte) error {
+func writeFileAtomic(path string, data []byte) error {
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
 		mode = info.Mode().Perm()

@@ -22,7 +22,7 @@ var layers = map[string][]string{
 	"cairn/assemble":   {"cairn"},
 	"cairn/workspace":  {"cairn"},
 	// An edge that picks no adapter: cmd/cairn hands it the stores.
-	"cairn/mcp": {"cairn", "cairn/assemble", "cairn/workspace"},
+	"cairn/mcp": {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},
 }
 
 func TestLayers(t *testing.T) {

@@ -8,7 +8,7 @@
 //
 // The tool list is sent with every turn, so there are few tools and their
 // schemas are small: push, pop, plan, context, search, checkpoint, engage,
-// state (and inject when the surgery package provides it). Every output
+// state, inject. Every output
 // fits in [Server.MaxChars] and says when it was cut. A domain error is a
 // tool error (the agent sees it and can correct itself), with its code
 // named by [errorKinds]; anything else fails the call.
@@ -24,6 +24,8 @@ import (
 
 	"cairn"
 	"cairn/assemble"
+	"cairn/export"
+	"cairn/surgery"
 	"cairn/workspace"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,9 +50,10 @@ type Server struct {
 	// Version is reported to clients.
 	Version string
 
-	// Inject, when set, serves the inject tool: it adds text to a
-	// session as the surgery package does, and says what it wrote.
-	Inject func(ctx context.Context, session, text string, after int) (string, error)
+	// Sessions and Lines, when both set, serve the inject tool: one round
+	// of any stored session in full, as "cairn inject" prints it.
+	Sessions cairn.SessionStore
+	Lines    cairn.LineStore
 }
 
 // DefaultMaxChars is the output cap: what a Claude Code hook may add too.
@@ -78,8 +81,8 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "checkpoint", "Write what was done and what comes next on the current board.", s.checkpoint)
 	tool(srv, s, "engage", "Checkpoint here, move to another situation (folder), read its board and index.", s.engage)
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)
-	if s.Inject != nil {
-		tool(srv, s, "inject", "Add text to a session as a user message, after round after (0: at the end).", s.inject)
+	if s.Sessions != nil && s.Lines != nil {
+		tool(srv, s, "inject", "One round of a stored session in full (round numbers are in search hits and index tables).", s.inject)
 	}
 	return srv
 }
@@ -377,10 +380,18 @@ func (s *Server) state(ctx context.Context, in stateIn) (string, error) {
 
 type injectIn struct {
 	Session string `json:"session" jsonschema:"session id or unique prefix"`
-	Text    string `json:"text"`
-	After   int    `json:"after,omitempty" jsonschema:"round to inject after (0: at the end)"`
+	Round   int    `json:"round"`
 }
 
 func (s *Server) inject(ctx context.Context, in injectIn) (string, error) {
-	return s.Inject(ctx, in.Session, in.Text, in.After)
+	st := surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines}
+	mat, err := surgery.Inject(ctx, st, in.Session, in.Round, cairn.FullFidelity)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := export.MaterializationMarkdown(&b, mat); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"cairn/claudecode"
+	"cairn/inscribe"
 	cairnmcp "cairn/mcp"
 	"cairn/sqlite"
 	"cairn/workspace"
@@ -53,8 +54,16 @@ func MustServer(tb testing.TB) *cairnmcp.Server {
 	if _, err := w.Init(); err != nil {
 		tb.Fatal(err)
 	}
+	im := &inscribe.Importer{Store: struct {
+		*sqlite.InscriptionStore
+		*sqlite.LineStore
+	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: claudecode.Format{}}
+	if rep, err := im.Import(context.Background(), []string{"../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01.jsonl"}); err != nil || rep.Failed > 0 {
+		tb.Fatalf("import: %v", err)
+	}
 	return &cairnmcp.Server{Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
-		Rounds: sqlite.NewRoundStore(db), Searcher: sqlite.NewSearcher(db), Workspace: w, Now: now}
+		Rounds: sqlite.NewRoundStore(db), Searcher: sqlite.NewSearcher(db), Workspace: w, Now: now,
+		Sessions: sqlite.NewSessionStore(db), Lines: sqlite.NewLineStore(db)}
 }
 
 // call calls a tool and returns its text and whether it was a tool error.
@@ -75,12 +84,6 @@ func call(tb testing.TB, cs *sdk.ClientSession, name string, args map[string]any
 
 func TestTools(t *testing.T) {
 	s := MustServer(t)
-	s.Inject = func(ctx context.Context, session, text string, after int) (string, error) {
-		if session == "nope" {
-			return "", cairn.Errorf(cairn.ENOTFOUND, "No session matches %q.", session)
-		}
-		return "injected into " + session + ": " + text, nil
-	}
 	cs := MustConnect(t, s)
 
 	t.Run("List", func(t *testing.T) {
@@ -112,15 +115,17 @@ func TestTools(t *testing.T) {
 		{"ContextErrNoFrame", "context", map[string]any{"frame": "zz"}, `not found: No frame "zz".`, true},
 		{"Pop", "pop", map[string]any{"results": "checkout works"}, "f1 Checkout [completed]", false},
 		{"PopErrNothingCurrent", "pop", map[string]any{"results": "x"}, "not found: ", true},
-		{"Search", "search", map[string]any{"query": "migration"}, `No round matches "migration".`, false},
+		{"Search", "search", map[string]any{"query": "migration"}, `5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 round `, false},
+		{"SearchNone", "search", map[string]any{"query": "zyzzyva"}, `No round matches "zyzzyva".`, false},
 		{"SearchErrEmpty", "search", map[string]any{"query": ""}, "invalid: ", true},
 		{"Checkpoint", "checkpoint", map[string]any{"done": "Checkout", "next": "Refunds"}, "Checkpoint written on board.md.", false},
 		{"CheckpointErrEmpty", "checkpoint", map[string]any{"done": ""}, "invalid: ", true},
 		{"EngageErrMissing", "engage", map[string]any{"to": "nowhere"}, "not found: ", true},
 		{"State", "state", map[string]any{"task": "refunds", "next": []string{"mail the buyer"}}, `"current_task": "refunds"`, false},
 		{"StateShow", "state", map[string]any{}, `"mail the buyer"`, false},
-		{"Inject", "inject", map[string]any{"session": "abc", "text": "remember X"}, "injected into abc: remember X", false},
-		{"InjectErr", "inject", map[string]any{"session": "nope", "text": "x"}, `not found: No session matches "nope".`, true},
+		{"Inject", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2}, "## Round 002", false},
+		{"InjectErrSession", "inject", map[string]any{"session": "nope", "round": 1}, `not found: No session matches "nope".`, true},
+		{"InjectErrRound", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 99}, `not found: `, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, isErr := call(t, cs, c.tool, c.args)
@@ -155,7 +160,7 @@ func TestCap(t *testing.T) {
 // TestNoWorkspace pins that the workspace tools say there is none.
 func TestNoWorkspace(t *testing.T) {
 	s := MustServer(t)
-	s.Workspace = nil
+	s.Workspace, s.Sessions = nil, nil
 	cs := MustConnect(t, s)
 	got, isErr := call(t, cs, "checkpoint", map[string]any{"done": "x"})
 	if !isErr || !strings.Contains(got, "No cairn workspace here") {

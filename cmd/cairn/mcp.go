@@ -21,7 +21,7 @@ Serve cairn to an agent over the Model Context Protocol: on stdin and
 stdout (how Claude Code starts it from .mcp.json), or over streamable HTTP
 with --http. The tools are few, with small schemas, because their list is
 sent with every turn: push, pop, plan, context, search, checkpoint,
-engage, state. Each calls what the CLI command of the same name calls.
+engage, state, inject. Each calls what the CLI command of the same name calls.
 Outputs are cut at --max-chars, and say so.
 
 Examples:
@@ -46,7 +46,7 @@ Examples:
 	}
 	defer st.Close()
 	s := &mcp.Server{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Searcher: st.searcher,
-		Owner: *owner, Now: m.now, MaxChars: *maxChars}
+		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Now: m.now, MaxChars: *maxChars}
 	switch w, err := m.openWorkspace(wf); cairn.ErrorCode(err) {
 	case "":
 		s.Workspace = w

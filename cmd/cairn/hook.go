@@ -36,8 +36,9 @@ hand.
                     stack, relay state, index) as additionalContext, within
                     Claude Code's 10,000 characters; the whole context goes
                     to .cairn/context/<session>.xml when it does not fit
-  UserPromptSubmit  inscribe the transcript's new bytes
-  Stop              inscribe the transcript's new bytes
+  UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
+                    tagged with the active engagement and frame
+  Stop              the same
   PreCompact        inscribe everything before the compaction drops it
   SessionEnd        inscribe the rest, then checkpoint on exit: a line on
                     the current board and an exit move in the trace
@@ -240,7 +241,12 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, err
 	}
 	defer st.Close()
-	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+	engagement, frame, err := m.activeTags(ctx, w, st)
+	if err != nil {
+		return nil, err
+	}
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
+		Tag: func(*cairn.Session) (string, string) { return engagement, frame }}
 	rep, err := im.Import(ctx, paths)
 	if err != nil {
 		return nil, err
@@ -258,6 +264,23 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, nil
 	}
 	return last, err
+}
+
+// activeTags returns what new rounds are tagged with: the workspace's
+// active engagement and the frame in progress now, each "" if none.
+func (m *Main) activeTags(ctx context.Context, w *workspace.Workspace, st *store) (engagement, frame string, err error) {
+	engagement, _, err = workspace.ActiveEngagement(w.Root)
+	if err != nil {
+		return "", "", err
+	}
+	switch f, err := cairn.ActiveFrame(ctx, st.frames, m.Getenv("CAIRN_AGENT"), m.now()); cairn.ErrorCode(err) {
+	case "":
+		frame = f.ID
+	case cairn.ENOTFOUND:
+	default:
+		return "", "", err
+	}
+	return engagement, frame, nil
 }
 
 // hookSessionEnd inscribes what is left, then checkpoints on exit.

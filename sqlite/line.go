@@ -25,6 +25,22 @@ func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to in
 	return findLines(ctx, tx, sessionID, from, to)
 }
 
+// FindAllLines implements [cairn.LineStore].
+func (s *LineStore) FindAllLines(ctx context.Context, sessionID string) ([]*cairn.Line, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, sessionID).Scan(&n); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "No session %q.", sessionID)
+	}
+	return scanLines(ctx, tx, sessionID, `WHERE session_id = ? ORDER BY generation, no`, sessionID)
+}
+
 func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*cairn.Line, error) {
 	var gen int
 	if err := tx.QueryRowContext(ctx, `SELECT generation FROM sessions WHERE id = ?`, sessionID).Scan(&gen); err != nil {
@@ -33,9 +49,14 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 	if to <= 0 {
 		to = 1<<62 - 1
 	}
+	return scanLines(ctx, tx, sessionID, `WHERE session_id = ? AND generation = ? AND no >= ? AND no <= ? ORDER BY no`, sessionID, gen, from, to)
+}
+
+// scanLines reads the lines that tail selects with their raw bytes.
+func scanLines(ctx context.Context, tx *Tx, sessionID, tail string, args ...any) ([]*cairn.Line, error) {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT no, offset, chunk_id, chunk_off, size, type, uuid, parent_uuid, timestamp, round_seq, status FROM lines
-		WHERE session_id = ? AND generation = ? AND no >= ? AND no <= ? ORDER BY no`, sessionID, gen, from, to)
+		SELECT generation, no, offset, chunk_id, chunk_off, size, type, uuid, parent_uuid, timestamp, round_seq, status
+		FROM lines `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +71,7 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 		l := cairn.Line{SessionID: sessionID}
 		var r ref
 		var ts string
-		if err := rows.Scan(&l.No, &l.Offset, &r.chunk, &r.off, &r.size, &l.Type, &l.UUID, &l.ParentUUID, &ts, &l.RoundSeq, &l.Status); err != nil {
+		if err := rows.Scan(&l.Generation, &l.No, &l.Offset, &r.chunk, &r.off, &r.size, &l.Type, &l.UUID, &l.ParentUUID, &ts, &l.RoundSeq, &l.Status); err != nil {
 			return nil, err
 		}
 		l.Timestamp = parseTime(ts)

@@ -31,6 +31,8 @@ func Run(t *testing.T, open Open) {
 	t.Run("Session", func(t *testing.T) { testSession(t, open) })
 	t.Run("Inscribe", func(t *testing.T) { testInscribe(t, open) })
 	t.Run("Lines", func(t *testing.T) { testLines(t, open) })
+	t.Run("AllLines", func(t *testing.T) { testAllLines(t, open) })
+	t.Run("HostileContent", func(t *testing.T) { testHostileContent(t, open) })
 	t.Run("Rounds", func(t *testing.T) { testRounds(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })

@@ -2,9 +2,13 @@ package main
 
 import (
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"cairn"
+	"cairn/postgres"
 	"cairn/sqlite"
 )
 
@@ -19,7 +23,7 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, withJSON bool) {
-	fs.StringVar(&s.store, "store", "", "store file (default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
+	fs.StringVar(&s.store, "store", "", "store file, or a postgres:// URL of a shared store (default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
 	if withJSON {
 		fs.BoolVar(&s.json, "json", false, "print JSON")
 	}
@@ -57,29 +61,50 @@ func workspace(dir string) string {
 	}
 }
 
-// store is an open store with the per-noun services commands use.
-type store struct {
-	db          *sqlite.DB
-	sessions    *sqlite.SessionStore
-	rounds      *sqlite.RoundStore
-	lines       *sqlite.LineStore
-	inscription *sqlite.InscriptionStore
-	searcher    *sqlite.Searcher
+// isPostgres reports whether a store location is a PostgreSQL URL rather
+// than a file.
+func isPostgres(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
+// store is an open store with the per-noun services commands use.
+type store struct {
+	io.Closer
+	sessions    cairn.SessionStore
+	rounds      cairn.RoundStore
+	lines       cairn.LineStore
+	inscription cairn.InscriptionStore
+	searcher    cairn.Searcher
+}
+
+// openStore opens the store the flag, $CAIRN_STORE or the workspace names:
+// a postgres:// or postgresql:// URL opens a shared PostgreSQL store,
+// anything else is the path of an SQLite file.
 func (m *Main) openStore(flagValue string) (*store, error) {
-	path, err := m.storePath(flagValue)
+	location, err := m.storePath(flagValue)
 	if err != nil {
 		return nil, err
 	}
-	db := sqlite.NewDB(path)
+	return openStoreAt(location)
+}
+
+func openStoreAt(location string) (*store, error) {
+	if isPostgres(location) {
+		db := postgres.NewDB(location)
+		if err := db.Open(); err != nil {
+			return nil, err
+		}
+		return &store{
+			Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
+			inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
+		}, nil
+	}
+	db := sqlite.NewDB(location)
 	if err := db.Open(); err != nil {
 		return nil, err
 	}
 	return &store{
-		db: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
+		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db),
 	}, nil
 }
-
-func (s *store) Close() error { return s.db.Close() }

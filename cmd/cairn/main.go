@@ -58,6 +58,7 @@ var commands = []struct {
 	{"export", command{"write a session as JSONL (byte for byte) or Markdown", (*Main).runExport}},
 	{"search", command{"full-text search over what users and agents wrote", (*Main).runSearch}},
 	{"reindex", command{"rebuild rounds, blocks and search from stored lines", (*Main).runReindex}},
+	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
 }
 
 // Run runs the subcommand named by args[0].
@@ -97,7 +98,9 @@ Start here:
   cairn search "migration"     # find the round where something was said
 
 The store is .cairn/cairn.db in the nearest folder holding .cairn/, else in the
-current folder; --store or CAIRN_STORE choose another. "cairn <command> -h" says more.
+current folder; --store or CAIRN_STORE choose another file, or a postgres:// URL
+for a store a team shares ("cairn migrate" copies one into it).
+"cairn <command> -h" says more.
 `)
 }
 

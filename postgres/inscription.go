@@ -128,8 +128,8 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 			git_branch = COALESCE(NULLIF(excluded.git_branch, ''), sessions.git_branch), path = excluded.path,
 			src_offset = excluded.src_offset, src_lines = excluded.src_lines, head_hash = excluded.head_hash,
 			tail_hash = excluded.tail_hash, generation = excluded.generation, updated_at = excluded.updated_at`,
-		sess.ID, sess.Agent, sess.Lineage, sess.Parent, sess.AgentID, sess.Project, sess.Title, sess.Version,
-		sess.GitBranch, src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Generation, tx.now)
+		sess.ID, sess.Agent, sess.Lineage, sess.Parent, clean(sess.AgentID), clean(sess.Project), clean(sess.Title), clean(sess.Version),
+		clean(sess.GitBranch), src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Generation, tx.now)
 	return err
 }
 
@@ -165,7 +165,7 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"rounds"}, cols, pgx.CopyFromSlice(len(rounds), func(i int) ([]any, error) {
 		r := rounds[i]
 		return []any{r.SessionID, r.Seq, nullTime(r.StartedAt), nullTime(r.EndedAt), r.FirstLine, r.LastLine,
-			r.UserPreview, r.AgentPreview, strings.Join(r.Tools, toolSep),
+			clean(r.UserPreview), clean(r.AgentPreview), clean(strings.Join(r.Tools, toolSep)),
 			r.Usage.Input, r.Usage.Output, r.Usage.CacheRead, r.Usage.CacheCreation}, nil
 	}))
 	if err != nil {
@@ -182,7 +182,7 @@ func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"blocks"}, cols, pgx.CopyFromSlice(len(blocks), func(i int) ([]any, error) {
 		b := blocks[i]
 		return []any{b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), nullTime(b.Timestamp),
-			clean(b.Content), b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID,
+			clean(b.Content), clean(b.ToolName), clean(b.ToolID), clean(b.AgentID), b.IsError, b.Sidechain, clean(b.MessageID),
 			b.Kind.Searchable() && !b.Sidechain}, nil
 	}))
 	if err != nil {
@@ -214,7 +214,7 @@ func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn
 			ON CONFLICT (session_id, message_id) DO UPDATE SET input_tokens = excluded.input_tokens,
 				output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
 				cache_creation_tokens = excluded.cache_creation_tokens`,
-			sessionID, m.MessageID, m.RoundSeq, m.Model, m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheCreation)
+			sessionID, clean(m.MessageID), m.RoundSeq, clean(m.Model), m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheCreation)
 	}
 	return tx.SendBatch(ctx, &b).Close()
 }
@@ -309,7 +309,7 @@ func reindexSession(ctx context.Context, tx *Tx, sess *cairn.Session, rebuild fu
 		return err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE sessions SET title = $1, project = $2, version = $3 WHERE id = $4`,
-		in.Session.Title, in.Session.Project, in.Session.Version, sess.ID); err != nil {
+		clean(in.Session.Title), clean(in.Session.Project), clean(in.Session.Version), sess.ID); err != nil {
 		return err
 	}
 	return refreshSession(ctx, tx, sess.ID)

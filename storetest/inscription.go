@@ -215,6 +215,7 @@ func testHostileContent(t *testing.T, open Open) {
 	raw = append(raw, '\r', '\n')
 	s.in.Lines[0].Raw, s.in.Lines[0].Status = raw, cairn.LineInvalidUTF8
 	s.in.Blocks[0].Content = "nul\x00byte and \xff\xfe invalid utf-8"
+	s.in.Rounds[0].UserPreview, s.in.Rounds[0].Tools = "nul\x00 preview \xff", []string{"To\x00l"}
 	var big strings.Builder
 	big.WriteString("needle ")
 	for i := 0; big.Len() < 3<<20; i++ {

@@ -40,6 +40,7 @@ func (r *Round) Roles() string {
 type RoundFilter struct {
 	SessionID    string
 	EngagementID string
+	FrameID      string // the frame's log: rounds tagged with it
 	FromSeq      int
 	ToSeq        int // inclusive
 	Since        time.Time

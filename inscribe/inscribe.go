@@ -50,7 +50,7 @@ const DefaultBatchBytes = 8 << 20
 // Import imports files and the *.jsonl files under folders, in lexical
 // order of path, so that a parent session precedes its subagents.
 func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
-	files, err := Files(paths)
+	files, err := transcriptFiles(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +81,9 @@ type file struct {
 	size int64
 }
 
-// Files lists the transcript files named by paths: files as given, folders
-// walked for *.jsonl. A path that does not exist is an error.
-func Files(paths []string) ([]file, error) {
+// transcriptFiles lists the transcript files named by paths: files as
+// given, folders walked for *.jsonl. A path that does not exist is an error.
+func transcriptFiles(paths []string) ([]file, error) {
 	var out []file
 	for _, p := range paths {
 		info, err := os.Stat(p)
@@ -260,7 +260,6 @@ type run struct {
 func (r *run) start(ctx context.Context) error {
 	if r.reset || r.src.Offset == 0 {
 		r.builder = r.im.Format.NewBuilder(r.sess, 0)
-		r.reset = r.reset || r.fr.Status == StatusRewritten
 		return nil
 	}
 	from := 1

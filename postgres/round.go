@@ -49,6 +49,9 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if f.EngagementID != "" {
 		q.where("t.engagement_id = ?", f.EngagementID)
 	}
+	if f.FrameID != "" {
+		q.where("t.frame_id = ?", f.FrameID)
+	}
 	if f.FromSeq > 0 {
 		q.where("r.seq >= ?", f.FromSeq)
 	}

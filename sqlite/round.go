@@ -49,6 +49,9 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if f.EngagementID != "" {
 		where, args = append(where, "t.engagement_id = ?"), append(args, f.EngagementID)
 	}
+	if f.FrameID != "" {
+		where, args = append(where, "t.frame_id = ?"), append(args, f.FrameID)
+	}
 	if f.FromSeq > 0 {
 		where, args = append(where, "r.seq >= ?"), append(args, f.FromSeq)
 	}

@@ -9,11 +9,18 @@ import (
 	"cairn/storetest"
 )
 
-// MustOpenDB returns a new, migrated store in a temporary folder.
+// MustOpenDB returns a new, migrated store in a temporary folder, with a
+// fixed clock.
 func MustOpenDB(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db := sqlite.NewDB(filepath.Join(tb.TempDir(), "cairn.db"))
-	db.Now = func() time.Time { return time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC) }
+	return MustOpenDBAt(tb, filepath.Join(tb.TempDir(), "cairn.db"))
+}
+
+// MustOpenDBAt opens (creating) the store at path, with a fixed clock.
+func MustOpenDBAt(tb testing.TB, path string) *sqlite.DB {
+	tb.Helper()
+	db := sqlite.NewDB(path)
+	db.Now = func() time.Time { return now }
 	if err := db.Open(); err != nil {
 		tb.Fatal(err)
 	}

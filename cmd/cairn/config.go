@@ -2,19 +2,21 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"cairn"
 	"cairn/postgres"
 	"cairn/sqlite"
+	"cairn/workspace"
 )
 
 // StoreDir is the workspace folder that marks a cairn workspace and holds
 // its embedded store.
-const StoreDir = ".cairn"
+const StoreDir = workspace.Dir
 
 // storeFlags are the flags every command that opens the store shares.
 type storeFlags struct {
@@ -43,22 +45,11 @@ func (m *Main) storePath(flagValue string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(workspace(wd), StoreDir, "cairn.db"), nil
-}
-
-// workspace returns the nearest folder from dir upwards that holds
-// .cairn/, or dir itself.
-func workspace(dir string) string {
-	for d := dir; ; {
-		if info, err := os.Stat(filepath.Join(d, StoreDir)); err == nil && info.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
+	root, ok := workspace.Find(wd)
+	if !ok {
+		root = wd
 	}
+	return filepath.Join(root, StoreDir, "cairn.db"), nil
 }
 
 // isPostgres reports whether a store location is a PostgreSQL URL rather
@@ -75,6 +66,8 @@ type store struct {
 	lines       cairn.LineStore
 	inscription cairn.InscriptionStore
 	searcher    cairn.Searcher
+	frames      cairn.FrameStore
+	missions    cairn.MissionStore
 }
 
 // openStore opens the store the flag, $CAIRN_STORE or the workspace names:
@@ -97,6 +90,7 @@ func openStoreAt(location string) (*store, error) {
 		return &store{
 			Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
 			inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
+			frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db),
 		}, nil
 	}
 	db := sqlite.NewDB(location)
@@ -106,5 +100,96 @@ func openStoreAt(location string) (*store, error) {
 	return &store{
 		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db),
+		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 	}, nil
+}
+
+// now is cairn's clock: $CAIRN_NOW (RFC 3339) when set, so that scripted
+// tests print stable times, else the system clock. It is read here only.
+func (m *Main) now() time.Time {
+	if env := m.Getenv("CAIRN_NOW"); env != "" {
+		if t, err := time.Parse(time.RFC3339, env); err == nil {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// wsFlags are the flags every workspace command shares.
+type wsFlags struct {
+	session string
+}
+
+func (f *wsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.session, "session", "", "the acting session (default: $CAIRN_SESSION, else $CLAUDE_SESSION_ID, else \"default\")")
+}
+
+// sessionID resolves the acting session: the flag, $CAIRN_SESSION,
+// $CLAUDE_SESSION_ID, else "default".
+func (m *Main) sessionID(flagValue string) string {
+	for _, id := range []string{flagValue, m.Getenv("CAIRN_SESSION"), m.Getenv("CLAUDE_SESSION_ID")} {
+		if id != "" {
+			return id
+		}
+	}
+	return cairn.DefaultSession
+}
+
+// openWorkspace returns the workspace holding the current folder, acting
+// as the session the flags name, on cairn's clock. Returns ENOTFOUND
+// outside a workspace.
+func (m *Main) openWorkspace(f wsFlags) (*workspace.Workspace, error) {
+	wd, err := m.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	w, err := workspace.Open(wd)
+	if err != nil {
+		return nil, err
+	}
+	w.Session = m.sessionID(f.session)
+	w.Now = m.now
+	return w, nil
+}
+
+// path resolves a path given on the command line against the current
+// folder.
+func (m *Main) path(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return p, nil
+	}
+	wd, err := m.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, p), nil
+}
+
+// stringsFlag is a flag that may be given several times.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return fmt.Sprint([]string(*s)) }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// parseInterspersed parses flags that may come after arguments, as in
+// cairn decide "Title" --context "…": the standard flag package stops at
+// the first argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		args = fs.Args()
+		if args[0] == "--" {
+			positional = append(positional, args[1:]...)
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
 }

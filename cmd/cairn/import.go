@@ -42,6 +42,9 @@ Examples:
 		if err != nil {
 			return err
 		}
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("no transcripts at %s (where Claude Code keeps them): pass the files or folders to import", dir)
+		}
 		paths = []string{dir}
 	}
 	st, err := m.openStore(sf.store)

@@ -58,6 +58,29 @@ var commands = []struct {
 	{"export", command{"write a session as JSONL (byte for byte) or Markdown", (*Main).runExport}},
 	{"search", command{"full-text search over what users and agents wrote", (*Main).runSearch}},
 	{"reindex", command{"rebuild rounds, blocks and search from stored lines", (*Main).runReindex}},
+	{"init", command{"make this folder a workspace: PROJECT.md, state.json, decisions.md, todos.json", (*Main).runInit}},
+	{"prime", command{"what a new session must know, from the files, within a budget", (*Main).runPrime}},
+	{"state", command{"show or set state.json: phase, task, progress, next steps", (*Main).runState}},
+	{"decide", command{"append an architecture decision record to decisions.md", (*Main).runDecide}},
+	{"todo", command{"add, start, finish, block and list todos in todos.json", (*Main).runTodo}},
+	{"sync", command{"end a session: state stamped, decisions listed, todos reviewed", (*Main).runSync}},
+	{"handoff", command{"hand a task to a sub-agent through state.json, and its result back", (*Main).runHandoff}},
+	{"checkpoint", command{"write what was done and what comes next on the current board", (*Main).runCheckpoint}},
+	{"engage", command{"checkpoint here, trace the move, print the target's board and index", (*Main).runEngage}},
+	{"back", command{"engage the previous situation from the trace", (*Main).runBack}},
+	{"trace", command{"print the session's trace, or record a move", (*Main).runTrace}},
+	{"recover", command{"rebuild where a session was and what it was doing", (*Main).runRecover}},
+	{"engagement", command{"start, stop or show the active engagement", (*Main).runEngagement}},
+	{"push", command{"start a subtask: a new frame under the current one", (*Main).runPush}},
+	{"pop", command{"finish the current frame with results (completed, failed, blocked)", (*Main).runPop}},
+	{"plan", command{"sketch planned frames ahead, or edit a planned one", (*Main).runPlan}},
+	{"activate", command{"start a planned frame, or resume a blocked one", (*Main).runActivate}},
+	{"invalidate", command{"mark a frame no longer relevant (cascades to its plans)", (*Main).runInvalidate}},
+	{"tree", command{"the frame tree, status at a glance", (*Main).runTree}},
+	{"ready", command{"planned frames whose dependencies are done; --claim takes one", (*Main).runReady}},
+	{"context", command{"assemble the active context within a token budget", (*Main).runContext}},
+	{"mission", command{"set or show the mission and its progress", (*Main).runMission}},
+	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
 }
 
@@ -88,7 +111,7 @@ Usage: cairn <command> [flags] [arguments]
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Start here:
@@ -96,6 +119,8 @@ Start here:
   cairn sessions               # what is in the store
   cairn rounds <session>       # one line per round; a session is a uuid or a unique prefix
   cairn search "migration"     # find the round where something was said
+  cairn init                   # relay files for every session and sub-agent
+  cairn prime                  # what a new session must know (run it first)
 
 The store is .cairn/cairn.db in the nearest folder holding .cairn/, else in the
 current folder; --store or CAIRN_STORE choose another file, or a postgres:// URL

@@ -77,7 +77,11 @@ Examples:
 		fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
 			h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
 	}
-	fmt.Fprintf(m.Stdout, "\n%d rounds. Read one in full: cairn show SESSION ROUND\n", len(hits))
+	noun := "rounds"
+	if len(hits) == 1 {
+		noun = "round"
+	}
+	fmt.Fprintf(m.Stdout, "\n%d %s. Read one in full: cairn show SESSION ROUND\n", len(hits), noun)
 	return nil
 }
 

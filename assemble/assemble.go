@@ -1,0 +1,129 @@
+// Package assemble builds the active context of an agent: the core of its
+// mission (mission, phase, task, workspace), its place in the frame tree
+// (its own working state, its ancestors' goals, its siblings' results and
+// plans), relay files, and an index of files to read on demand, all within
+// one token and character budget.
+//
+// It depends only on the cairn interfaces. [Build] is pure: a [View] and a
+// budget in, a [Context] out. [Assembler] reads the view from stores.
+//
+// # Budget
+//
+// Every section (core, index, ancestors, siblings, current frame, relay
+// files) is made of items that degrade one step at a time, full →
+// compacted → one line → dropped, by the rules of [cairn.Budget]: first
+// each section within its share, then the sections of lowest priority,
+// until both caps hold as counted exactly. The output says what was cut.
+// The current frame's success criteria are never dropped: when everything
+// else is gone they are cut short, after its title, and marked
+// "…[truncated]".
+package assemble
+
+import (
+	"context"
+	"fmt"
+
+	"cairn"
+)
+
+// A Context is an assembled context.
+type Context struct {
+	Text   string      `json:"text"`
+	Format Format      `json:"format"`
+	Tokens int         `json:"tokens"` // counted exactly; 0 when no token cap was set
+	Chars  int         `json:"chars"`
+	Cuts   []cairn.Cut `json:"cuts,omitempty"`
+	Frame  string      `json:"frame,omitempty"` // the current frame's ID
+}
+
+// Build renders v in format f within budget b, counting tokens with c.
+// Returns EINVALID if the budget is invalid or cannot hold the current
+// frame's success criteria.
+func Build(v *View, b cairn.Budget, f Format, c Counter) (*Context, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if c == nil {
+		c = Estimate
+	}
+	fm := newFormat(f)
+	ft := &fitter{doc: v.items(), format: fm, budget: b, counter: c}
+	text, err := ft.fit()
+	if err != nil {
+		return nil, err
+	}
+	out := &Context{Text: text, Format: f, Chars: len(text), Cuts: ft.cuts}
+	if b.Tokens > 0 {
+		out.Tokens = c.Count(text)
+	}
+	if v.Current != nil {
+		out.Frame = v.Current.ID
+	}
+	return out, nil
+}
+
+// An Assembler reads views from stores and builds contexts.
+type Assembler struct {
+	Frames   cairn.FrameStore
+	Missions cairn.MissionStore // optional: no core without it
+	Rounds   cairn.RoundStore   // optional: no log without it
+	Counter  Counter            // default: BPE
+}
+
+// A Request says which context to assemble.
+type Request struct {
+	FrameID string // the current frame; "" for Owner's current frame
+	Owner   string
+	Budget  cairn.Budget
+	Format  Format
+	Files   []File     // more index entries
+	Relay   []Document // workspace files to carry
+}
+
+// Assemble reads the view for r and builds its context. With no frame in
+// progress the context holds the core, relay files and index only.
+// Returns ENOTFOUND if r.FrameID does not exist, EINVALID as [Build].
+func (a *Assembler) Assemble(ctx context.Context, r Request) (*Context, error) {
+	v, err := a.View(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	c := a.Counter
+	if c == nil {
+		if c, err = BPE(); err != nil {
+			return nil, fmt.Errorf("load tokenizer: %w", err)
+		}
+	}
+	return Build(v, r.Budget, r.Format, c)
+}
+
+// View reads what r's context is built from.
+func (a *Assembler) View(ctx context.Context, r Request) (*View, error) {
+	frames, err := a.Frames.FindFrames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &View{Tree: cairn.NewFrameTree(frames), Files: r.Files, Relay: r.Relay}
+	if r.FrameID != "" {
+		if v.Current = v.Tree.Frame(r.FrameID); v.Current == nil {
+			return nil, cairn.Errorf(cairn.ENOTFOUND, "No frame %q.", r.FrameID)
+		}
+	} else {
+		v.Current = v.Tree.Current(r.Owner)
+	}
+	if a.Missions != nil {
+		switch m, err := a.Missions.FindMission(ctx); cairn.ErrorCode(err) {
+		case "":
+			v.Mission = m
+		case cairn.ENOTFOUND:
+		default:
+			return nil, err
+		}
+	}
+	if a.Rounds != nil && v.Current != nil {
+		if v.Log, err = a.Rounds.FindRounds(ctx, cairn.RoundFilter{FrameID: v.Current.ID}); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,301 @@
+package assemble
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"cairn"
+)
+
+// A doc is an assembled context before rendering: its items, each at a
+// fidelity the budget manager chooses, and the current frame's pinned
+// title and criteria.
+type doc struct {
+	items    []*item
+	path     []*cairn.Frame // root … current
+	core     *item
+	ancestor []*item // by depth, parallel to path[:len(path)-1]
+	siblings map[string]*item
+	work     *item
+	log      *item
+	index    *item
+	relay    []*item
+	criteria *pinned
+	tree     *cairn.FrameTree
+}
+
+func (d *doc) children(id string) []*cairn.Frame { return d.tree.Children(id) }
+
+// An item is one piece of the context that degrades as a unit.
+type item struct {
+	section cairn.Section
+	id      string
+	imp     int // within its section, the item of lowest importance degrades first
+	floor   cairn.Fidelity
+	fid     cairn.Fidelity
+	fields  [4][]field // what the item shows at each fidelity
+	depth   int        // nesting, for the formats that indent
+	frame   *cairn.Frame
+
+	frag  [4]string
+	cost  [4]cost
+	known [4]bool
+}
+
+// A cost is what a text takes of a budget.
+type cost struct{ tokens, chars int }
+
+func (c cost) add(d cost) cost { return cost{c.tokens + d.tokens, c.chars + d.chars} }
+func (c cost) sub(d cost) cost { return cost{c.tokens - d.tokens, c.chars - d.chars} }
+
+// over reports whether c exceeds a cap; a zero cap does not limit.
+func (c cost) over(tokens, chars int) bool {
+	return tokens > 0 && c.tokens > tokens || chars > 0 && c.chars > chars
+}
+
+// pinned is the current frame's title and success criteria: never
+// degraded, and cut short only when nothing else is left to cut, title
+// first. A negative length shows all.
+type pinned struct {
+	title, criteria       string
+	titleLen, criteriaLen int // runes shown
+}
+
+const truncMark = "…[truncated]"
+
+func (p *pinned) shownTitle() string    { return cutRunes(p.title, p.titleLen) }
+func (p *pinned) shownCriteria() string { return cutRunes(p.criteria, p.criteriaLen) }
+
+func cutRunes(s string, n int) string {
+	if n < 0 || n >= utf8.RuneCountInString(s) {
+		return s
+	}
+	return string([]rune(s)[:n]) + truncMark
+}
+
+func (d *doc) add(s cairn.Section, id string, imp int, floor cairn.Fidelity, fields [4][]field) *item {
+	it := &item{section: s, id: id, imp: imp, floor: floor, fields: fields}
+	d.items = append(d.items, it)
+	if d.siblings == nil {
+		d.siblings = make(map[string]*item)
+	}
+	return it
+}
+
+// A fitter chooses the fidelity of every item of a doc so that the
+// rendered context stays within a budget.
+type fitter struct {
+	doc     *doc
+	format  format
+	budget  cairn.Budget
+	counter Counter
+	cuts    []cairn.Cut
+}
+
+func (f *fitter) measure(text string) cost {
+	c := cost{chars: len(text)}
+	if f.budget.Tokens > 0 {
+		c.tokens = f.counter.Count(text)
+	}
+	return c
+}
+
+func (f *fitter) itemCost(it *item, fid cairn.Fidelity) cost {
+	if !it.known[fid] {
+		it.frag[fid] = f.format.frag(it, fid)
+		it.cost[fid] = f.measure(it.frag[fid])
+		it.known[fid] = true
+	}
+	return it.cost[fid]
+}
+
+func (f *fitter) priority(s cairn.Section) int { return f.budget.Allocation(s).Priority }
+
+// next returns the item of section s to degrade: the least important of
+// those at the highest fidelity still above their floor; nil if none.
+func (f *fitter) next(s cairn.Section) *item {
+	var best *item
+	for _, it := range f.doc.items {
+		if it.section != s || it.fid >= it.floor {
+			continue
+		}
+		if best == nil || it.fid < best.fid || it.fid == best.fid && it.imp < best.imp {
+			best = it
+		}
+	}
+	return best
+}
+
+// victim returns the next item to degrade anywhere: from the section of
+// lowest priority that still has one.
+func (f *fitter) victim() *item {
+	order := slices.Clone(cairn.Sections)
+	slices.SortStableFunc(order, func(a, b cairn.Section) int { return f.priority(a) - f.priority(b) })
+	for _, s := range order {
+		if it := f.next(s); it != nil {
+			return it
+		}
+	}
+	return nil
+}
+
+// fit runs the budget manager:
+//
+//  1. Every item starts full.
+//  2. A section over its share of either cap degrades its own items, least
+//     important first, one fidelity step at a time (full → compacted → one
+//     line → dropped), until it is within its share.
+//  3. While the estimated whole is over budget, the section of lowest
+//     priority degrades one step.
+//  4. The context is rendered and counted exactly; while it is over, step
+//     3 goes on (estimates add the costs of separately counted pieces, and
+//     a BPE count is not quite additive).
+//  5. When every item is dropped and the context is still over, the
+//     current frame's title, then its success criteria, are cut short,
+//     marked "…[truncated]", keeping as much as fits. The criteria are
+//     never dropped: if not even their first character fits, fit returns
+//     EINVALID (a budget at or above the floors of [cairn.Budget] always
+//     fits the trees cairn is built for).
+//
+// Every step down is recorded as a [cairn.Cut], and the rendered context
+// says what was cut.
+func (f *fitter) fit() (string, error) {
+	d := f.doc
+	// The cost of the text around the items, from the smallest rendering.
+	for _, it := range d.items {
+		it.fid = it.floor
+	}
+	overhead := f.measure(f.format.render(d, ""))
+	for _, it := range d.items {
+		overhead = overhead.sub(f.itemCost(it, it.fid))
+		it.fid = cairn.Full
+	}
+	total, sections := overhead, make(map[cairn.Section]cost)
+	for _, it := range d.items {
+		c := f.itemCost(it, it.fid)
+		total, sections[it.section] = total.add(c), sections[it.section].add(c)
+	}
+	degrade := func(it *item) {
+		c := f.itemCost(it, it.fid+1).sub(f.itemCost(it, it.fid))
+		total, sections[it.section] = total.add(c), sections[it.section].add(c)
+		it.fid++
+	}
+	for _, a := range f.budget.Allocations {
+		if a.Share == 0 {
+			continue
+		}
+		tokens, chars := f.budget.Tokens*a.Share/100, f.budget.Chars*a.Share/100
+		for sections[a.Section].over(tokens, chars) {
+			it := f.next(a.Section)
+			if it == nil {
+				break
+			}
+			degrade(it)
+		}
+	}
+	for total.add(f.measure(f.format.note(f.note()))).over(f.budget.Tokens, f.budget.Chars) {
+		it := f.victim()
+		if it == nil {
+			break
+		}
+		degrade(it)
+	}
+	for {
+		text := f.format.render(d, f.note())
+		if !f.measure(text).over(f.budget.Tokens, f.budget.Chars) {
+			return text, nil
+		}
+		it := f.victim()
+		if it == nil {
+			return f.truncate()
+		}
+		degrade(it)
+	}
+}
+
+// truncate cuts the current frame's title, then its criteria, to the
+// longest prefix that fits.
+func (f *fitter) truncate() (string, error) {
+	p := f.doc.criteria
+	if p == nil {
+		return "", cairn.Errorf(cairn.EINVALID, "The budget cannot hold even the context's outline; raise it.")
+	}
+	fits := func() (string, bool) {
+		text := f.format.render(f.doc, f.note())
+		return text, !f.measure(text).over(f.budget.Tokens, f.budget.Chars)
+	}
+	// The longest n in [lo, hi] for which set(n) fits, or -1.
+	search := func(lo, hi int, set func(int)) int {
+		best := -1
+		for lo <= hi {
+			mid := (lo + hi) / 2
+			set(mid)
+			if _, ok := fits(); ok {
+				best, lo = mid, mid+1
+			} else {
+				hi = mid - 1
+			}
+		}
+		return best
+	}
+	n := search(0, utf8.RuneCountInString(p.title)-1, func(n int) { p.titleLen = n })
+	if n >= 0 {
+		p.titleLen = n
+		text, _ := fits()
+		return text, nil
+	}
+	p.titleLen = 0
+	n = search(1, utf8.RuneCountInString(p.criteria)-1, func(n int) { p.criteriaLen = n })
+	if n < 0 {
+		return "", cairn.Errorf(cairn.EINVALID, "The budget (%d tokens, %d characters) cannot hold the current frame's success criteria; raise it.",
+			f.budget.Tokens, f.budget.Chars)
+	}
+	p.criteriaLen = n
+	text, _ := fits()
+	return text, nil
+}
+
+// note returns the line that says what was cut, "" if nothing was, and
+// records the cuts.
+func (f *fitter) note() string {
+	f.cuts = f.cuts[:0]
+	counts := make(map[cairn.Section]*[4]int)
+	for _, it := range f.doc.items {
+		if it.fid == cairn.Full {
+			continue
+		}
+		f.cuts = append(f.cuts, cairn.Cut{Section: it.section, Item: it.id, To: it.fid})
+		if counts[it.section] == nil {
+			counts[it.section] = new([4]int)
+		}
+		counts[it.section][it.fid]++
+	}
+	var parts []string
+	for _, s := range cairn.Sections {
+		if c := counts[s]; c != nil {
+			var ps []string
+			for fid := cairn.Compacted; fid <= cairn.Dropped; fid++ {
+				if c[fid] > 0 {
+					ps = append(ps, fmt.Sprintf("%d %s", c[fid], fid))
+				}
+			}
+			parts = append(parts, string(s)+" "+strings.Join(ps, ", "))
+		}
+	}
+	if p := f.doc.criteria; p != nil {
+		if p.titleLen >= 0 {
+			f.cuts = append(f.cuts, cairn.Cut{Section: cairn.SectionCurrent, Item: "title", To: cairn.Full, Truncated: true})
+			parts = append(parts, "current title truncated")
+		}
+		if p.criteriaLen >= 0 {
+			f.cuts = append(f.cuts, cairn.Cut{Section: cairn.SectionCurrent, Item: "criteria", To: cairn.Full, Truncated: true})
+			parts = append(parts, fmt.Sprintf("success criteria truncated to %d of %d characters", p.criteriaLen, utf8.RuneCountInString(p.criteria)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Cut to fit the budget: " + strings.Join(parts, "; ") + ". More: cairn tree, cairn context --budget N."
+}

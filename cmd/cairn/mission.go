@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"cairn"
+)
+
+func (m *Main) runMission(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("mission", "[flags] [set TEXT | progress TEXT]", `
+Show the mission, or set it. The mission, its current phase and task and
+the workspace are the core every context starts with (about 2,000
+characters): enough for an agent to work from. Keep the progress summary
+short (at most 500 characters); details belong in files.
+
+Examples:
+  cairn mission set "Ship the task-tracker MVP to staging by Friday" --workspace ~/src/tracker
+  cairn mission progress "Auth done; projects API done; tasks API half done."
+  cairn mission --json`)
+	sf.register(fs, true)
+	workspace := fs.String("workspace", "", "the workspace folder (with set)")
+	if err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch verb := fs.Arg(0); verb {
+	case "set", "progress":
+		if fs.NArg() != 2 {
+			fs.Usage()
+			return usageError("mission %s takes one TEXT", verb)
+		}
+		mis, err := st.missions.FindMission(ctx)
+		if cairn.ErrorCode(err) == cairn.ENOTFOUND && verb == "set" {
+			mis, err = &cairn.Mission{}, nil
+		}
+		if err != nil {
+			return err
+		}
+		if verb == "set" {
+			mis.Text = fs.Arg(1)
+		} else {
+			mis.Progress = fs.Arg(1)
+		}
+		if *workspace != "" {
+			mis.Workspace = *workspace
+		} else if mis.Workspace == "" {
+			if mis.Workspace, err = m.Getwd(); err != nil {
+				return err
+			}
+		}
+		if err := st.missions.SetMission(ctx, mis); err != nil {
+			return err
+		}
+		return m.printMission(sf.json, mis)
+	case "", "show":
+		mis, err := st.missions.FindMission(ctx)
+		if err != nil {
+			return err
+		}
+		return m.printMission(sf.json, mis)
+	default:
+		fs.Usage()
+		return usageError("unknown mission verb %q: use set, progress or show", verb)
+	}
+}
+
+func (m *Main) printMission(asJSON bool, mis *cairn.Mission) error {
+	if asJSON {
+		return json.NewEncoder(m.Stdout).Encode(mis)
+	}
+	fmt.Fprintf(m.Stdout, "MISSION: %s\n", mis.Text)
+	if p := mis.Phase; p != nil {
+		fmt.Fprintf(m.Stdout, "PHASE: %s (%d, %s)\nTASK: %s\n", p.Name, p.Seq, p.Reason, p.Task)
+		if len(p.Outputs) > 0 {
+			fmt.Fprintf(m.Stdout, "OUTPUTS: %s\n", strings.Join(p.Outputs, ", "))
+		}
+	}
+	fmt.Fprintf(m.Stdout, "WORKSPACE: %s\n", mis.Workspace)
+	if mis.Progress != "" {
+		fmt.Fprintf(m.Stdout, "PROGRESS: %s\n", mis.Progress)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"cairn"
+)
+
+var _ cairn.BoardStore = (*Workspace)(nil)
+
+// checkpointsHeading opens the section of a board that cairn appends to.
+const checkpointsHeading = "## Checkpoints"
+
+// Situation returns the situation that folder dir is: its slash-separated
+// path from the workspace root, "." for the root itself. Returns ENOTFOUND
+// if dir is not a folder and EINVALID if it lies outside the workspace.
+func (w *Workspace) Situation(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(w.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", cairn.Errorf(cairn.EINVALID, "%s is outside the workspace %s.", dir, w.Root)
+	}
+	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+		return "", cairn.Errorf(cairn.ENOTFOUND, "No folder %s: a situation is a folder with a board.md and an index.md.", dir)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+func (w *Workspace) situationDir(situation string) (string, error) {
+	dir := filepath.Join(w.Root, filepath.FromSlash(situation))
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", cairn.Errorf(cairn.ENOTFOUND, "No situation %q: %s is not a folder.", situation, dir)
+	}
+	return dir, nil
+}
+
+// FindBoard returns a situation's board; a situation without board.md has
+// an empty one. Returns ENOTFOUND if the situation's folder is missing.
+func (w *Workspace) FindBoard(situation string) (*cairn.Board, error) {
+	dir, err := w.situationDir(situation)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readFile(filepath.Join(dir, cairn.BoardFile))
+	if err != nil {
+		return nil, err
+	}
+	return &cairn.Board{Situation: situation, Text: string(data), Checkpoints: parseCheckpoints(string(data))}, nil
+}
+
+// FindIndex returns a situation's index.md, and false if it has none.
+func (w *Workspace) FindIndex(situation string) (string, bool, error) {
+	dir, err := w.situationDir(situation)
+	if err != nil {
+		return "", false, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, cairn.IndexFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	} else if err != nil {
+		return "", false, fmt.Errorf("read index: %w", err)
+	}
+	return string(data), true, nil
+}
+
+// Listing names what a situation's folder holds, folders first with a
+// trailing slash: what engage shows where there is no index.md.
+func (w *Workspace) Listing(situation string) ([]string, error) {
+	dir, err := w.situationDir(situation)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", situation, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if e.IsDir() {
+			names = append(names, e.Name()+"/")
+		} else {
+			names = append(names, e.Name())
+		}
+	}
+	sort.SliceStable(names, func(i, j int) bool {
+		return strings.HasSuffix(names[i], "/") && !strings.HasSuffix(names[j], "/")
+	})
+	return names, nil
+}
+
+// Checkpoint appends c to the situation's board under "## Checkpoints",
+// creating board.md, or the section, if needed. The rest of the board is
+// kept byte for byte. Returns ENOTFOUND if the situation's folder is
+// missing and EINVALID if c says nothing.
+func (w *Workspace) Checkpoint(situation string, c *cairn.Checkpoint) error {
+	unlock, err := w.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return w.checkpoint(situation, c)
+}
+
+// checkpoint is Checkpoint for a caller that holds the lock.
+func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) error {
+	if strings.TrimSpace(c.Done) == "" && strings.TrimSpace(c.Next) == "" {
+		return cairn.Errorf(cairn.EINVALID, "A checkpoint says what was done, what comes next, or both.")
+	}
+	dir, err := w.situationDir(situation)
+	if err != nil {
+		return err
+	}
+	if c.Time.IsZero() {
+		c.Time = w.now()
+	}
+	if c.Session == "" {
+		c.Session = w.Session
+	}
+	path := filepath.Join(dir, cairn.BoardFile)
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(data)
+	if text == "" {
+		text = fmt.Sprintf("# %s\n\n%s\n", situationTitle(w.Root, situation), checkpointsHeading)
+	}
+	return writeFile(path, []byte(insertCheckpoint(text, formatCheckpoint(c))))
+}
+
+func situationTitle(root, situation string) string {
+	if situation == "." {
+		return filepath.Base(root)
+	}
+	return situation
+}
+
+// insertCheckpoint puts entry at the end of the checkpoints section: before
+// the next "## " heading after it, or at the end of the text. A board
+// without the section gets one at its end.
+func insertCheckpoint(text, entry string) string {
+	lines := strings.SplitAfter(text, "\n")
+	start := -1
+	for i, line := range lines {
+		if strings.TrimRight(line, "\r\n") == checkpointsHeading {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return strings.TrimRight(text, "\n") + "\n\n" + checkpointsHeading + "\n\n" + entry
+	}
+	end := len(lines)
+	for i := start + 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "## ") || strings.HasPrefix(lines[i], "# ") {
+			end = i
+			break
+		}
+	}
+	before := strings.TrimRight(strings.Join(lines[:end], ""), "\n") + "\n\n" + entry
+	if end == len(lines) {
+		return before
+	}
+	return before + "\n" + strings.Join(lines[end:], "")
+}
+
+func formatCheckpoint(c *cairn.Checkpoint) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s · %s\n", c.Time.UTC().Format(time.RFC3339), c.Session)
+	if c.Done != "" {
+		fmt.Fprintf(&b, "- Done: %s\n", oneLine(c.Done))
+	}
+	if c.Next != "" {
+		fmt.Fprintf(&b, "- Next: %s\n", oneLine(c.Next))
+	}
+	return b.String()
+}
+
+var checkpointHeading = regexp.MustCompile(`^###\s+(\S+)\s+·\s+(\S+)\s*$`)
+
+func parseCheckpoints(text string) []*cairn.Checkpoint {
+	var list []*cairn.Checkpoint
+	var c *cairn.Checkpoint
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case line == checkpointsHeading:
+			in = true
+			continue
+		case strings.HasPrefix(line, "## ") || strings.HasPrefix(line, "# "):
+			in, c = false, nil
+			continue
+		case !in:
+			continue
+		}
+		if m := checkpointHeading.FindStringSubmatch(line); m != nil {
+			t, err := time.Parse(time.RFC3339, m[1])
+			if err != nil {
+				c = nil
+				continue
+			}
+			c = &cairn.Checkpoint{Time: t, Session: m[2]}
+			list = append(list, c)
+		} else if c != nil {
+			if v, ok := strings.CutPrefix(line, "- Done: "); ok {
+				c.Done = v
+			} else if v, ok := strings.CutPrefix(line, "- Next: "); ok {
+				c.Next = v
+			}
+		}
+	}
+	return list
+}

@@ -20,6 +20,8 @@ type Store struct {
 	Lines       cairn.LineStore
 	Inscription cairn.InscriptionStore
 	Searcher    cairn.Searcher
+	Frames      cairn.FrameStore   // nil: the frame tests are skipped
+	Missions    cairn.MissionStore // nil: the mission tests are skipped
 }
 
 // Open returns an empty store for one test; the backend closes it in
@@ -36,6 +38,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Rounds", func(t *testing.T) { testRounds(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
+	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
 }
 
 var t0 = time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC)

@@ -27,6 +27,7 @@ type workerResult struct {
 	Failures int      `json:"failures"`
 	Errors   []string `json:"errors,omitempty"` // the first few
 	Bytes    int64    `json:"bytes"`
+	Frames   int      `json:"frames"` // frames pushed, tagged and popped
 }
 
 func (r *workerResult) fail(format string, args ...any) {
@@ -86,7 +87,7 @@ func worker() int {
 			res.fail("after import: %v", err)
 		}
 		res.Bytes = int64(len(content))
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0:
 			res.Ops++
 			if f, _ := im.ImportFile(ctx, file); f.Status != inscribe.StatusUnchanged && f.Status != inscribe.StatusAppended {
@@ -107,6 +108,13 @@ func worker() int {
 			if _, err := st.FindRounds(ctx, cairn.RoundFilter{SessionID: id, WithBlocks: true}); err != nil {
 				res.fail("rounds: %v", err)
 			}
+		case 4:
+			res.Ops += 3
+			if err := frameCycle(ctx, st, fmt.Sprintf("%s-f%d", id[len(id)-4:], res.Frames), id); err != nil {
+				res.fail("frame: %v", err)
+			} else {
+				res.Frames++
+			}
 		}
 	}
 	// Complete a pending half line, so the parent can check the whole file.
@@ -114,6 +122,24 @@ func worker() int {
 		res.fail("%v", err)
 	}
 	return 0
+}
+
+// frameCycle pushes a frame, tags the session's last round with it and
+// pops it: the frame operations agents run beside their imports.
+func frameCycle(ctx context.Context, st *store, frameID, sessionID string) error {
+	s := &cairn.Stack{Frames: st}
+	if _, err := s.Push(ctx, "", &cairn.Frame{ID: frameID, Title: "Import", SuccessCriteria: "imported"}, sessionID); err != nil {
+		return err
+	}
+	last, err := st.LastRound(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	if err := st.TagFrameRounds(ctx, frameID, []cairn.RoundRef{{SessionID: sessionID, Seq: last.Seq}}); err != nil {
+		return err
+	}
+	_, err = s.Pop(ctx, frameID, cairn.FrameResults{Status: cairn.FrameCompleted, Results: "done"})
+	return err
 }
 
 // TestConcurrency runs worker processes on one store at once and then
@@ -151,9 +177,9 @@ func TestConcurrency(t *testing.T) {
 		}
 		wg.Wait()
 
-		var ops, failures, verified int
+		var ops, failures, verified, frames int
 		for i, r := range results {
-			ops, failures = ops+r.Ops, failures+r.Failures
+			ops, failures, frames = ops+r.Ops, failures+r.Failures, frames+r.Frames
 			for _, e := range r.Errors {
 				t.Errorf("worker %d: %s", i, e)
 			}
@@ -176,6 +202,15 @@ func TestConcurrency(t *testing.T) {
 		}
 		if _, n, err := st.FindSessions(ctx, cairn.SessionFilter{}); err != nil || n != cfg.workers {
 			t.Errorf("%d sessions in the store (%v), want %d", n, err, cfg.workers)
+		}
+		stored, err := st.FindFrames(ctx)
+		if err != nil || len(stored) != frames {
+			t.Errorf("%d frames stored (%v), the workers pushed %d", len(stored), err, frames)
+		}
+		for _, f := range stored {
+			if f.Status != cairn.FrameCompleted {
+				t.Errorf("frame %s is %s, want completed", f.ID, f.Status)
+			}
 		}
 		summary(t, start, ops, failures, 0, verified)
 	})

@@ -150,6 +150,7 @@ type store struct {
 	cairn.LineStore
 	cairn.InscriptionStore
 	cairn.Searcher
+	cairn.FrameStore
 }
 
 func openStore(location string) (*store, error) {
@@ -159,14 +160,14 @@ func openStore(location string) (*store, error) {
 			return nil, err
 		}
 		return &store{db, postgres.NewSessionStore(db), postgres.NewRoundStore(db), postgres.NewLineStore(db),
-			postgres.NewInscriptionStore(db), postgres.NewSearcher(db)}, nil
+			postgres.NewInscriptionStore(db), postgres.NewSearcher(db), postgres.NewFrameStore(db)}, nil
 	}
 	db := sqlite.NewDB(location)
 	if err := db.Open(); err != nil {
 		return nil, err
 	}
 	return &store{db, sqlite.NewSessionStore(db), sqlite.NewRoundStore(db), sqlite.NewLineStore(db),
-		sqlite.NewInscriptionStore(db), sqlite.NewSearcher(db)}, nil
+		sqlite.NewInscriptionStore(db), sqlite.NewSearcher(db), sqlite.NewFrameStore(db)}, nil
 }
 
 func mustOpenStore(tb testing.TB, location string) *store {

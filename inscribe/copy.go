@@ -154,3 +154,85 @@ func verify(ctx context.Context, dst FullStore, id string, want []*cairn.Line, r
 	}
 	return nil
 }
+
+// A TaskStore is the task side of a store: frames, the rounds tagged with
+// them, the mission and its phases.
+type TaskStore interface {
+	cairn.FrameStore
+	cairn.MissionStore
+	cairn.RoundStore
+}
+
+// A TaskReport gives the figures of a [CopyTasks].
+type TaskReport struct {
+	Frames     int  `json:"frames"`      // frames copied
+	FrameTags  int  `json:"frame_tags"`  // rounds tagged with a frame
+	Phases     int  `json:"phases"`      // mission phases copied
+	HadMission bool `json:"had_mission"` // whether the source has a mission
+}
+
+// CopyTasks copies the frame tree, the frame tags of rounds and the
+// mission with its phases from src into dst, after [Copy] copied the
+// sessions. Frames dst already holds (by ID) and phases it already has are
+// left alone, so it can be run again; a copied frame starts again at
+// version 1.
+func CopyTasks(ctx context.Context, src, dst TaskStore) (*TaskReport, error) {
+	rep := &TaskReport{}
+	frames, err := src.FindFrames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range frames { // in creation order: parents first
+		if _, err := dst.FindFrameByID(ctx, f.ID); err == nil {
+			continue
+		} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			return rep, err
+		}
+		if err := dst.ApplyFrameChange(ctx, &cairn.FrameChange{Create: []*cairn.Frame{f}}); err != nil {
+			return rep, fmt.Errorf("frame %s: %w", f.ID, err)
+		}
+		rep.Frames++
+	}
+	for _, f := range frames {
+		rounds, err := src.FindRounds(ctx, cairn.RoundFilter{FrameID: f.ID})
+		if err != nil {
+			return rep, err
+		}
+		refs := make([]cairn.RoundRef, len(rounds))
+		for i, r := range rounds {
+			refs[i] = cairn.RoundRef{SessionID: r.SessionID, Seq: r.Seq}
+		}
+		if err := dst.TagFrameRounds(ctx, f.ID, refs); err != nil {
+			return rep, err
+		}
+		rep.FrameTags += len(refs)
+	}
+
+	m, err := src.FindMission(ctx)
+	if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+		return rep, nil
+	} else if err != nil {
+		return rep, err
+	}
+	rep.HadMission = true
+	if _, err := dst.FindMission(ctx); cairn.ErrorCode(err) == cairn.ENOTFOUND {
+		if err := dst.SetMission(ctx, m); err != nil {
+			return rep, err
+		}
+	} else if err != nil {
+		return rep, err
+	}
+	phases, err := src.FindPhases(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for _, p := range phases {
+		if err := dst.AddPhase(ctx, p); cairn.ErrorCode(err) == cairn.ECONFLICT {
+			continue
+		} else if err != nil {
+			return rep, err
+		}
+		rep.Phases++
+	}
+	return rep, nil
+}

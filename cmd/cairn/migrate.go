@@ -20,7 +20,8 @@ the same sessions. A store is a file path or a postgres:// URL.
 
 Every session is copied with its lineage and every line of every generation
 byte for byte; the target then rebuilds rounds, blocks, usage and the search
-index from those lines. Afterwards each line's SHA-256 is compared between
+index from those lines. The frame tree, the rounds tagged with frames, and
+the mission with its phases follow. Afterwards each line's SHA-256 is compared between
 the two stores, and the figures are printed. The source is only read.
 
 Run it again at any time: sessions the target already holds unchanged are
@@ -69,19 +70,31 @@ Examples:
 	if progress != nil {
 		fmt.Fprint(m.Stderr, "\r\033[K")
 	}
-	if rep != nil {
-		if sf.json {
-			enc := json.NewEncoder(m.Stdout)
-			enc.SetIndent("", "  ")
-			if e := enc.Encode(rep); e != nil {
-				return e
-			}
-		} else {
-			fmt.Fprintf(m.Stdout, "%d sessions: %d copied, %d already there; %d generations, %d lines, %.1f MB of raw bytes; "+
-				"%d lines verified by SHA-256; %d rounds indexed (%.2fs)\n",
-				rep.Sessions, rep.Copied, rep.Unchanged, rep.Generations, rep.Lines, float64(rep.Bytes)/1e6,
-				rep.Verified, rep.Rounds, time.Since(start).Seconds())
+	var tasks *inscribe.TaskReport
+	if err == nil {
+		tasks, err = inscribe.CopyTasks(ctx, src.tasks(), dst.tasks())
+	}
+	if rep == nil {
+		return err
+	}
+	if sf.json {
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		if e := enc.Encode(struct {
+			*inscribe.CopyReport
+			Tasks *inscribe.TaskReport `json:"tasks,omitempty"`
+		}{rep, tasks}); e != nil {
+			return e
 		}
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%d sessions: %d copied, %d already there; %d generations, %d lines, %.1f MB of raw bytes; "+
+		"%d lines verified by SHA-256; %d rounds indexed (%.2fs)\n",
+		rep.Sessions, rep.Copied, rep.Unchanged, rep.Generations, rep.Lines, float64(rep.Bytes)/1e6,
+		rep.Verified, rep.Rounds, time.Since(start).Seconds())
+	if tasks != nil {
+		fmt.Fprintf(m.Stdout, "%d frames copied, %d rounds tagged with frames, %d mission phases copied\n",
+			tasks.Frames, tasks.FrameTags, tasks.Phases)
 	}
 	return err
 }
@@ -94,3 +107,12 @@ type fullStore struct {
 }
 
 func (st *store) full() fullStore { return fullStore{st.sessions, st.inscription, st.lines} }
+
+// taskStore presents an open store as an [inscribe.TaskStore].
+type taskStore struct {
+	cairn.FrameStore
+	cairn.MissionStore
+	cairn.RoundStore
+}
+
+func (st *store) tasks() taskStore { return taskStore{st.frames, st.missions, st.rounds} }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -46,6 +48,8 @@ func testMigrate(t *testing.T, target string) {
 		}
 	}
 
+	addTasks(t, src)
+
 	out, stderr, err := runMain(t, src, "migrate", "--to", target)
 	if err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
@@ -72,8 +76,13 @@ func testMigrate(t *testing.T, target string) {
 		t.Fatalf("search after migrate: %v %s", err, got)
 	}
 
+	if !strings.Contains(out, "2 frames copied, 3 rounds tagged with frames, 1 mission phases copied") {
+		t.Fatalf("migrate figures for tasks: %s", out)
+	}
+	checkTasks(t, target)
+
 	out, _, err = runMain(t, src, "migrate", "--to", target)
-	if err != nil || !strings.HasPrefix(out, "6 sessions: 0 copied, 6 already there") {
+	if err != nil || !strings.HasPrefix(out, "6 sessions: 0 copied, 6 already there") || !strings.Contains(out, "0 frames copied") {
 		t.Fatalf("second migrate: %v %s", err, out)
 	}
 	// The target carries on: a re-import of the grown file reads only new bytes.
@@ -82,6 +91,62 @@ func testMigrate(t *testing.T, target string) {
 	}
 	if out, _, err := runMain(t, target, "import", rewritten); err != nil || !strings.Contains(out, "1 appended") {
 		t.Fatalf("import into the target after migrate: %v %s", err, out)
+	}
+}
+
+// addTasks gives the store at path a frame tree with tagged rounds and a
+// mission in its second phase.
+func addTasks(t *testing.T, path string) {
+	ctx := context.Background()
+	st, err := openStoreAt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := &cairn.Stack{Frames: st.frames}
+	if _, err := s.Push(ctx, "", &cairn.Frame{ID: "app", Title: "App", SuccessCriteria: "ships"}, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Push(ctx, "app", &cairn.Frame{ID: "auth", Title: "Auth", SuccessCriteria: "login"}, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pop(ctx, "auth", cairn.FrameResults{Status: cairn.FrameCompleted, Results: "JWT", Artifacts: []string{"auth.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	refs := []cairn.RoundRef{{SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", Seq: 1}, {SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", Seq: 2}}
+	if err := st.frames.TagFrameRounds(ctx, "auth", refs); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.frames.TagFrameRounds(ctx, "app", []cairn.RoundRef{{SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02", Seq: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.missions.SetMission(ctx, &cairn.Mission{Text: "Ship the app"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.missions.AddPhase(ctx, &cairn.Phase{Seq: 1, Name: "BUILD", Task: "build it", Reason: cairn.PhaseStart}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkTasks verifies what addTasks made, in the store at path.
+func checkTasks(t *testing.T, path string) {
+	ctx := context.Background()
+	st, err := openStoreAt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	auth, err := st.frames.FindFrameByID(ctx, "auth")
+	if err != nil || auth.ParentID != "app" || auth.Status != cairn.FrameCompleted || auth.Results != "JWT" || auth.Artifacts[0] != "auth.go" || auth.Owner != "ann" {
+		t.Fatalf("auth frame after migrate: %+v, %v", auth, err)
+	}
+	for frame, want := range map[string]int{"auth": 2, "app": 1} {
+		if rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{FrameID: frame}); err != nil || len(rounds) != want {
+			t.Fatalf("frame %s tags %d rounds (%v), want %d", frame, len(rounds), err, want)
+		}
+	}
+	if m, err := st.missions.FindMission(ctx); err != nil || m.Text != "Ship the app" || m.Phase == nil || m.Phase.Name != "BUILD" {
+		t.Fatalf("mission after migrate: %+v, %v", m, err)
 	}
 }
 

@@ -123,6 +123,11 @@ func copySession(ctx context.Context, src, dst FullStore, formats map[string]cai
 	if err := dst.Inscribe(ctx, in); err != nil {
 		return err
 	}
+	if len(sess.Parents) > 0 || sess.Operation != "" {
+		if err := dst.SetLineage(ctx, sess.ID, sess.Lineage, sess.Parents, sess.Operation); err != nil {
+			return err
+		}
+	}
 	rep.Copied++
 	return verify(ctx, dst, sess.ID, lines, rep)
 }
@@ -155,25 +160,28 @@ func verify(ctx context.Context, dst FullStore, id string, want []*cairn.Line, r
 	return nil
 }
 
-// A TaskStore is the task side of a store: frames, the rounds tagged with
-// them, the mission and its phases.
+// A TaskStore is the task side of a store: frames, the tags of rounds,
+// the mission and its phases.
 type TaskStore interface {
 	cairn.FrameStore
 	cairn.MissionStore
 	cairn.RoundStore
+	cairn.TagStore
+	cairn.SessionStore
 }
 
 // A TaskReport gives the figures of a [CopyTasks].
 type TaskReport struct {
 	Frames     int  `json:"frames"`      // frames copied
 	FrameTags  int  `json:"frame_tags"`  // rounds tagged with a frame
+	Engaged    int  `json:"engaged"`     // rounds tagged with an engagement
 	Phases     int  `json:"phases"`      // mission phases copied
 	HadMission bool `json:"had_mission"` // whether the source has a mission
 }
 
-// CopyTasks copies the frame tree, the frame tags of rounds and the
-// mission with its phases from src into dst, after [Copy] copied the
-// sessions. Frames dst already holds (by ID) and phases it already has are
+// CopyTasks copies the frame tree, the frame and engagement tags of rounds
+// and the mission with its phases from src into dst, after [Copy] copied
+// the sessions. Frames dst already holds (by ID) and phases it already has are
 // left alone, so it can be run again; a copied frame starts again at
 // version 1.
 func CopyTasks(ctx context.Context, src, dst TaskStore) (*TaskReport, error) {
@@ -206,6 +214,22 @@ func CopyTasks(ctx context.Context, src, dst TaskStore) (*TaskReport, error) {
 			return rep, err
 		}
 		rep.FrameTags += len(refs)
+	}
+	sessions, _, err := src.FindSessions(ctx, cairn.SessionFilter{Subagents: true})
+	if err != nil {
+		return rep, err
+	}
+	for _, sess := range sessions {
+		rounds, err := src.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, Tagged: true})
+		if err != nil {
+			return rep, err
+		}
+		for _, r := range rounds {
+			if err := dst.TagRounds(ctx, r.SessionID, []int{r.Seq}, r.EngagementID, r.FrameID); err != nil {
+				return rep, fmt.Errorf("tag %s round %d: %w", r.SessionID, r.Seq, err)
+			}
+			rep.Engaged++
+		}
 	}
 
 	m, err := src.FindMission(ctx)

@@ -153,6 +153,9 @@ func insertIndex(ctx context.Context, tx *Tx, sessionID string, in *cairn.Inscri
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
 		return err
 	}
+	if err := autoTag(ctx, tx, in); err != nil {
+		return err
+	}
 	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
 		return err
 	}

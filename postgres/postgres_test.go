@@ -92,7 +92,7 @@ func TestConformance(t *testing.T) {
 		return &storetest.Store{
 			Sessions: postgres.NewSessionStore(db), Rounds: postgres.NewRoundStore(db), Lines: postgres.NewLineStore(db),
 			Inscription: postgres.NewInscriptionStore(db), Searcher: postgres.NewSearcher(db),
-			Frames: postgres.NewFrameStore(db), Missions: postgres.NewMissionStore(db),
+			Frames: postgres.NewFrameStore(db), Missions: postgres.NewMissionStore(db), Tags: postgres.NewTagStore(db),
 		}
 	})
 }

@@ -52,6 +52,9 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if f.FrameID != "" {
 		q.where("t.frame_id = ?", f.FrameID)
 	}
+	if f.Tagged {
+		q.where("t.engagement_id != ''")
+	}
 	if f.FromSeq > 0 {
 		q.where("r.seq >= ?", f.FromSeq)
 	}
@@ -91,7 +94,12 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if f.WithBlocks {
+	if f.WithBlocks && f.SessionID != "" && len(out) > 1 {
+		// One query for a session's range of rounds, not one per round.
+		if err := findRangeBlocks(ctx, tx, f.SessionID, out); err != nil {
+			return nil, err
+		}
+	} else if f.WithBlocks {
 		for _, r := range out {
 			if r.Blocks, err = findBlocks(ctx, tx, r.SessionID, r.Seq); err != nil {
 				return nil, err
@@ -99,6 +107,33 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 		}
 	}
 	return out, nil
+}
+
+// findRangeBlocks loads the blocks of rounds of one session, in seq order.
+func findRangeBlocks(ctx context.Context, tx *Tx, sessionID string, rounds []*cairn.Round) error {
+	bySeq := make(map[int]*cairn.Round, len(rounds))
+	for _, r := range rounds {
+		bySeq[r.Seq] = r
+	}
+	rows, err := tx.Query(ctx, `
+		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		FROM blocks WHERE session_id = $1 AND round_seq >= $2 AND round_seq <= $3 ORDER BY round_seq, line_no, idx`,
+		sessionID, rounds[0].Seq, rounds[len(rounds)-1].Seq)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		b := cairn.Block{SessionID: sessionID}
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, scanTime{&b.Timestamp}, &b.Content, &b.ToolName,
+			&b.ToolID, &b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
+			return err
+		}
+		if r := bySeq[b.RoundSeq]; r != nil {
+			r.Blocks = append(r.Blocks, &b)
+		}
+	}
+	return rows.Err()
 }
 
 // toolSep joins tool names in one column; it never occurs in a tool name.

@@ -105,7 +105,7 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 
 const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, project, title, version, git_branch, path,
 	started_at, ended_at, src_lines, round_count, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-	created_at, updated_at,
+	created_at, updated_at, parents, operation,
 	COALESCE(NULLIF(title, ''), (SELECT user_preview FROM rounds r WHERE r.session_id = sessions.id AND r.seq = 1), '')`
 
 func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Session, error) {
@@ -120,10 +120,34 @@ func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*
 		if err := rows.Scan(&s.ID, &s.Agent, &s.Lineage, &s.Parent, &s.ParentRound, &s.AgentID, &s.Project, &s.Title,
 			&s.Version, &s.GitBranch, &s.Path, scanTime{&s.StartedAt}, scanTime{&s.EndedAt}, &s.Lines, &s.Rounds,
 			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation,
-			scanTime{&s.CreatedAt}, scanTime{&s.UpdatedAt}, &s.Title); err != nil {
+			scanTime{&s.CreatedAt}, scanTime{&s.UpdatedAt}, &s.Parents, &s.Operation, &s.Title); err != nil {
 			return nil, err
+		}
+		if len(s.Parents) == 0 {
+			s.Parents = nil
 		}
 		out = append(out, &s)
 	}
 	return out, rows.Err()
+}
+
+// SetLineage implements [cairn.SessionStore].
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error {
+	parent := ""
+	if len(parents) > 0 {
+		parent = parents[0]
+	}
+	if parents == nil {
+		parents = []string{}
+	}
+	return s.db.write(ctx, func(tx *Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE sessions SET lineage = $1, parent = $2, parents = $3, operation = $4, updated_at = $5 WHERE id = $6`,
+			lineage, parent, parents, operation, tx.now, id)
+		if err != nil {
+			return err
+		} else if tag.RowsAffected() == 0 {
+			return cairn.Errorf(cairn.ENOTFOUND, "No session %q.", id)
+		}
+		return nil
+	})
 }

@@ -22,6 +22,7 @@ type Store struct {
 	Searcher    cairn.Searcher
 	Frames      cairn.FrameStore   // nil: the frame tests are skipped
 	Missions    cairn.MissionStore // nil: the mission tests are skipped
+	Tags        cairn.TagStore
 }
 
 // Open returns an empty store for one test; the backend closes it in
@@ -39,6 +40,8 @@ func Run(t *testing.T, open Open) {
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
 	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
+	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
+	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 }
 
 var t0 = time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC)

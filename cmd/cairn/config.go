@@ -68,6 +68,7 @@ type store struct {
 	searcher    cairn.Searcher
 	frames      cairn.FrameStore
 	missions    cairn.MissionStore
+	tags        cairn.TagStore
 }
 
 // openStore opens the store the flag, $CAIRN_STORE or the workspace names:
@@ -90,7 +91,7 @@ func openStoreAt(location string) (*store, error) {
 		return &store{
 			Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
 			inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
-			frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db),
+			frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
 		}, nil
 	}
 	db := sqlite.NewDB(location)
@@ -99,7 +100,7 @@ func openStoreAt(location string) (*store, error) {
 	}
 	return &store{
 		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
-		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db),
+		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 	}, nil
 }
@@ -192,4 +193,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 		args = args[1:]
 	}
 	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// positional parses flags wherever they appear among args, as
+// parseInterspersed does, and returns the positional arguments.
+func positional(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := parseInterspersed(fs, args); err != nil {
+		return nil, err
+	}
+	return fs.Args(), nil
 }

@@ -93,8 +93,8 @@ Examples:
 		rep.Sessions, rep.Copied, rep.Unchanged, rep.Generations, rep.Lines, float64(rep.Bytes)/1e6,
 		rep.Verified, rep.Rounds, time.Since(start).Seconds())
 	if tasks != nil {
-		fmt.Fprintf(m.Stdout, "%d frames copied, %d rounds tagged with frames, %d mission phases copied\n",
-			tasks.Frames, tasks.FrameTags, tasks.Phases)
+		fmt.Fprintf(m.Stdout, "%d frames copied, %d rounds tagged with frames, %d with engagements, %d mission phases copied\n",
+			tasks.Frames, tasks.FrameTags, tasks.Engaged, tasks.Phases)
 	}
 	return err
 }
@@ -113,6 +113,10 @@ type taskStore struct {
 	cairn.FrameStore
 	cairn.MissionStore
 	cairn.RoundStore
+	cairn.TagStore
+	cairn.SessionStore
 }
 
-func (st *store) tasks() taskStore { return taskStore{st.frames, st.missions, st.rounds} }
+func (st *store) tasks() taskStore {
+	return taskStore{st.frames, st.missions, st.rounds, st.tags, st.sessions}
+}

@@ -76,7 +76,7 @@ func testMigrate(t *testing.T, target string) {
 		t.Fatalf("search after migrate: %v %s", err, got)
 	}
 
-	if !strings.Contains(out, "2 frames copied, 3 rounds tagged with frames, 1 mission phases copied") {
+	if !strings.Contains(out, "2 frames copied, 3 rounds tagged with frames, 2 with engagements, 1 mission phases copied") {
 		t.Fatalf("migrate figures for tasks: %s", out)
 	}
 	checkTasks(t, target)
@@ -120,6 +120,13 @@ func addTasks(t *testing.T, path string) {
 	if err := st.frames.TagFrameRounds(ctx, "app", []cairn.RoundRef{{SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02", Seq: 1}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := st.tags.TagRounds(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f03", []int{1, 2}, "auth-work", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.sessions.SetLineage(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04", cairn.LineageSurgery,
+		[]string{"5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02"}, "merge"); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.missions.SetMission(ctx, &cairn.Mission{Text: "Ship the app"}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +151,12 @@ func checkTasks(t *testing.T, path string) {
 		if rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{FrameID: frame}); err != nil || len(rounds) != want {
 			t.Fatalf("frame %s tags %d rounds (%v), want %d", frame, len(rounds), err, want)
 		}
+	}
+	if rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{EngagementID: "auth-work"}); err != nil || len(rounds) != 2 {
+		t.Fatalf("engagement tags after migrate: %d rounds, %v", len(rounds), err)
+	}
+	if s, err := st.sessions.FindSessionByID(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"); err != nil || s.Operation != "merge" || len(s.Parents) != 2 || s.Lineage != cairn.LineageSurgery {
+		t.Fatalf("lineage after migrate: %+v, %v", s, err)
 	}
 	if m, err := st.missions.FindMission(ctx); err != nil || m.Text != "Ship the app" || m.Phase == nil || m.Phase.Name != "BUILD" {
 		t.Fatalf("mission after migrate: %+v, %v", m, err)

@@ -21,10 +21,11 @@ const (
 // terminator. The lines of a session, concatenated in order, are the file
 // they were read from.
 type Line struct {
-	SessionID string `json:"session_id"`
-	No        int    `json:"line"` // 1-based line number in the file
-	Offset    int64  `json:"offset"`
-	Raw       []byte `json:"-"`
+	SessionID  string `json:"session_id"`
+	Generation int    `json:"generation,omitempty"` // the file's version: bumped each time it was rewritten
+	No         int    `json:"line"`                 // 1-based line number in the file
+	Offset     int64  `json:"offset"`
+	Raw        []byte `json:"-"`
 
 	// What parsing found; an index over Raw.
 	Type       string     `json:"type,omitempty"`
@@ -41,4 +42,10 @@ type LineStore interface {
 	// (inclusive; 0 means no bound), in order. Returns ENOTFOUND if the
 	// session does not exist.
 	FindLines(ctx context.Context, sessionID string, from, to int) ([]*Line, error)
+
+	// FindAllLines returns every line the session ever stored, of every
+	// generation, in generation then line order: the whole block store of
+	// one session, for copying or verifying it. Returns ENOTFOUND if the
+	// session does not exist.
+	FindAllLines(ctx context.Context, sessionID string) ([]*Line, error)
 }

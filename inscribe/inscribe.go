@@ -289,6 +289,7 @@ func (r *run) start(ctx context.Context) error {
 // A batch is the lines read between two commits and the rounds they
 // touch.
 type batch struct {
+	session  cairn.Session // as parsed up to the batch's end
 	lines    []*cairn.Line
 	bytes    int
 	offset   int64 // file offset after the batch
@@ -337,6 +338,9 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
 		b.rounds, b.blocks, b.messages = r.builder.Finish()
+		// The builder goes on filling in the session (title, project) while
+		// the batch is stored: the batch carries a copy.
+		b.session = *r.sess
 		if len(b.rounds) > 0 {
 			fromSeq = b.rounds[len(b.rounds)-1].Seq
 		}
@@ -408,7 +412,7 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	}
 	r.src.Offset, r.src.Lines, r.src.HeadHash, r.src.TailHash = b.offset, b.count, head, tail
 	in := &cairn.Inscription{
-		Session: r.sess, Source: *r.src, Reset: r.reset, Lines: b.lines,
+		Session: &b.session, Source: *r.src, Reset: r.reset, Lines: b.lines,
 		FromSeq: b.fromSeq, Rounds: b.rounds, Blocks: b.blocks, Messages: b.messages,
 	}
 	if r.im.Tag != nil {

@@ -131,9 +131,18 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 	if to <= 0 {
 		to = 1<<62 - 1
 	}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT id, first_no, last_no, data, meta FROM chunks
-		WHERE session_id = ? AND generation = ? AND last_no >= ? AND first_no <= ? ORDER BY first_no`, sessionID, gen, from, to)
+	return readChunks(ctx, tx, sessionID, from, to,
+		`WHERE session_id = ? AND generation = ? AND last_no >= ? AND first_no <= ? ORDER BY first_no`, sessionID, gen, from, to)
+}
+
+// findAllLines returns every line of every generation of a session.
+func findAllLines(ctx context.Context, tx *Tx, sessionID string) ([]*cairn.Line, error) {
+	return readChunks(ctx, tx, sessionID, 0, 1<<62-1, `WHERE session_id = ? ORDER BY generation, first_no`, sessionID)
+}
+
+// readChunks returns the lines numbered from..to of the chunks tail selects.
+func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tail string, args ...any) ([]*cairn.Line, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, generation, first_no, last_no, data, meta FROM chunks `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -141,9 +150,9 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 	var out []*cairn.Line
 	for rows.Next() {
 		var id int64
-		var first, last int
+		var gen, first, last int
 		var z, meta []byte
-		if err := rows.Scan(&id, &first, &last, &z, &meta); err != nil {
+		if err := rows.Scan(&id, &gen, &first, &last, &z, &meta); err != nil {
 			return nil, err
 		}
 		data, err := decompress(z)
@@ -152,7 +161,7 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 		}
 		lines := make([]*cairn.Line, last-first+1)
 		for i := range lines {
-			lines[i] = &cairn.Line{SessionID: sessionID, No: first + i}
+			lines[i] = &cairn.Line{SessionID: sessionID, Generation: gen, No: first + i}
 		}
 		if err := decodeMeta(id, data, meta, lines); err != nil {
 			return nil, err

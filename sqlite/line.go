@@ -24,3 +24,19 @@ func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to in
 	defer tx.Rollback()
 	return findLines(ctx, tx, sessionID, from, to)
 }
+
+// FindAllLines implements [cairn.LineStore].
+func (s *LineStore) FindAllLines(ctx context.Context, sessionID string) ([]*cairn.Line, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, sessionID).Scan(&n); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "No session %q.", sessionID)
+	}
+	return findAllLines(ctx, tx, sessionID)
+}

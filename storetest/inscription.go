@@ -3,6 +3,8 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"cairn"
@@ -163,4 +165,77 @@ func testLines(t *testing.T, open Open) {
 	}
 	_, err = st.Lines.FindLines(ctx, "nope", 0, 0)
 	wantCode(t, err, cairn.ENOTFOUND)
+}
+
+func testAllLines(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	s := newSession("afaf0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
+	MustInscribe(t, st, s.in)
+	again := newSession(s.s.ID, "/p", t0, 1, func(int) (string, string) { return "rewritten prompt", "rewritten answer" })
+	again.in.Reset, again.in.Source.Generation = true, 1
+	MustInscribe(t, st, again.in)
+
+	all, err := st.Lines.FindAllLines(ctx, s.s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]*cairn.Line(nil), s.in.Lines...), again.in.Lines...)
+	if len(all) != len(want) {
+		t.Fatalf("got %d lines of all generations, want %d", len(all), len(want))
+	}
+	for i, l := range all {
+		gen := 0
+		if i >= len(s.in.Lines) {
+			gen = 1
+		}
+		if l.Generation != gen || l.No != want[i].No || !bytes.Equal(l.Raw, want[i].Raw) {
+			t.Fatalf("line %d = generation %d no %d %q, want generation %d no %d %q", i, l.Generation, l.No, l.Raw, gen, want[i].No, want[i].Raw)
+		}
+	}
+	current, _ := st.Lines.FindLines(ctx, s.s.ID, 0, 0)
+	if len(current) != 2 || current[0].Generation != 1 {
+		t.Fatalf("current generation: %d lines, generation %d", len(current), current[0].Generation)
+	}
+	_, err = st.Lines.FindAllLines(ctx, "nope")
+	wantCode(t, err, cairn.ENOTFOUND)
+}
+
+// testHostileContent stores what transcripts may hold and SQL text columns
+// may not: every byte value in a raw line, NUL and invalid UTF-8 in parsed
+// text, and a searchable block far larger than a search vector may be.
+func testHostileContent(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	s := newSession("a0a00000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
+	raw := make([]byte, 0, 258)
+	for b := 0; b < 256; b++ {
+		raw = append(raw, byte(b))
+	}
+	raw = append(raw, '\r', '\n')
+	s.in.Lines[0].Raw, s.in.Lines[0].Status = raw, cairn.LineInvalidUTF8
+	s.in.Blocks[0].Content = "nul\x00byte and \xff\xfe invalid utf-8"
+	s.in.Rounds[0].UserPreview, s.in.Rounds[0].Tools = "nul\x00 preview \xff", []string{"To\x00l"}
+	var big strings.Builder
+	big.WriteString("needle ")
+	for i := 0; big.Len() < 3<<20; i++ {
+		fmt.Fprintf(&big, "w%x ", i)
+	}
+	s.in.Blocks[2].Content = big.String()
+	MustInscribe(t, st, s.in)
+
+	lines, err := st.Lines.FindLines(ctx, s.s.ID, 1, 1)
+	if err != nil || len(lines) != 1 || !bytes.Equal(lines[0].Raw, raw) {
+		t.Fatalf("raw bytes did not round-trip: %v", err)
+	}
+	if hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "needle"}); err != nil || len(hits) != 1 {
+		t.Fatalf("the start of a 3 MB block is not searchable: %+v, %v", hits, err)
+	}
+	if hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "nul"}); err != nil || len(hits) != 1 {
+		t.Fatalf("text with NUL and invalid UTF-8: %+v, %v", hits, err)
+	}
+	r, err := st.Rounds.FindRound(ctx, s.s.ID, 1)
+	if err != nil || len(r.Blocks[2].Content) < 3<<20 {
+		t.Fatalf("the big block is not kept whole: %v", err)
+	}
 }

@@ -20,6 +20,8 @@ type Store struct {
 	Lines       cairn.LineStore
 	Inscription cairn.InscriptionStore
 	Searcher    cairn.Searcher
+	Frames      cairn.FrameStore   // nil: the frame tests are skipped
+	Missions    cairn.MissionStore // nil: the mission tests are skipped
 	Tags        cairn.TagStore
 }
 
@@ -32,9 +34,12 @@ func Run(t *testing.T, open Open) {
 	t.Run("Session", func(t *testing.T) { testSession(t, open) })
 	t.Run("Inscribe", func(t *testing.T) { testInscribe(t, open) })
 	t.Run("Lines", func(t *testing.T) { testLines(t, open) })
+	t.Run("AllLines", func(t *testing.T) { testAllLines(t, open) })
+	t.Run("HostileContent", func(t *testing.T) { testHostileContent(t, open) })
 	t.Run("Rounds", func(t *testing.T) { testRounds(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
+	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 }

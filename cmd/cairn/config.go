@@ -3,10 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"cairn"
+	"cairn/postgres"
 	"cairn/sqlite"
 	"cairn/workspace"
 )
@@ -22,7 +25,7 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, withJSON bool) {
-	fs.StringVar(&s.store, "store", "", "store file (default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
+	fs.StringVar(&s.store, "store", "", "store file, or a postgres:// URL of a shared store (default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
 	if withJSON {
 		fs.BoolVar(&s.json, "json", false, "print JSON")
 	}
@@ -49,36 +52,58 @@ func (m *Main) storePath(flagValue string) (string, error) {
 	return filepath.Join(root, StoreDir, "cairn.db"), nil
 }
 
-// store is an open store with the per-noun services commands use.
-type store struct {
-	db          *sqlite.DB
-	sessions    *sqlite.SessionStore
-	rounds      *sqlite.RoundStore
-	lines       *sqlite.LineStore
-	inscription *sqlite.InscriptionStore
-	searcher    *sqlite.Searcher
-	frames      *sqlite.FrameStore
-	missions    *sqlite.MissionStore
-	tags        *sqlite.TagStore
+// isPostgres reports whether a store location is a PostgreSQL URL rather
+// than a file.
+func isPostgres(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
+// store is an open store with the per-noun services commands use.
+type store struct {
+	io.Closer
+	sessions    cairn.SessionStore
+	rounds      cairn.RoundStore
+	lines       cairn.LineStore
+	inscription cairn.InscriptionStore
+	searcher    cairn.Searcher
+	frames      cairn.FrameStore
+	missions    cairn.MissionStore
+	tags        cairn.TagStore
+}
+
+// openStore opens the store the flag, $CAIRN_STORE or the workspace names:
+// a postgres:// or postgresql:// URL opens a shared PostgreSQL store,
+// anything else is the path of an SQLite file.
 func (m *Main) openStore(flagValue string) (*store, error) {
-	path, err := m.storePath(flagValue)
+	location, err := m.storePath(flagValue)
 	if err != nil {
 		return nil, err
 	}
-	db := sqlite.NewDB(path)
+	return openStoreAt(location)
+}
+
+func openStoreAt(location string) (*store, error) {
+	if isPostgres(location) {
+		db := postgres.NewDB(location)
+		if err := db.Open(); err != nil {
+			return nil, err
+		}
+		return &store{
+			Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
+			inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
+			frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
+		}, nil
+	}
+	db := sqlite.NewDB(location)
 	if err := db.Open(); err != nil {
 		return nil, err
 	}
 	return &store{
-		db: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
+		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 	}, nil
 }
-
-func (s *store) Close() error { return s.db.Close() }
 
 // now is cairn's clock: $CAIRN_NOW (RFC 3339) when set, so that scripted
 // tests print stable times, else the system clock. It is read here only.

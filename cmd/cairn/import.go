@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
+	"cairn"
 	"cairn/claudecode"
 	"cairn/inscribe"
-	"cairn/sqlite"
 
 	"golang.org/x/term"
 )
@@ -94,8 +94,8 @@ Examples:
 }
 
 type importStore struct {
-	*sqlite.InscriptionStore
-	*sqlite.LineStore
+	cairn.InscriptionStore
+	cairn.LineStore
 }
 
 func isTerminal(w io.Writer) bool {

@@ -96,6 +96,7 @@ var commands = []struct {
 	{"uninstall", command{"remove exactly what install added", (*Main).runUninstall}},
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
+	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.
@@ -161,7 +162,9 @@ Start here:
   cairn prime                  # what a new session must know (run it first)
 
 The store is .cairn/cairn.db in the nearest folder holding .cairn/, else in the
-current folder; --store or CAIRN_STORE choose another. "cairn <command> -h" says more.
+current folder; --store or CAIRN_STORE choose another file, or a postgres:// URL
+for a store a team shares ("cairn migrate" copies one into it).
+"cairn <command> -h" says more.
 `)
 }
 

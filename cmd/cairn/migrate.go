@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"cairn"
+	"cairn/claudecode"
+	"cairn/inscribe"
+)
+
+func (m *Main) runMigrate(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("migrate", "--to STORE [--from STORE] [flags]", `
+Copy a whole store into another: typically your workspace's SQLite file into
+the PostgreSQL store your team shares, so that agents on every machine see
+the same sessions. A store is a file path or a postgres:// URL.
+
+Every session is copied with its lineage and every line of every generation
+byte for byte; the target then rebuilds rounds, blocks, usage and the search
+index from those lines. The frame tree, the rounds tagged with frames, and
+the mission with its phases follow. Afterwards each line's SHA-256 is compared between
+the two stores, and the figures are printed. The source is only read.
+
+Run it again at any time: sessions the target already holds unchanged are
+skipped. A session the target holds at another position (imported there
+separately) stops the copy: import the transcript into the target instead.
+
+Examples:
+  cairn migrate --to postgres://cairn@db.internal/cairn
+  cairn migrate --from .cairn/cairn.db --to postgres://cairn:secret@localhost:5432/cairn?sslmode=disable
+  cairn migrate --from postgres://cairn@db.internal/cairn --to backup.db`)
+	fs.StringVar(&sf.store, "from", "", "the store to copy (default: --store's default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
+	to := fs.String("to", "", "the store to copy into: a postgres:// URL or a file (required)")
+	fs.BoolVar(&sf.json, "json", false, "print the figures as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *to == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return usageError("migrate takes --to STORE and no arguments")
+	}
+	from, err := m.storePath(sf.store)
+	if err != nil {
+		return err
+	}
+	if from == *to {
+		return usageError("--from and --to are the same store")
+	}
+	src, err := openStoreAt(from)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", from, err)
+	}
+	defer src.Close()
+	dst, err := openStoreAt(*to)
+	if err != nil {
+		return fmt.Errorf("open the target: %w", err)
+	}
+	defer dst.Close()
+
+	var progress func(done, total int)
+	if isTerminal(m.Stderr) && !sf.json {
+		progress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r\033[Kcopying %d/%d sessions", done, total) }
+	}
+	start := time.Now()
+	formats := map[string]cairn.Transcript{cairn.AgentClaudeCode: claudecode.Format{}}
+	rep, err := inscribe.Copy(ctx, src.full(), dst.full(), formats, progress)
+	if progress != nil {
+		fmt.Fprint(m.Stderr, "\r\033[K")
+	}
+	var tasks *inscribe.TaskReport
+	if err == nil {
+		tasks, err = inscribe.CopyTasks(ctx, src.tasks(), dst.tasks())
+	}
+	if rep == nil {
+		return err
+	}
+	if sf.json {
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		if e := enc.Encode(struct {
+			*inscribe.CopyReport
+			Tasks *inscribe.TaskReport `json:"tasks,omitempty"`
+		}{rep, tasks}); e != nil {
+			return e
+		}
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%d sessions: %d copied, %d already there; %d generations, %d lines, %.1f MB of raw bytes; "+
+		"%d lines verified by SHA-256; %d rounds indexed (%.2fs)\n",
+		rep.Sessions, rep.Copied, rep.Unchanged, rep.Generations, rep.Lines, float64(rep.Bytes)/1e6,
+		rep.Verified, rep.Rounds, time.Since(start).Seconds())
+	if tasks != nil {
+		fmt.Fprintf(m.Stdout, "%d frames copied, %d rounds tagged with frames, %d with engagements, %d mission phases copied\n",
+			tasks.Frames, tasks.FrameTags, tasks.Engaged, tasks.Phases)
+	}
+	return err
+}
+
+// fullStore presents an open store as an [inscribe.FullStore].
+type fullStore struct {
+	cairn.SessionStore
+	cairn.InscriptionStore
+	cairn.LineStore
+}
+
+func (st *store) full() fullStore { return fullStore{st.sessions, st.inscription, st.lines} }
+
+// taskStore presents an open store as an [inscribe.TaskStore].
+type taskStore struct {
+	cairn.FrameStore
+	cairn.MissionStore
+	cairn.RoundStore
+	cairn.TagStore
+	cairn.SessionStore
+}
+
+func (st *store) tasks() taskStore {
+	return taskStore{st.frames, st.missions, st.rounds, st.tags, st.sessions}
+}

@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"cairn"
+)
+
+// Searcher implements [cairn.Searcher] with PostgreSQL's text search.
+type Searcher struct{ db *DB }
+
+// NewSearcher returns a Searcher over db.
+func NewSearcher(db *DB) *Searcher { return &Searcher{db: db} }
+
+var _ cairn.Searcher = (*Searcher)(nil)
+
+// ftsChars is how much of a block the search vector covers; it must match
+// the blocks.tsv column in migration/0001_init.sql.
+const ftsChars = 100000
+
+// Search implements [cairn.Searcher]. Words are matched as lexemes of the
+// 'simple' configuration (a trailing '*' matches a prefix); every word
+// must occur in the block. Hits are ordered by ts_rank; their Rank is the
+// negated ts_rank, so that lower is better as with SQLite's bm25.
+func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
+	tsq := tsQuery(q.Text)
+	if tsq == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "Search query required.")
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	var w query
+	w.where("b.searchable AND b.tsv @@ to_tsquery('simple', ?)", tsq)
+	if q.SessionID != "" {
+		w.where("b.session_id = ?", q.SessionID)
+	}
+	if q.Project != "" {
+		w.where("s.project = ?", q.Project)
+	}
+	if !q.Since.IsZero() {
+		w.where("b.timestamp >= ?", q.Since)
+	}
+	if !q.Until.IsZero() {
+		w.where("(b.timestamp IS NULL OR b.timestamp < ?)", q.Until)
+	}
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	// Each round's best block, then the best rounds; only those few are
+	// highlighted, the costly part.
+	rows, err := tx.Query(ctx, `
+		SELECT h.session_id, h.project, h.round_seq, h.timestamp, h.kind,
+			ts_headline('simple', left(b.content, `+itoa(ftsChars)+`), to_tsquery('simple', $1),
+				'StartSel=`+cairn.HighlightStart+`, StopSel=`+cairn.HighlightEnd+`, MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…'),
+			-h.rank
+		FROM (
+			SELECT DISTINCT ON (b.session_id, b.round_seq) b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
+				ts_rank(b.tsv, to_tsquery('simple', $1)) AS rank
+			FROM blocks b JOIN sessions s ON s.id = b.session_id
+			`+w.cond()+`
+			ORDER BY b.session_id, b.round_seq, rank DESC, b.id
+		) h JOIN blocks b ON b.id = h.id
+		ORDER BY h.rank DESC, h.session_id, h.round_seq
+		LIMIT `+w.arg("?", limit), w.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []*cairn.Hit
+	for rows.Next() {
+		var h cairn.Hit
+		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, scanTime{&h.Timestamp}, &h.Kind, &h.Snippet, &h.Rank); err != nil {
+			return nil, err
+		}
+		hits = append(hits, &h)
+	}
+	return hits, rows.Err()
+}
+
+// tsQuery turns words into a tsquery of quoted lexemes joined by &, so
+// that no character of user input is read as tsquery syntax; a word ending
+// in '*' becomes a prefix match (:*).
+func tsQuery(text string) string {
+	var terms []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
+		prefix := strings.HasSuffix(w, "*")
+		w = strings.Trim(w, "*")
+		if w == "" {
+			continue
+		}
+		// Only letters, digits, '_' and '*' remain; the '*'s inside a word
+		// separate lexemes as any other non-word character would.
+		t := "'" + strings.ReplaceAll(w, "*", " ") + "'"
+		if prefix {
+			t += ":*"
+		}
+		terms = append(terms, t)
+	}
+	return strings.Join(terms, " & ")
+}

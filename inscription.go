@@ -77,9 +77,10 @@ type Transcript interface {
 	// Identify names the session a file holds from its path and first lines.
 	Identify(path string, head [][]byte) (*Session, error)
 
-	// NewBuilder returns a builder that continues s after the given lines:
-	// the stored lines of its last round, replayed so that rounds are
-	// rebuilt exactly as a full read would build them.
+	// NewBuilder returns a builder for s whose first round is fromSeq (0
+	// for a whole file). To continue an import, the caller replays the
+	// stored lines of round fromSeq, then adds the new ones: the rounds
+	// built are exactly those a full read would build.
 	NewBuilder(s *Session, fromSeq int) RoundBuilder
 }
 

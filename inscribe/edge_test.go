@@ -120,7 +120,7 @@ func TestImport_Rewritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lines WHERE session_id = ? AND generation = 0`, sid).Scan(&old); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT SUM(last_no - first_no + 1) FROM chunks WHERE session_id = ? AND generation = 0`, sid).Scan(&old); err != nil {
 		t.Fatal(err)
 	}
 	if old != 3 {

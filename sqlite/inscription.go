@@ -309,12 +309,8 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
 		return err
 	}
-	for _, l := range lines {
-		if _, err := tx.ExecContext(ctx, `UPDATE lines SET type = ?, uuid = ?, parent_uuid = ?, timestamp = ?, round_seq = ?, status = ?
-			WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?) AND no = ?`,
-			l.Type, l.UUID, l.ParentUUID, formatTime(l.Timestamp), l.RoundSeq, string(l.Status), sess.ID, sess.ID, l.No); err != nil {
-			return err
-		}
+	if err := updateLineMeta(ctx, tx, sess.ID, lines); err != nil {
+		return err
 	}
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
 		return err

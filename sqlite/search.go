@@ -19,7 +19,7 @@ var _ cairn.Searcher = (*Searcher)(nil)
 // Search implements [cairn.Searcher]. Words are matched as FTS5 tokens (a
 // trailing '*' matches a prefix); every word must occur in the block.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
-	match := ftsQuery(q.Text)
+	match, words := ftsQuery(q.Text)
 	if match == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Search query required.")
 	}
@@ -27,7 +27,8 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if limit <= 0 {
 		limit = 20
 	}
-	where, args := []string{"blocks_fts MATCH ?"}, []any{match}
+	var where []string
+	var args []any
 	if q.SessionID != "" {
 		where, args = append(where, "b.session_id = ?"), append(args, q.SessionID)
 	}
@@ -40,19 +41,29 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if !q.Until.IsZero() {
 		where, args = append(where, "b.timestamp < ?"), append(args, formatTime(q.Until))
 	}
+	// Ranking a word found in half the store would cost tens of
+	// milliseconds, so only the rankWindow most recently inscribed matches
+	// are ranked. Without filters the best are picked before the join;
+	// with filters, after it. Several blocks of one round may match: fetch
+	// more than asked and keep each round's best.
+	window := `SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`
+	cond := ""
+	qargs := []any{match, rankWindow}
+	if len(where) == 0 {
+		window = `SELECT id, rank FROM (` + window + `) ORDER BY rank LIMIT ?`
+		qargs = append(qargs, limit*4)
+	} else {
+		cond = "WHERE " + strings.Join(where, " AND ")
+	}
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	// Rank first, without snippets: SQLite computes every selected column
-	// of every match before sorting, and a snippet costs far more than a
-	// rank. Several blocks of one round may match; fetch more than asked
-	// and keep each round's best.
 	rows, err := tx.QueryContext(ctx, `
-		SELECT blocks_fts.rowid, b.session_id, s.project, b.round_seq, b.timestamp, b.kind, bm25(blocks_fts) AS rank
-		FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN sessions s ON s.id = b.session_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY rank LIMIT ?`, append(args, limit*4)...)
+		SELECT f.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind, f.rank
+		FROM (`+window+`) f JOIN blocks b ON b.id = f.id JOIN sessions s ON s.id = b.session_id
+		`+cond+` ORDER BY f.rank, f.id DESC LIMIT ?`, append(append(qargs, args...), limit*4)...)
 	if err != nil {
 		return nil, err
 	}
@@ -80,20 +91,29 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	// Snippets are cut in Go from the first snippetBytes of each hit's text:
+	// FTS5's snippet() costs a millisecond per hit for a common word.
 	for i, h := range hits {
-		err := tx.QueryRowContext(ctx, `SELECT snippet(blocks_fts, 0, char(2), char(3), '…', 16) FROM blocks_fts
-			WHERE blocks_fts MATCH ? AND rowid = ?`, match, ids[i]).Scan(&h.Snippet)
-		if err != nil {
+		var text string
+		if err := tx.QueryRowContext(ctx, `SELECT substr(content, 1, ?) FROM blocks WHERE id = ?`, snippetBytes, ids[i]).Scan(&text); err != nil {
 			return nil, err
 		}
+		h.Snippet = cairn.Snippet(text, words, 24)
 	}
 	return hits, nil
 }
 
+// snippetBytes bounds the text read to cut a snippet from.
+const snippetBytes = 64 << 10
+
+// rankWindow is how many of a query's most recently inscribed matches are
+// ranked by relevance.
+const rankWindow = 2000
+
 // ftsQuery turns words into an FTS5 query of quoted tokens, so that no
-// character of user input is read as FTS5 syntax.
-func ftsQuery(text string) string {
-	var terms []string
+// character of user input is read as FTS5 syntax, and returns the words.
+func ftsQuery(text string) (string, []string) {
+	var terms, words []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
 		prefix := strings.HasSuffix(w, "*")
 		w = strings.Trim(w, "*")
@@ -103,8 +123,9 @@ func ftsQuery(text string) string {
 		t := `"` + w + `"`
 		if prefix {
 			t += "*"
+			w += "*"
 		}
-		terms = append(terms, t)
+		terms, words = append(terms, t), append(words, w)
 	}
-	return strings.Join(terms, " ")
+	return strings.Join(terms, " "), words
 }

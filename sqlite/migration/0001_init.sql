@@ -33,33 +33,23 @@ CREATE INDEX sessions_parent ON sessions (parent) WHERE parent != '';
 CREATE INDEX sessions_path ON sessions (path);
 
 -- Lines: the block store. Raw bytes are written once and never changed; a
--- rewritten file starts a new generation and the old one stays. Raw bytes
--- live in zstd-compressed chunks of consecutive lines (transcripts compress
--- about tenfold, and fewer bytes written is most of import speed); a line
--- is its chunk's bytes [chunk_off, chunk_off + size). The other columns are
--- an index over the raw bytes and are rebuilt by reindex.
+-- rewritten file starts a new generation and the old one stays. Lines are
+-- kept in chunks of consecutive lines (up to 256 KiB): data is the raw
+-- bytes, S2-compressed (transcripts compress about fivefold, and bytes and
+-- rows not written are most of import speed); meta is the parsed index of
+-- each line (S2-compressed JSON, see sqlite/chunk.go), which reindex
+-- rewrites. Lines first_no..last_no of a session's generation are in one
+-- chunk.
 CREATE TABLE chunks (
 	id         INTEGER PRIMARY KEY,
 	session_id TEXT NOT NULL,
-	data       BLOB NOT NULL
+	generation INTEGER NOT NULL,
+	first_no   INTEGER NOT NULL,
+	last_no    INTEGER NOT NULL,
+	data       BLOB NOT NULL,
+	meta       BLOB NOT NULL
 );
-
-CREATE TABLE lines (
-	session_id  TEXT NOT NULL,
-	generation  INTEGER NOT NULL,
-	no          INTEGER NOT NULL,
-	offset      INTEGER NOT NULL,
-	chunk_id    INTEGER NOT NULL REFERENCES chunks (id),
-	chunk_off   INTEGER NOT NULL,
-	size        INTEGER NOT NULL,
-	type        TEXT NOT NULL DEFAULT '',
-	uuid        TEXT NOT NULL DEFAULT '',
-	parent_uuid TEXT NOT NULL DEFAULT '',
-	timestamp   TEXT NOT NULL DEFAULT '',
-	round_seq   INTEGER NOT NULL DEFAULT 0,
-	status      TEXT NOT NULL,
-	PRIMARY KEY (session_id, generation, no)
-) WITHOUT ROWID;
+CREATE UNIQUE INDEX chunks_lines ON chunks (session_id, generation, first_no);
 
 -- Rounds, blocks, messages and the search index: rebuilt from lines at will.
 CREATE TABLE rounds (

@@ -39,4 +39,8 @@ type Block struct {
 	IsError   bool   `json:"is_error,omitempty"`
 	Sidechain bool   `json:"sidechain,omitempty"` // written by an inline subagent
 	MessageID string `json:"message_id,omitempty"`
+
+	// Detail is set on a block a materialization condensed: its Content is
+	// then a reference or summary, not what was stored.
+	Detail Detail `json:"detail,omitempty"`
 }

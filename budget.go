@@ -19,26 +19,26 @@ const (
 // Sections lists every section in default priority order, highest first.
 var Sections = []Section{SectionCurrent, SectionCore, SectionAncestors, SectionSiblings, SectionIndex, SectionRelay}
 
-// A Fidelity is how much of an item an assembled context shows. Under
+// A Resolution is how much of an item an assembled context shows. Under
 // budget pressure an item degrades one step at a time, in this order.
-type Fidelity int
+type Resolution int
 
-// Fidelities, from most to least.
+// Resolutions, from most to least.
 const (
-	Full      Fidelity = iota // everything recorded
-	Compacted                 // the compacted versions
-	OneLine                   // a title or a name
-	Dropped                   // left out; the output says so
+	Full      Resolution = iota // everything recorded
+	Compacted                   // the compacted versions
+	OneLine                     // a title or a name
+	Dropped                     // left out; the output says so
 )
 
-var fidelityNames = [...]string{"full", "compacted", "one line", "dropped"}
+var resolutionNames = [...]string{"full", "compacted", "one line", "dropped"}
 
 // String returns "full", "compacted", "one line" or "dropped".
-func (f Fidelity) String() string {
-	if f >= 0 && int(f) < len(fidelityNames) {
-		return fidelityNames[f]
+func (f Resolution) String() string {
+	if f >= 0 && int(f) < len(resolutionNames) {
+		return resolutionNames[f]
 	}
-	return fmt.Sprintf("Fidelity(%d)", int(f))
+	return fmt.Sprintf("Resolution(%d)", int(f))
 }
 
 // An Allocation is one section's part of a budget.
@@ -142,9 +142,9 @@ func (b Budget) Validate() error {
 // A Cut records what the budget took from an assembled context: one item
 // of a section shown at a lower fidelity than full, or cut short.
 type Cut struct {
-	Section Section  `json:"section"`
-	Item    string   `json:"item"` // a frame ID, a file path, "criteria"
-	To      Fidelity `json:"to"`
+	Section Section    `json:"section"`
+	Item    string     `json:"item"` // a frame ID, a file path, "criteria"
+	To      Resolution `json:"to"`
 
 	// Truncated is set when the item's text was cut short: the last resort,
 	// used only for the current frame's title and success criteria.
@@ -152,4 +152,4 @@ type Cut struct {
 }
 
 // MarshalText writes the fidelity's name, so JSON stays readable.
-func (f Fidelity) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+func (f Resolution) MarshalText() ([]byte, error) { return []byte(f.String()), nil }

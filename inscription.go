@@ -38,6 +38,11 @@ type Inscription struct {
 	Rounds   []*Round        // the replacing rounds
 	Blocks   []*Block        // blocks of the replacing rounds
 	Messages []*MessageUsage // usage of API messages in the replacing rounds
+
+	// EngagementID and FrameID, when set, tag the replacing rounds that
+	// have no tag yet (auto-tagging while an engagement is active).
+	EngagementID string
+	FrameID      string
 }
 
 // MessageUsage is the usage one API message reported; a message spans

@@ -41,6 +41,7 @@ type RoundFilter struct {
 	SessionID    string
 	EngagementID string
 	FrameID      string // the frame's log: rounds tagged with it
+	Tagged       bool   // only rounds with an engagement
 	FromSeq      int
 	ToSeq        int // inclusive
 	Since        time.Time

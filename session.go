@@ -33,6 +33,11 @@ type Session struct {
 	ParentRound int    `json:"parent_round,omitempty"`
 	AgentID     string `json:"agent_id,omitempty"`
 
+	// Parents are every session a surgical export was cut from (a merge
+	// has two; Parent is the first) and Operation the operation that cut it.
+	Parents   []string `json:"parents,omitempty"`
+	Operation string   `json:"operation,omitempty"`
+
 	Project   string `json:"project,omitempty"` // the agent's working directory
 	Title     string `json:"title,omitempty"`
 	Version   string `json:"version,omitempty"` // the client version that wrote it
@@ -100,4 +105,10 @@ type SessionStore interface {
 	// FindSessions returns the sessions matching filter, newest first, and
 	// the number that match without Offset and Limit.
 	FindSessions(ctx context.Context, filter SessionFilter) ([]*Session, int, error)
+
+	// SetLineage records how an inscribed session was made: lineage (such
+	// as [LineageSurgery]), the sessions it came from and the operation.
+	// Parent becomes parents[0]. Returns ENOTFOUND if the session does not
+	// exist.
+	SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error
 }

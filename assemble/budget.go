@@ -33,8 +33,8 @@ type item struct {
 	section cairn.Section
 	id      string
 	imp     int // within its section, the item of lowest importance degrades first
-	floor   cairn.Fidelity
-	fid     cairn.Fidelity
+	floor   cairn.Resolution
+	fid     cairn.Resolution
 	fields  [4][]field // what the item shows at each fidelity
 	depth   int        // nesting, for the formats that indent
 	frame   *cairn.Frame
@@ -75,7 +75,7 @@ func cutRunes(s string, n int) string {
 	return string([]rune(s)[:n]) + truncMark
 }
 
-func (d *doc) add(s cairn.Section, id string, imp int, floor cairn.Fidelity, fields [4][]field) *item {
+func (d *doc) add(s cairn.Section, id string, imp int, floor cairn.Resolution, fields [4][]field) *item {
 	it := &item{section: s, id: id, imp: imp, floor: floor, fields: fields}
 	d.items = append(d.items, it)
 	if d.siblings == nil {
@@ -102,7 +102,7 @@ func (f *fitter) measure(text string) cost {
 	return c
 }
 
-func (f *fitter) itemCost(it *item, fid cairn.Fidelity) cost {
+func (f *fitter) itemCost(it *item, fid cairn.Resolution) cost {
 	if !it.known[fid] {
 		it.frag[fid] = f.format.frag(it, fid)
 		it.cost[fid] = f.measure(it.frag[fid])

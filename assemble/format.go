@@ -33,7 +33,7 @@ func ParseFormat(s string) (Format, error) {
 // A format renders a doc. render must write each item as frag writes it,
 // so that the chars of a rendering are the sum of its parts.
 type format interface {
-	frag(it *item, fid cairn.Fidelity) string
+	frag(it *item, fid cairn.Resolution) string
 	render(d *doc, note string) string
 	note(note string) string
 }

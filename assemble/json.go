@@ -26,7 +26,7 @@ func jsonFrameHead(f *cairn.Frame, depth int) string {
 	return fmt.Sprintf(",{\"id\":%s,\"parent\":%s,\"depth\":%d,\"status\":%q", jsonString(f.ID), jsonString(f.ParentID), depth, f.Status)
 }
 
-func (j jsonFormat) frag(it *item, fid cairn.Fidelity) string {
+func (j jsonFormat) frag(it *item, fid cairn.Resolution) string {
 	fields := it.fields[fid]
 	var b strings.Builder
 	switch it.section {

@@ -31,7 +31,7 @@ func (markdownFormat) fields(b *strings.Builder, fields []field, depth int) {
 	}
 }
 
-func (m markdownFormat) frag(it *item, fid cairn.Fidelity) string {
+func (m markdownFormat) frag(it *item, fid cairn.Resolution) string {
 	fields := it.fields[fid]
 	if len(fields) == 0 {
 		return ""

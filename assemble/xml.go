@@ -32,7 +32,7 @@ func (xmlFormat) fields(b *strings.Builder, fields []field, depth int) {
 	}
 }
 
-func (x xmlFormat) frag(it *item, fid cairn.Fidelity) string {
+func (x xmlFormat) frag(it *item, fid cairn.Resolution) string {
 	fields := it.fields[fid]
 	var b strings.Builder
 	switch it.section {

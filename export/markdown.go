@@ -64,6 +64,11 @@ func blockMarkdown(ew *errWriter, b *cairn.Block) {
 	if b.Sidechain {
 		side = " (subagent)"
 	}
+	if b.Detail != "" {
+		// Condensed by a materialization: one line stands for the block.
+		ew.printf("*%s%s:* %s\n", b.Kind, side, b.Content)
+		return
+	}
 	switch b.Kind {
 	case cairn.UserText:
 		ew.printf("**User%s:**\n\n%s\n", side, b.Content)

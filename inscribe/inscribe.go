@@ -42,6 +42,12 @@ type Importer struct {
 	BatchBytes int
 	// Progress, when set, is called after each batch.
 	Progress Progress
+
+	// Tag, when set, names the engagement and frame active while a session
+	// is inscribed (for example workspace.ActiveEngagement); the rounds an
+	// import adds are tagged with them unless already tagged. Tags go to
+	// the index, never to the block store.
+	Tag func(s *cairn.Session) (engagementID, frameID string)
 }
 
 // DefaultBatchBytes balances commit overhead against memory held per batch.
@@ -404,6 +410,9 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	in := &cairn.Inscription{
 		Session: r.sess, Source: *r.src, Reset: r.reset, Lines: b.lines,
 		FromSeq: b.fromSeq, Rounds: b.rounds, Blocks: b.blocks, Messages: b.messages,
+	}
+	if r.im.Tag != nil {
+		in.EngagementID, in.FrameID = r.im.Tag(r.sess)
 	}
 	if err := r.im.Store.Inscribe(ctx, in); err != nil {
 		return fmt.Errorf("line %d: %w", b.count, err)

@@ -108,6 +108,9 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
 		return err
 	}
+	if err := autoTag(ctx, tx, in); err != nil {
+		return err
+	}
 	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
 		return err
 	}

@@ -52,6 +52,9 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if f.FrameID != "" {
 		where, args = append(where, "t.frame_id = ?"), append(args, f.FrameID)
 	}
+	if f.Tagged {
+		where = append(where, "t.engagement_id != ''")
+	}
 	if f.FromSeq > 0 {
 		where, args = append(where, "r.seq >= ?"), append(args, f.FromSeq)
 	}
@@ -91,7 +94,12 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if f.WithBlocks {
+	if f.WithBlocks && f.SessionID != "" && len(out) > 1 {
+		// One query for a session's range of rounds, not one per round.
+		if err := findRangeBlocks(ctx, tx, f.SessionID, out); err != nil {
+			return nil, err
+		}
+	} else if f.WithBlocks {
 		for _, r := range out {
 			if r.Blocks, err = findBlocks(ctx, tx, r.SessionID, r.Seq); err != nil {
 				return nil, err
@@ -99,6 +107,35 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 		}
 	}
 	return out, nil
+}
+
+// findRangeBlocks loads the blocks of rounds of one session, in seq order.
+func findRangeBlocks(ctx context.Context, tx *Tx, sessionID string, rounds []*cairn.Round) error {
+	bySeq := make(map[int]*cairn.Round, len(rounds))
+	for _, r := range rounds {
+		bySeq[r.Seq] = r
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		FROM blocks WHERE session_id = ? AND round_seq >= ? AND round_seq <= ? ORDER BY round_seq, line_no, idx`,
+		sessionID, rounds[0].Seq, rounds[len(rounds)-1].Seq)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		b := cairn.Block{SessionID: sessionID}
+		var ts string
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &b.ToolName, &b.ToolID,
+			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
+			return err
+		}
+		b.Timestamp = parseTime(ts)
+		if r := bySeq[b.RoundSeq]; r != nil {
+			r.Blocks = append(r.Blocks, &b)
+		}
+	}
+	return rows.Err()
 }
 
 // toolSep joins tool names in one column; it never occurs in a tool name.

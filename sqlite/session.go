@@ -101,7 +101,7 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 
 const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, project, title, version, git_branch, path,
 	started_at, ended_at, src_lines, round_count, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-	created_at, updated_at,
+	created_at, updated_at, parents, operation,
 	COALESCE(NULLIF(title, ''), (SELECT user_preview FROM rounds r WHERE r.session_id = sessions.id AND r.seq = 1), '')`
 
 func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Session, error) {
@@ -113,16 +113,43 @@ func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*
 	var out []*cairn.Session
 	for rows.Next() {
 		var s cairn.Session
-		var started, ended, created, updated, title string
+		var started, ended, created, updated, title, parents string
 		if err := rows.Scan(&s.ID, &s.Agent, &s.Lineage, &s.Parent, &s.ParentRound, &s.AgentID, &s.Project, &s.Title,
 			&s.Version, &s.GitBranch, &s.Path, &started, &ended, &s.Lines, &s.Rounds,
-			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation, &created, &updated, &title); err != nil {
+			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation, &created, &updated, &parents, &s.Operation, &title); err != nil {
 			return nil, err
 		}
 		s.Title = title
+		if parents != "" {
+			s.Parents = strings.Split(parents, ",")
+		}
 		s.StartedAt, s.EndedAt = parseTime(started), parseTime(ended)
 		s.CreatedAt, s.UpdatedAt = parseTime(created), parseTime(updated)
 		out = append(out, &s)
 	}
 	return out, rows.Err()
+}
+
+// SetLineage implements [cairn.SessionStore].
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	parent := ""
+	if len(parents) > 0 {
+		parent = parents[0]
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE sessions SET lineage = ?, parent = ?, parents = ?, operation = ?, updated_at = ? WHERE id = ?`,
+		lineage, parent, strings.Join(parents, ","), operation, formatTime(tx.now), id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return cairn.Errorf(cairn.ENOTFOUND, "No session %q.", id)
+	}
+	return tx.Commit()
 }

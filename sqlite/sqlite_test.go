@@ -38,6 +38,7 @@ func TestConformance(t *testing.T) {
 		return &storetest.Store{
 			Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
 			Inscription: sqlite.NewInscriptionStore(db), Searcher: sqlite.NewSearcher(db),
+			Tags: sqlite.NewTagStore(db),
 		}
 	})
 }

@@ -20,6 +20,7 @@ type Store struct {
 	Lines       cairn.LineStore
 	Inscription cairn.InscriptionStore
 	Searcher    cairn.Searcher
+	Tags        cairn.TagStore
 }
 
 // Open returns an empty store for one test; the backend closes it in
@@ -34,6 +35,8 @@ func Run(t *testing.T, open Open) {
 	t.Run("Rounds", func(t *testing.T) { testRounds(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
+	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
+	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 }
 
 var t0 = time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC)

@@ -59,6 +59,7 @@ type store struct {
 	searcher    *sqlite.Searcher
 	frames      *sqlite.FrameStore
 	missions    *sqlite.MissionStore
+	tags        *sqlite.TagStore
 }
 
 func (m *Main) openStore(flagValue string) (*store, error) {
@@ -72,7 +73,7 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 	}
 	return &store{
 		db: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
-		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db),
+		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 	}, nil
 }
@@ -167,4 +168,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 		args = args[1:]
 	}
 	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// positional parses flags wherever they appear among args, as
+// parseInterspersed does, and returns the positional arguments.
+func positional(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := parseInterspersed(fs, args); err != nil {
+		return nil, err
+	}
+	return fs.Args(), nil
 }

@@ -82,6 +82,17 @@ var commands = []struct {
 	{"context", command{"assemble the active context within a token budget", (*Main).runContext}},
 	{"mission", command{"set or show the mission and its progress", (*Main).runMission}},
 	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
+	{"compress-before", command{"surgery: rounds before T become an index table, the rest stay full", (*Main).runCompressBefore}},
+	{"compress-engagement", command{"surgery: a finished engagement's rounds become index lines", (*Main).runCompressEngagement}},
+	{"extract-engagement", command{"surgery: only one engagement's rounds, in full", (*Main).runExtractEngagement}},
+	{"merge", command{"surgery: two sessions' rounds interleaved by time, provenance kept", (*Main).runMerge}},
+	{"split", command{"surgery: fork a session into one child per engagement", (*Main).runSplit}},
+	{"inject", command{"one round in full from the store (read-only)", (*Main).runInject}},
+	{"revive", command{"compress, export a Claude Code session, print how to resume it", (*Main).runRevive}},
+	{"advise", command{"which surgical operation to run on a session now", (*Main).runAdvise}},
+	{"tag", command{"tag rounds with an engagement; tag suggest finds candidates", (*Main).runTag}},
+	{"untag", command{"clear the engagement of rounds", (*Main).runUntag}},
+	{"matrix", command{"the engagement × agent matrix of tagged rounds", (*Main).runMatrix}},
 }
 
 // Run runs the subcommand named by args[0].
@@ -111,7 +122,7 @@ Usage: cairn <command> [flags] [arguments]
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Start here:

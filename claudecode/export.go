@@ -1,0 +1,316 @@
+package claudecode
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn"
+)
+
+// An Exporter writes a [cairn.Materialization] as a Claude Code session
+// that the real client resumes with `claude --resume <SessionID>`:
+//
+//   - a compact_boundary system line (the root) and an isCompactSummary user
+//     line holding Summary (the index of compressed rounds and where every
+//     full round came from), as Claude Code itself writes after /compact;
+//   - then the full rounds' own lines, unchanged except sessionId, cwd,
+//     isSidechain, a parentUuid chain re-linked in order, timestamps made to
+//     rise along it, and a cairnSource member naming the round they came from;
+//   - thinking blocks are copied byte for byte with their message or left
+//     out, never edited; a tool call is never kept without its result;
+//   - the session ends on a completed assistant text turn.
+//
+// Metadata lines (queue-operation, api-request*, last-prompt, …), sidechain
+// lines and older compact boundaries and summaries are left out: only the
+// conversation is carried.
+type Exporter struct {
+	SessionID string // the new session's uuid
+	Cwd       string // recorded on every line; default: the first source's project
+	Summary   string // the text of the summary line
+
+	// NewUUID returns a fresh uuid for each synthesized line; default: a
+	// random version 4 uuid.
+	NewUUID func() string
+}
+
+// NewUUID returns a random version 4 uuid.
+func NewUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// TimeFormat is how exported lines stamp their time, as Claude Code does.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// An outLine is a kept line on its way out.
+type outLine struct {
+	obj     *object
+	typ     string
+	ts      time.Time
+	uses    []string // tool_use ids it holds
+	results []string // tool_use ids it answers
+	msgID   string
+	text    bool // an assistant line holding text
+}
+
+// Lines returns the session's lines, each with its terminator. Returns
+// EINVALID if nothing of m can be resumed: no full round that ends on a
+// completed assistant turn.
+func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
+	if x.SessionID == "" || !uuidRE.MatchString(x.SessionID) {
+		return nil, cairn.Errorf(cairn.EINVALID, "Export needs a session uuid, got %q.", x.SessionID)
+	}
+	newUUID := x.NewUUID
+	if newUUID == nil {
+		newUUID = NewUUID
+	}
+	cwd := x.Cwd
+	if cwd == "" && len(m.Sources) > 0 {
+		cwd = m.Sources[0].Project
+	}
+
+	var out []*outLine
+	for _, p := range m.FullPieces() {
+		kept, err := keepLines(p, m.Fidelity)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kept...)
+	}
+	out = pairTools(out)
+	out = trimToCompletedTurn(out)
+	if len(out) == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to resume: no round in full ends on a completed assistant turn.")
+	}
+
+	version, branch := "", ""
+	if len(m.Sources) > 0 {
+		version, branch = m.Sources[0].Version, m.Sources[0].GitBranch
+	}
+	start := out[0].ts
+	if start.IsZero() {
+		start = time.Unix(0, 0).UTC()
+	}
+	boundary, summary := newUUID(), newUUID()
+	lines := make([][]byte, 0, len(out)+2)
+	lines = append(lines, synth(
+		"parentUuid", nil, "logicalParentUuid", nil, "isSidechain", false, "type", "system",
+		"subtype", "compact_boundary", "content", "Conversation compacted", "isMeta", false,
+		"timestamp", start.Add(-2*time.Millisecond).Format(TimeFormat), "uuid", boundary, "level", "info",
+		"compactMetadata", map[string]any{"trigger": "manual", "preTokens": len(x.Summary) / 4},
+		"userType", "external", "cwd", cwd, "sessionId", x.SessionID, "version", version, "gitBranch", branch,
+	))
+	lines = append(lines, synth(
+		"parentUuid", boundary, "isSidechain", false, "type", "user",
+		"message", map[string]any{"role": "user", "content": x.Summary},
+		"isVisibleInTranscriptOnly", true, "isCompactSummary", true, "uuid", summary,
+		"timestamp", start.Add(-time.Millisecond).Format(TimeFormat),
+		"userType", "external", "cwd", cwd, "sessionId", x.SessionID, "version", version, "gitBranch", branch,
+	))
+	parent, last := summary, start.Add(-time.Millisecond)
+	for _, l := range out {
+		ts := l.ts
+		if !ts.After(last) {
+			ts = last.Add(time.Millisecond)
+		}
+		last = ts
+		uuid := l.obj.str("uuid")
+		if uuid == "" {
+			uuid = newUUID()
+			l.obj.set("uuid", uuid)
+		}
+		l.obj.set("parentUuid", parent)
+		l.obj.set("isSidechain", false)
+		l.obj.set("sessionId", x.SessionID)
+		l.obj.set("timestamp", ts.Format(TimeFormat))
+		if cwd != "" {
+			l.obj.set("cwd", cwd)
+		}
+		lines = append(lines, l.obj.appendTo(nil))
+		parent = uuid
+	}
+	return lines, nil
+}
+
+func synth(kv ...any) []byte {
+	o := &object{vals: map[string]json.RawMessage{}}
+	for i := 0; i < len(kv); i += 2 {
+		o.set(kv[i].(string), kv[i+1])
+	}
+	return o.appendTo(nil)
+}
+
+// keepLines returns the conversation lines of a full round at fidelity f.
+func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
+	var out []*outLine
+	dropped := map[string]bool{} // tool calls left out: their results go too
+	source := json.RawMessage(`{"sessionId":` + string(appendQuoted(nil, p.Round.SessionID)) + `,"round":` + strconv.Itoa(p.Round.Seq) + `}`)
+	for _, l := range p.Lines {
+		if l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8 {
+			continue
+		}
+		switch l.Type {
+		case "user", "assistant", "system", "attachment":
+		default:
+			continue
+		}
+		obj, err := decodeObject(l.Raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", l.SessionID, l.No, err)
+		}
+		if obj.bool("isSidechain") || obj.bool("isCompactSummary") || strings.Contains(obj.str("subtype"), "compact_boundary") {
+			continue
+		}
+		o := &outLine{obj: obj, typ: l.Type, ts: l.Timestamp}
+		if l.Type == "user" || l.Type == "assistant" {
+			if !o.applyFidelity(p.Round, f, dropped) {
+				continue
+			}
+		}
+		obj.set("cairnSource", source)
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// applyFidelity rewrites a message's process blocks at fidelity f and
+// notes its tool calls and results. It reports false when nothing is left
+// of the line.
+func (o *outLine) applyFidelity(r *cairn.Round, f cairn.Fidelity, dropped map[string]bool) bool {
+	msgRaw := o.obj.get("message")
+	if len(msgRaw) == 0 {
+		return true
+	}
+	msg, err := decodeObject(msgRaw)
+	if err != nil {
+		return true
+	}
+	o.msgID = msg.str("id")
+	content := msg.get("content")
+	if len(content) == 0 || content[0] != '[' {
+		o.text = o.typ == "assistant"
+		return true
+	}
+	blocks, ok := splitArray(content)
+	if !ok {
+		return true
+	}
+	changed := false
+	kept := blocks[:0]
+	for _, raw := range blocks {
+		var b contentBlock
+		_ = json.Unmarshal(raw, &b)
+		switch b.Type {
+		case "thinking", "redacted_thinking":
+			if f.Thinking == cairn.DetailOmit {
+				changed = true
+				continue
+			} else if f.Thinking.Condensed() {
+				raw, changed = mustMarshal(map[string]string{"type": "text", "text": cairn.ThinkingReference(r.Seq, b.Thinking)}), true
+			}
+		case "tool_use", "server_tool_use":
+			if f.ToolUse == cairn.DetailOmit {
+				dropped[b.ID], changed = true, true
+				continue
+			} else if f.ToolUse.Condensed() {
+				raw = mustMarshal(map[string]any{"type": b.Type, "id": b.ID, "name": b.Name,
+					"input": map[string]string{"summary": cairn.ToolUseSummary(b.Name, string(b.Input))}})
+				changed = true
+			}
+			o.uses = append(o.uses, b.ID)
+		case "tool_result":
+			if dropped[b.ToolUseID] {
+				changed = true
+				continue
+			}
+			switch {
+			case f.ToolResult == cairn.DetailOmit:
+				raw = mustMarshal(map[string]any{"type": "tool_result", "tool_use_id": b.ToolUseID, "is_error": b.IsError,
+					"content": fmt.Sprintf("[tool result omitted — cairn inject %s %d]", r.SessionID, r.Seq)})
+				changed = true
+			case f.ToolResult.Condensed():
+				raw = mustMarshal(map[string]any{"type": "tool_result", "tool_use_id": b.ToolUseID, "is_error": b.IsError,
+					"content": cairn.ToolResultSummary(resultText(b.Content), b.IsError)})
+				changed = true
+			}
+			o.results = append(o.results, b.ToolUseID)
+		case "text":
+			if o.typ == "assistant" {
+				o.text = true
+			}
+		}
+		kept = append(kept, raw)
+	}
+	if len(kept) == 0 {
+		return false
+	}
+	if changed {
+		msg.set("content", kept)
+		enc := msg.appendTo(nil)
+		o.obj.set("message", json.RawMessage(enc[:len(enc)-1]))
+		// The client's own copy of a result would carry what was condensed.
+		o.obj.del("toolUseResult")
+	}
+	return true
+}
+
+// pairTools drops tool calls without a result and results without a call:
+// the client drops an assistant line whose tool_use has no result on load,
+// and the API refuses a result without its call.
+func pairTools(in []*outLine) []*outLine {
+	used, answered := map[string]bool{}, map[string]bool{}
+	for _, l := range in {
+		for _, id := range l.uses {
+			used[id] = true
+		}
+		for _, id := range l.results {
+			answered[id] = true
+		}
+	}
+	out := in[:0]
+	for _, l := range in {
+		ok := true
+		for _, id := range l.uses {
+			ok = ok && answered[id]
+		}
+		for _, id := range l.results {
+			ok = ok && used[id]
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// trimToCompletedTurn cuts what follows the last completed assistant text
+// turn: the last assistant line with text that no later line of the same
+// message follows.
+func trimToCompletedTurn(in []*outLine) []*outLine {
+	for i := len(in) - 1; i >= 0; i-- {
+		l := in[i]
+		if l.typ != "assistant" || !l.text {
+			continue
+		}
+		complete := true
+		for _, later := range in[i+1:] {
+			if later.typ == "assistant" && later.msgID != "" && later.msgID == l.msgID {
+				complete = false
+				break
+			}
+		}
+		if complete {
+			return in[:i+1]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// An object is a JSON object whose members keep their order and their
+// bytes: a line rewritten through it differs from the original only in the
+// members that were set.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+// decodeObject splits a JSON object into its members without decoding
+// their values. raw must be valid JSON (a line that parsed).
+func decodeObject(raw []byte) (*object, error) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	o := &object{vals: make(map[string]json.RawMessage, 24), keys: make([]string, 0, 24)}
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] != '}' {
+		if raw[i] != '"' {
+			return nil, fmt.Errorf("offset %d: want a member name", i)
+		}
+		end := scanValue(raw, i)
+		var k string
+		if bytes.IndexByte(raw[i:end], '\\') < 0 && utf8.Valid(raw[i:end]) {
+			k = string(raw[i+1 : end-1])
+		} else if err := json.Unmarshal(raw[i:end], &k); err != nil {
+			return nil, err
+		}
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, fmt.Errorf("offset %d: want ':'", i)
+		}
+		i = skipSpace(raw, i+1)
+		end = scanValue(raw, i)
+		if end <= i || end > len(raw) {
+			return nil, fmt.Errorf("offset %d: bad value", i)
+		}
+		if _, dup := o.vals[k]; !dup {
+			o.keys = append(o.keys, k)
+		}
+		o.vals[k] = raw[i:end:end]
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	if i >= len(raw) {
+		return nil, fmt.Errorf("unterminated object")
+	}
+	return o, nil
+}
+
+// splitArray returns the elements of a JSON array without decoding them.
+func splitArray(raw []byte) ([]json.RawMessage, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	var out []json.RawMessage
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] != ']' {
+		end := scanValue(raw, i)
+		if end <= i || end > len(raw) {
+			return nil, false
+		}
+		out = append(out, raw[i:end:end])
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return out, i < len(raw)
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanValue returns the offset just past the JSON value starting at i.
+func scanValue(raw []byte, i int) int {
+	if i >= len(raw) {
+		return i
+	}
+	switch raw[i] {
+	case '"':
+		for j := i + 1; j < len(raw); j++ {
+			switch raw[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(raw) + 1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(raw); j++ {
+			switch raw[j] {
+			case '"':
+				j = scanValue(raw, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(raw) + 1
+	}
+	j := i
+	for j < len(raw) && raw[j] != ',' && raw[j] != '}' && raw[j] != ']' && raw[j] != ' ' && raw[j] != '\n' && raw[j] != '\r' && raw[j] != '\t' {
+		j++
+	}
+	return j
+}
+
+func (o *object) get(k string) json.RawMessage { return o.vals[k] }
+
+func (o *object) set(k string, v any) {
+	var raw json.RawMessage
+	switch v := v.(type) {
+	case json.RawMessage:
+		raw = v
+	case string:
+		raw = appendQuoted(nil, v)
+	case bool:
+		raw = json.RawMessage(strconv.FormatBool(v))
+	default:
+		raw = mustMarshal(v)
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = raw
+}
+
+func (o *object) del(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, key := range o.keys {
+		if key == k {
+			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+func (o *object) str(k string) string {
+	var s string
+	_ = json.Unmarshal(o.vals[k], &s)
+	return s
+}
+
+func (o *object) bool(k string) bool { return string(o.vals[k]) == "true" }
+
+// appendTo appends the object as one compact line with its terminator.
+func (o *object) appendTo(buf []byte) []byte {
+	buf = append(buf, '{')
+	for i, k := range o.keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendQuoted(buf, k)
+		buf = append(buf, ':')
+		buf = append(buf, o.vals[k]...)
+	}
+	return append(buf, '}', '\n')
+}
+
+// quote appends s as a JSON string: plain ASCII directly, anything else
+// through encoding/json.
+func appendQuoted(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return append(buf, mustMarshal(s)...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
+}
+
+// mustMarshal encodes v without HTML escaping, as Claude Code writes JSON.
+func mustMarshal(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only values built here are encoded
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}

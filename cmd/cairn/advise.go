@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"cairn/surgery"
+)
+
+func (m *Main) runAdvise(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("advise", "[flags] SESSION", `
+Say which surgical operation to run on a session now, from its size and its
+engagement tags (the seed's decision tree): nothing under half the window; a
+closed engagement → compress-engagement; several live engagements → split;
+finished work accumulating → compress-before; nothing left to compress →
+revive.
+
+  cairn advise 5c0375b4`)
+	sf.register(fs, true)
+	window := fs.Int64("window", surgery.DefaultWindow, "context window in tokens")
+	pos, err := positional(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return usageError("advise takes one SESSION")
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a, err := surgery.Advise(ctx, st.surgery(), pos[0], *window)
+	if err != nil {
+		return err
+	}
+	if sf.json {
+		return json.NewEncoder(m.Stdout).Encode(a)
+	}
+	fmt.Fprintf(m.Stdout, "session %s · ~%d of %d tokens\n%s\n", a.Session, a.ContextTokens, a.Window, a.Reason)
+	if a.Command != "" {
+		fmt.Fprintf(m.Stdout, "\n  %s\n", a.Command)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+
+	"cairn"
+	"cairn/surgery"
+)
+
+func (m *Main) runRevive(ctx context.Context, args []string) error {
+	var f surgeryFlags
+	fs := m.newFlagSet("revive", "[flags] SESSION", `
+Give a session's work to a fresh agent: compress, export a Claude Code
+session, and print the command that resumes it. --before T compresses the
+rounds before T (a round number or a time); --engagement ID collapses that
+finished engagement. With neither, the recent quarter of the session (by
+size, at least two rounds) stays in full and the rest becomes the index.
+
+  cairn revive 5c0375b4
+  cairn revive --before 40 5c0375b4
+  cairn revive --engagement console-work 5c0375b4
+`+surgeryFormats)
+	f.register(fs, "claude")
+	before := fs.String("before", "", "compress the rounds before this round number or time")
+	engagement := fs.String("engagement", "", "compress this engagement's rounds")
+	pos, err := positional(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return usageError("revive takes one SESSION")
+	}
+	if *before != "" && *engagement != "" {
+		return usageError("give --before or --engagement, not both")
+	}
+	fid, err := f.parse()
+	if err != nil {
+		return err
+	}
+	st, err := m.openStore(f.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var mat *cairn.Materialization
+	switch {
+	case *engagement != "":
+		mat, err = surgery.CompressEngagement(ctx, st.surgery(), pos[0], *engagement, fid)
+	case *before != "":
+		p, perr := surgery.ParsePoint(*before)
+		if perr != nil {
+			return perr
+		}
+		mat, err = surgery.CompressBefore(ctx, st.surgery(), pos[0], p, fid)
+	default:
+		p, perr := surgery.RecentCut(ctx, st.surgery(), pos[0])
+		if perr != nil {
+			return perr
+		}
+		mat, err = surgery.CompressBefore(ctx, st.surgery(), pos[0], p, fid)
+	}
+	if err != nil {
+		return err
+	}
+	return m.emit(ctx, st, &f, []*cairn.Materialization{mat})
+}

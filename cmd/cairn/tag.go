@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"cairn"
+	"cairn/surgery"
+)
+
+func (m *Main) runTag(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "suggest" {
+		return m.runTagSuggest(ctx, args[1:])
+	}
+	var sf storeFlags
+	fs := m.newFlagSet("tag", "[flags] ENGAGEMENT SESSION ROUNDS", `
+Tag rounds with an engagement (a workstream). Tags live in the store's index,
+never in the transcripts, and can be changed at any time. ROUNDS is numbers
+and ranges: 3,5-9.
+
+  cairn tag console-work 5c0375b4 3,5-9
+  cairn tag suggest "console work"        # full-text candidates; --apply tags them
+  cairn untag 5c0375b4 7
+  cairn rounds --engagement console-work  # the engagement across sessions
+  cairn matrix                            # engagement × agent`)
+	sf.register(fs, false)
+	frame := fs.String("frame", "", "also record this frame id on the rounds")
+	pos, err := positional(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 3 {
+		fs.Usage()
+		return usageError("tag takes ENGAGEMENT, SESSION and ROUNDS (or: tag suggest WORDS)")
+	}
+	seqs, err := surgery.ParseRounds(pos[2])
+	if err != nil {
+		return err
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sess, err := st.sessions.FindSessionByID(ctx, pos[1])
+	if err != nil {
+		return err
+	}
+	if err := st.tags.TagRounds(ctx, sess.ID, seqs, pos[0], *frame); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "tagged %s rounds %s as %s\n", sess.ID, surgery.Ranges(seqs), pos[0])
+	return nil
+}
+
+func (m *Main) runUntag(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("untag", "[flags] SESSION ROUNDS", `
+Clear the engagement of rounds (ROUNDS: 3,5-9). Their frame stays.
+
+  cairn untag 5c0375b4 7`)
+	sf.register(fs, false)
+	pos, err := positional(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return usageError("untag takes SESSION and ROUNDS")
+	}
+	seqs, err := surgery.ParseRounds(pos[1])
+	if err != nil {
+		return err
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sess, err := st.sessions.FindSessionByID(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := st.tags.UntagRounds(ctx, sess.ID, seqs); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "untagged %s rounds %s\n", sess.ID, surgery.Ranges(seqs))
+	return nil
+}
+
+// A candidate is a round full-text search suggests for an engagement.
+type candidate struct {
+	Hit     *cairn.Hit `json:"hit"`
+	Matched int        `json:"matched"` // how many of the words it matched
+}
+
+func (m *Main) runTagSuggest(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("tag suggest", "[flags] WORDS", `
+List rounds whose user or assistant text matches any of WORDS, best first,
+as candidates for an engagement; review them, then run again with --apply to
+tag them (or tag a chosen few with "cairn tag"). The engagement is --as, by
+default WORDS joined with '-': "console work" → console-work.
+
+  cairn tag suggest "console work"
+  cairn tag suggest --session 5c0375b4 --apply "console work"`)
+	sf.register(fs, true)
+	as := fs.String("as", "", "engagement id (default: WORDS joined with '-')")
+	session := fs.String("session", "", "only this session")
+	limit := fs.Int("limit", 50, "at most this many candidates")
+	apply := fs.Bool("apply", false, "tag the candidates")
+	pos, err := positional(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 {
+		fs.Usage()
+		return usageError("tag suggest takes WORDS")
+	}
+	query := strings.Join(pos, " ")
+	words := strings.Fields(strings.ToLower(query))
+	id := *as
+	if id == "" {
+		id = strings.Join(words, "-")
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	q := cairn.SearchQuery{Limit: *limit}
+	if *session != "" {
+		sess, err := st.sessions.FindSessionByID(ctx, *session)
+		if err != nil {
+			return err
+		}
+		q.SessionID = sess.ID
+	}
+	// Every word on its own: a round about the console but not "work" is
+	// still a candidate; rounds matching more words rank first.
+	byRound := map[string]*candidate{}
+	for _, w := range words {
+		q.Text = w
+		hits, err := st.searcher.Search(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, h := range hits {
+			if h.RoundSeq == 0 {
+				continue
+			}
+			key := fmt.Sprint(h.SessionID, "/", h.RoundSeq)
+			if c := byRound[key]; c != nil {
+				c.Matched++
+			} else {
+				byRound[key] = &candidate{Hit: h, Matched: 1}
+			}
+		}
+	}
+	cands := make([]*candidate, 0, len(byRound))
+	for _, c := range byRound {
+		cands = append(cands, c)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.Matched != b.Matched {
+			return a.Matched > b.Matched
+		} else if a.Hit.SessionID != b.Hit.SessionID {
+			return a.Hit.SessionID < b.Hit.SessionID
+		}
+		return a.Hit.RoundSeq < b.Hit.RoundSeq
+	})
+	if len(cands) > *limit {
+		cands = cands[:*limit]
+	}
+	if *apply {
+		bySession := map[string][]int{}
+		for _, c := range cands {
+			bySession[c.Hit.SessionID] = append(bySession[c.Hit.SessionID], c.Hit.RoundSeq)
+		}
+		for sid, seqs := range bySession {
+			if err := st.tags.TagRounds(ctx, sid, seqs, id, ""); err != nil {
+				return err
+			}
+		}
+	}
+	if sf.json {
+		return json.NewEncoder(m.Stdout).Encode(map[string]any{"engagement": id, "applied": *apply, "candidates": cands})
+	}
+	if len(cands) == 0 {
+		fmt.Fprintf(m.Stdout, "No round mentions %q.\n", query)
+		return nil
+	}
+	for _, c := range cands {
+		snippet := strings.NewReplacer(cairn.HighlightStart, "»", cairn.HighlightEnd, "«", "\n", " ").Replace(c.Hit.Snippet)
+		fmt.Fprintf(m.Stdout, "%s  %03d  %d/%d  %s\n", c.Hit.SessionID, c.Hit.RoundSeq, c.Matched, len(words), snippet)
+	}
+	if *apply {
+		fmt.Fprintf(m.Stdout, "\ntagged %d rounds as %s\n", len(cands), id)
+	} else {
+		fmt.Fprintf(m.Stdout, "\n%d candidates for %s. Review them, then: cairn tag suggest --apply", len(cands), id)
+		if *as != "" {
+			fmt.Fprintf(m.Stdout, " --as %s", id)
+		}
+		if *session != "" {
+			fmt.Fprintf(m.Stdout, " --session %s", *session)
+		}
+		fmt.Fprintf(m.Stdout, " %q\n", query)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package export
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"cairn"
+)
+
+// MaterializationMarkdown writes a surgical materialization for people: its
+// operation and lineage, then the rounds in reading order, each run of
+// compressed rounds as an index table and each full round at the
+// materialization's fidelity. With several sources every round says which
+// session it came from.
+func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
+	ew := &errWriter{w: w}
+	title := m.Operation
+	if m.Label != "" {
+		title += " · " + m.Label
+	}
+	ew.printf("# %s\n\n", title)
+	ew.printf("- operation: `%s %s`\n", m.Operation, strings.Join(m.Args, " "))
+	for i, s := range m.Sources {
+		ew.printf("- source %c: `%s`", 'A'+i, s.ID)
+		if s.Project != "" {
+			ew.printf(" · `%s`", s.Project)
+		}
+		ew.printf(" · %d rounds\n", s.Rounds)
+	}
+	if !m.StartedAt.IsZero() {
+		ew.printf("- time: %s – %s\n", m.StartedAt.UTC().Format(IndexTimeFormat), m.EndedAt.UTC().Format(IndexTimeFormat))
+	}
+	if len(m.Engagements) > 0 {
+		ew.printf("- engagements: %s\n", strings.Join(m.Engagements, ", "))
+	}
+	f := m.Fidelity
+	ew.printf("- fidelity: thinking %s · tool calls %s · tool results %s\n", f.Thinking, f.ToolUse, f.ToolResult)
+	full, index := len(m.FullPieces()), len(m.IndexRounds())
+	ew.printf("- rounds: %d in full, %d as index lines\n", full, index)
+
+	for i := 0; i < len(m.Pieces); {
+		p := m.Pieces[i]
+		if !p.Full {
+			j := i
+			var run []*cairn.Round
+			for ; j < len(m.Pieces) && !m.Pieces[j].Full; j++ {
+				run = append(run, m.Pieces[j].Round)
+			}
+			ew.printf("\n## Index · rounds %03d–%03d%s\n\n", run[0].Seq, run[len(run)-1].Seq, from(m, run[0].SessionID))
+			if ew.err == nil {
+				ew.err = IndexTable(ew, run)
+			}
+			i = j
+			continue
+		}
+		ew.printf("\n")
+		if len(m.Sources) > 1 {
+			ew.printf("<!-- from %s -->\n", p.Round.SessionID)
+		}
+		RoundMarkdown(ew, p.Round)
+		if len(m.Sources) > 1 {
+			ew.printf("\n*— round %d%s*\n", p.Round.Seq, from(m, p.Round.SessionID))
+		}
+		i++
+	}
+	return ew.err
+}
+
+func from(m *cairn.Materialization, id string) string {
+	if len(m.Sources) < 2 {
+		return ""
+	}
+	for i, s := range m.Sources {
+		if s.ID == id {
+			return " of source " + string(rune('A'+i))
+		}
+	}
+	return ""
+}
+
+// MaterializationJSON writes a materialization for programs: one JSON
+// document with its sources, fidelity and pieces (rounds with their
+// blocks).
+func MaterializationJSON(w io.Writer, m *cairn.Materialization) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}

@@ -1,0 +1,51 @@
+package fakeapi_test
+
+import (
+	"bufio"
+	"net/http"
+	"strings"
+	"testing"
+
+	"cairn/internal/fakeapi"
+)
+
+func TestServer(t *testing.T) {
+	s := fakeapi.New(fakeapi.Turn{Match: "list files", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "ls"}}},
+		{{Type: "text", Text: "Two files."}},
+	}})
+	defer s.Close()
+	post := func(body string) string {
+		resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			b.WriteString(sc.Text() + "\n")
+		}
+		return b.String()
+	}
+	t.Run("Stream", func(t *testing.T) {
+		got := post(`{"stream":true,"tools":[{}],"messages":[{"role":"user","content":"please list files"}]}`)
+		if !strings.Contains(got, "event: message_start") || !strings.Contains(got, `"name":"Bash"`) || !strings.Contains(got, `"stop_reason":"tool_use"`) {
+			t.Fatalf("stream = %s", got)
+		}
+	})
+	t.Run("Step", func(t *testing.T) {
+		got := post(`{"tools":[{}],"messages":[{"role":"user","content":"please list files"},{"role":"assistant","content":[]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"a b"}]}]}`)
+		if !strings.Contains(got, "Two files.") || !strings.Contains(got, `"end_turn"`) {
+			t.Fatalf("reply = %s", got)
+		}
+	})
+	t.Run("Default", func(t *testing.T) {
+		if got := post(`{"messages":[{"role":"user","content":"hello"}]}`); !strings.Contains(got, fakeapi.DefaultReply) {
+			t.Fatalf("reply = %s", got)
+		}
+	})
+	if n := len(s.Requests()); n != 3 {
+		t.Fatalf("recorded %d requests, want 3", n)
+	}
+}

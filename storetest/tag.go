@@ -1,0 +1,142 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"cairn"
+)
+
+func testTags(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	a := newSession("7a9a0000-0000-0000-0000-000000000000", "/p", t0, 5, plain)
+	b := newSession("7a9b0000-0000-0000-0000-000000000000", "/q", t0, 3, plain)
+	MustInscribe(t, st, a.in)
+	MustInscribe(t, st, b.in)
+	seqs := func(rounds []*cairn.Round) (out []string) {
+		for _, r := range rounds {
+			out = append(out, r.SessionID[:4]+":"+string(rune('0'+r.Seq))+"="+r.EngagementID)
+		}
+		return out
+	}
+	find := func(t *testing.T, f cairn.RoundFilter) []string {
+		t.Helper()
+		rounds, err := st.Rounds.FindRounds(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seqs(rounds)
+	}
+	equal := func(t *testing.T, got []string, want ...string) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+		}
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		if err := st.Tags.TagRounds(ctx, a.s.ID, []int{2, 3}, "console", ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Tags.TagRounds(ctx, b.s.ID, []int{1}, "console", "f1"); err != nil {
+			t.Fatal(err)
+		}
+		// Across sessions: the canonical engagement query.
+		equal(t, find(t, cairn.RoundFilter{EngagementID: "console"}), "7a9a:2=console", "7a9a:3=console", "7a9b:1=console")
+		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:2=console", "7a9a:3=console")
+		r, err := st.Rounds.FindRound(ctx, b.s.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		} else if r.FrameID != "f1" {
+			t.Fatalf("frame = %q", r.FrameID)
+		}
+	})
+	t.Run("Retag", func(t *testing.T) {
+		if err := st.Tags.TagRounds(ctx, a.s.ID, []int{3}, "inscription", ""); err != nil {
+			t.Fatal(err)
+		}
+		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:2=console", "7a9a:3=inscription")
+	})
+	t.Run("Untag", func(t *testing.T) {
+		if err := st.Tags.UntagRounds(ctx, a.s.ID, []int{2, 4}); err != nil {
+			t.Fatal(err)
+		}
+		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:3=inscription")
+		if err := st.Tags.UntagRounds(ctx, b.s.ID, []int{1}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := st.Rounds.FindRound(ctx, b.s.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		} else if r.EngagementID != "" || r.FrameID != "f1" {
+			t.Fatalf("after untag: engagement %q frame %q, want the frame kept", r.EngagementID, r.FrameID)
+		}
+	})
+	t.Run("SurvivesReinscribe", func(t *testing.T) {
+		// Rebuilding rounds from lines must not lose tags: they are not in rounds.
+		in := *a.in
+		in.Lines, in.FromSeq = nil, 3
+		in.Rounds, in.Blocks, in.Messages = a.in.Rounds[2:], nil, nil
+		MustInscribe(t, st, &in)
+		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:3=inscription")
+	})
+	t.Run("AutoTag", func(t *testing.T) {
+		c := newSession("7a9c0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
+		c.in.EngagementID, c.in.FrameID = "auto", "fr"
+		MustInscribe(t, st, c.in)
+		equal(t, find(t, cairn.RoundFilter{SessionID: c.s.ID}), "7a9c:1=auto", "7a9c:2=auto")
+		// A round tagged by hand keeps its tag when the inscriber re-tags.
+		if err := st.Tags.TagRounds(ctx, c.s.ID, []int{2}, "manual", ""); err != nil {
+			t.Fatal(err)
+		}
+		in := *c.in
+		in.Lines, in.FromSeq, in.Rounds, in.Blocks, in.Messages = nil, 2, c.in.Rounds[1:], nil, nil
+		MustInscribe(t, st, &in)
+		equal(t, find(t, cairn.RoundFilter{SessionID: c.s.ID}), "7a9c:1=auto", "7a9c:2=manual")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		wantCode(t, st.Tags.TagRounds(ctx, a.s.ID, []int{99}, "x", ""), cairn.ENOTFOUND)
+		wantCode(t, st.Tags.TagRounds(ctx, "nope", []int{1}, "x", ""), cairn.ENOTFOUND)
+		wantCode(t, st.Tags.UntagRounds(ctx, "nope", []int{1}), cairn.ENOTFOUND)
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		wantCode(t, st.Tags.TagRounds(ctx, a.s.ID, []int{1}, "", ""), cairn.EINVALID)
+	})
+}
+
+func testLineage(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	a := newSession("11aa0000-0000-0000-0000-000000000000", "/p", t0, 1, plain)
+	MustInscribe(t, st, a.in)
+	t.Run("OK", func(t *testing.T) {
+		if err := st.Sessions.SetLineage(ctx, a.s.ID, cairn.LineageSurgery, []string{"p1", "p2"}, cairn.OpMerge); err != nil {
+			t.Fatal(err)
+		}
+		s, err := st.Sessions.FindSessionByID(ctx, a.s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Lineage != cairn.LineageSurgery || s.Parent != "p1" || len(s.Parents) != 2 || s.Parents[1] != "p2" || s.Operation != cairn.OpMerge {
+			t.Fatalf("session = %+v", s)
+		}
+		// A later import of the same file keeps the lineage.
+		in := *a.in
+		in.Lines = nil
+		MustInscribe(t, st, &in)
+		if s, err = st.Sessions.FindSessionByID(ctx, a.s.ID); err != nil {
+			t.Fatal(err)
+		} else if s.Lineage != cairn.LineageSurgery || s.Operation != cairn.OpMerge {
+			t.Fatalf("after re-inscribe: %+v", s)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		wantCode(t, st.Sessions.SetLineage(ctx, "nope", cairn.LineageSurgery, nil, ""), cairn.ENOTFOUND)
+	})
+}

@@ -1,0 +1,89 @@
+package surgery
+
+import (
+	"fmt"
+	"strings"
+
+	"cairn"
+	"cairn/export"
+)
+
+// Summary returns the text a resumed agent reads first: what operation cut
+// this session from which sessions, the index table of the compressed
+// rounds, and where every round in full came from. It is what the Claude
+// Code exporter puts in its summary line.
+func Summary(m *cairn.Materialization) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "This session was prepared by cairn (%s", m.Operation)
+	if m.Label != "" {
+		fmt.Fprintf(&b, " · %s", m.Label)
+	}
+	fmt.Fprintf(&b, ") from %s. Its history is stored in full; this is a chosen view of it.\n", sourceList(m))
+	b.WriteString("Any round listed here can be read in full with `cairn inject SESSION ROUND`.\n")
+
+	multi := len(m.Sources) > 1
+	if multi {
+		b.WriteString("\nSources (the rounds of both are interleaved by time; each keeps its own voice):\n")
+		for i, s := range m.Sources {
+			fmt.Fprintf(&b, "- %s = session %s%s, %d rounds, %s – %s\n", label(i), s.ID, project(s), s.Rounds,
+				s.StartedAt.UTC().Format(export.IndexTimeFormat), s.EndedAt.UTC().Format(export.IndexTimeFormat))
+		}
+	}
+	if idx := m.IndexRounds(); len(idx) > 0 {
+		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n\n", idx[0].SessionID)
+		_ = export.IndexTable(&b, idx)
+	}
+	if full := m.FullPieces(); len(full) > 0 {
+		b.WriteString("\nRounds in full follow, in this order:\n")
+		for i, p := range full {
+			src := ""
+			if multi {
+				src = label(sourceIndex(m, p.Round.SessionID)) + " "
+			}
+			tag := ""
+			if p.Round.EngagementID != "" {
+				tag = " [" + p.Round.EngagementID + "]"
+			}
+			fmt.Fprintf(&b, "%d. %sround %03d of %s%s · %s · %q\n", i+1, src, p.Round.Seq, short(p.Round.SessionID), tag,
+				p.Round.StartedAt.UTC().Format(export.IndexTimeFormat), p.Round.UserPreview)
+		}
+	}
+	return b.String()
+}
+
+func sourceList(m *cairn.Materialization) string {
+	var parts []string
+	for i, s := range m.Sources {
+		p := "session " + s.ID
+		if len(m.Sources) > 1 {
+			p = label(i) + " (" + p + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " and ")
+}
+
+func project(s *cairn.Session) string {
+	if s.Project == "" {
+		return ""
+	}
+	return " in " + s.Project
+}
+
+func label(i int) string { return string(rune('A' + i)) }
+
+func sourceIndex(m *cairn.Materialization, id string) int {
+	for i, s := range m.Sources {
+		if s.ID == id {
+			return i
+		}
+	}
+	return 0
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

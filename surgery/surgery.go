@@ -1,0 +1,276 @@
+// Package surgery restructures what of a session is active in context:
+// compress-before, compress-engagement, extract-engagement, merge, split and
+// inject. Each operation is a pure function from stored rounds to a
+// [cairn.Materialization]; the store is only read. Writers (the Claude Code
+// exporter in package claudecode, Markdown and JSON in package export) turn
+// a materialization into something an agent or a person reads.
+//
+// # Rounds
+//
+// Rounds are the unit: an operation keeps a round in full or replaces it by
+// its index line, and never splits one. Round 0 (what came before the first
+// prompt) is never part of a materialization. Within a round kept in full,
+// a [cairn.Fidelity] says how thinking, tool calls and tool results render;
+// user and assistant text are always kept.
+package surgery
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"cairn"
+)
+
+// Store is what surgery reads.
+type Store struct {
+	Sessions cairn.SessionStore
+	Rounds   cairn.RoundStore
+	Lines    cairn.LineStore
+}
+
+// load returns a session and its rounds (without round 0), without blocks.
+func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.Round, error) {
+	s, err := st.Sessions.FindSessionByID(ctx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rounds) == 0 {
+		return nil, nil, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no rounds.", s.ID)
+	}
+	return s, rounds, nil
+}
+
+// materialize fills the full pieces with their blocks (at fidelity f) and
+// raw lines, reading each run of consecutive full rounds of a session at
+// once, and sets the frontmatter.
+func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error {
+	full := m.FullPieces()
+	for i := 0; i < len(full); {
+		j := i + 1
+		for j < len(full) && full[j].Round.SessionID == full[i].Round.SessionID && full[j].Round.Seq == full[j-1].Round.Seq+1 {
+			j++
+		}
+		if err := st.fill(ctx, full[i:j], m.Fidelity); err != nil {
+			return err
+		}
+		i = j
+	}
+	engagements := map[string]bool{}
+	for _, s := range m.Sources {
+		if m.StartedAt.IsZero() || (!s.StartedAt.IsZero() && s.StartedAt.Before(m.StartedAt)) {
+			m.StartedAt = s.StartedAt
+		}
+		if s.EndedAt.After(m.EndedAt) {
+			m.EndedAt = s.EndedAt
+		}
+		m.Rounds += s.Rounds
+	}
+	for _, p := range m.Pieces {
+		if e := p.Round.EngagementID; e != "" && !engagements[e] {
+			engagements[e] = true
+			m.Engagements = append(m.Engagements, e)
+		}
+	}
+	sort.Strings(m.Engagements)
+	return nil
+}
+
+// fill loads the blocks and lines of consecutive rounds of one session.
+func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) error {
+	first, last := run[0].Round, run[len(run)-1].Round
+	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: true})
+	if err != nil {
+		return err
+	}
+	bySeq := make(map[int]*cairn.Round, len(rounds))
+	for _, r := range rounds {
+		bySeq[r.Seq] = r
+	}
+	lines, err := st.Lines.FindLines(ctx, first.SessionID, first.FirstLine, last.LastLine)
+	if err != nil {
+		return err
+	}
+	for _, p := range run {
+		r := bySeq[p.Round.Seq]
+		if r == nil {
+			return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", p.Round.SessionID, p.Round.Seq)
+		}
+		p.Round = Apply(r, f)
+		for len(lines) > 0 && lines[0].No < r.FirstLine {
+			lines = lines[1:]
+		}
+		n := 0
+		for n < len(lines) && lines[n].No <= r.LastLine {
+			n++
+		}
+		p.Lines, lines = lines[:n], lines[n:]
+	}
+	return nil
+}
+
+func newMaterialization(op string, f cairn.Fidelity, sources []*cairn.Session, args ...string) *cairn.Materialization {
+	return &cairn.Materialization{Operation: op, Args: args, Sources: sources, Fidelity: f}
+}
+
+// Select is the general operation the others are made of: keep says, for
+// each round of the session in order, whether it is part of the result and
+// whether in full (else as an index line). Returns EINVALID if no round is
+// kept in full.
+func Select(ctx context.Context, st Store, session string, keep func(r *cairn.Round) (kept, full bool), f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m := newMaterialization("select", f, []*cairn.Session{s}, s.ID)
+	n := 0
+	for _, r := range rounds {
+		if k, full := keep(r); k {
+			m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: full})
+			if full {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s would be in full.", s.ID)
+	}
+	return m, st.materialize(ctx, m)
+}
+
+// CompressBefore replaces the rounds before at by one index table and keeps
+// the rounds at or after it in full. Returns ENOTFOUND if the session does
+// not exist and EINVALID if no round would stay in full.
+func CompressBefore(ctx context.Context, st Store, session string, at Point, f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m := newMaterialization(cairn.OpCompressBefore, f, []*cairn.Session{s}, s.ID, at.String())
+	kept := 0
+	for _, r := range rounds {
+		full := !at.After(r)
+		if full {
+			kept++
+		}
+		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: full})
+	}
+	if kept == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s starts at or after %s: nothing would stay in full.", s.ID, at)
+	}
+	return m, st.materialize(ctx, m)
+}
+
+// CompressEngagement replaces the rounds tagged with engagement by index
+// lines and keeps every other round in full. Returns ENOTFOUND if no round
+// of the session carries the tag.
+func CompressEngagement(ctx context.Context, st Store, session, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m := newMaterialization(cairn.OpCompressEngagement, f, []*cairn.Session{s}, s.ID, engagement)
+	tagged, kept := 0, 0
+	for _, r := range rounds {
+		in := r.EngagementID == engagement
+		if in {
+			tagged++
+		} else {
+			kept++
+		}
+		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: !in})
+	}
+	if tagged == 0 {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "No round of %s is tagged %q (cairn tag suggest finds candidates).", s.ID, engagement)
+	} else if kept == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "Every round of %s is tagged %q: nothing would stay in full.", s.ID, engagement)
+	}
+	return m, st.materialize(ctx, m)
+}
+
+// ExtractEngagement keeps only the rounds tagged with engagement, in full.
+// Returns ENOTFOUND if no round of the session carries the tag.
+func ExtractEngagement(ctx context.Context, st Store, session, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m := newMaterialization(cairn.OpExtractEngagement, f, []*cairn.Session{s}, s.ID, engagement)
+	for _, r := range rounds {
+		if r.EngagementID == engagement {
+			m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
+		}
+	}
+	if len(m.Pieces) == 0 {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "No round of %s is tagged %q (cairn tag suggest finds candidates).", s.ID, engagement)
+	}
+	m.Label = engagement
+	return m, st.materialize(ctx, m)
+}
+
+// Merge interleaves the rounds of two sessions by start time, all in full.
+// Each piece's round keeps its SessionID: the provenance writers show.
+// Returns EINVALID if a and b are the same session.
+func Merge(ctx context.Context, st Store, a, b string, f cairn.Fidelity) (*cairn.Materialization, error) {
+	sa, ra, err := st.load(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	sb, rb, err := st.load(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if sa.ID == sb.ID {
+		return nil, cairn.Errorf(cairn.EINVALID, "Merge needs two different sessions, got %s twice.", sa.ID)
+	}
+	m := newMaterialization(cairn.OpMerge, f, []*cairn.Session{sa, sb}, sa.ID, sb.ID)
+	all := append(append([]*cairn.Round(nil), ra...), rb...)
+	// Stable: rounds of one session keep their order; on a tie a's come first.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].StartedAt.Before(all[j].StartedAt) })
+	for _, r := range all {
+		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
+	}
+	return m, st.materialize(ctx, m)
+}
+
+// Inject returns one round in full, as stored. It is a read: nothing
+// changes. Returns ENOTFOUND if the session or round does not exist.
+func Inject(ctx context.Context, st Store, session string, seq int, f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, err := st.Sessions.FindSessionByID(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.Rounds.FindRound(ctx, s.ID, seq)
+	if err != nil {
+		return nil, err
+	}
+	r.Blocks = nil
+	m := newMaterialization(cairn.OpInject, f, []*cairn.Session{s}, s.ID, itoa(seq))
+	m.Pieces = []*cairn.Piece{{Round: r, Full: true}}
+	return m, st.materialize(ctx, m)
+}
+
+// A Point is where compress-before cuts: a round number or a time.
+type Point struct {
+	Seq  int
+	Time time.Time
+}
+
+// After reports whether r lies before p: r is compressed.
+func (p Point) After(r *cairn.Round) bool {
+	if p.Seq > 0 {
+		return r.Seq < p.Seq
+	}
+	return r.StartedAt.Before(p.Time)
+}
+
+func (p Point) String() string {
+	if p.Seq > 0 {
+		return "round " + itoa(p.Seq)
+	}
+	return p.Time.UTC().Format(time.RFC3339)
+}

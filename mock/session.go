@@ -12,6 +12,7 @@ var _ cairn.SessionStore = (*SessionStore)(nil)
 type SessionStore struct {
 	FindSessionByIDFn func(ctx context.Context, ref string) (*cairn.Session, error)
 	FindSessionsFn    func(ctx context.Context, filter cairn.SessionFilter) ([]*cairn.Session, int, error)
+	SetLineageFn      func(ctx context.Context, id, lineage string, parents []string, operation string) error
 }
 
 func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (*cairn.Session, error) {
@@ -20,4 +21,8 @@ func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (*cairn.
 
 func (s *SessionStore) FindSessions(ctx context.Context, filter cairn.SessionFilter) ([]*cairn.Session, int, error) {
 	return s.FindSessionsFn(ctx, filter)
+}
+
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error {
+	return s.SetLineageFn(ctx, id, lineage, parents, operation)
 }

@@ -6,6 +6,7 @@ import (
 
 	"cairn"
 	"cairn/export"
+	"cairn/surgery"
 )
 
 // PageSize is how many rounds one page of a session's timeline holds when
@@ -110,10 +111,12 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, &RoundResponse{Round: render(rd), Fidelity: fid})
 }
 
-// fidelity returns what renders a round at the fidelity named by s.
+// fidelity returns what renders a round at the fidelity named by s: full
+// (""), partial, text, or per kind, as --fidelity reads it.
 func fidelity(s string) (func(*cairn.Round) *cairn.Round, error) {
-	if s != "" && s != "full" {
-		return nil, cairn.Errorf(cairn.EINVALID, "Fidelity %q: only full is known.", s)
+	f, err := cairn.ParseFidelity(s)
+	if err != nil {
+		return nil, err
 	}
-	return func(r *cairn.Round) *cairn.Round { return r }, nil
+	return func(r *cairn.Round) *cairn.Round { return surgery.Apply(r, f) }, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"cairn"
@@ -84,6 +85,31 @@ func TestRound(t *testing.T) {
 		}
 		if !kinds[cairn.UserText] {
 			t.Fatalf("round 1 kinds %v: want the user's words", kinds)
+		}
+	})
+	t.Run("Fidelity", func(t *testing.T) {
+		var full, text, partial cairnhttp.RoundResponse
+		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2", &full)
+		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2?fidelity=text", &text)
+		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2?fidelity=partial", &partial)
+		count := func(r *cairn.Round, k cairn.BlockKind) (n int) {
+			for _, b := range r.Blocks {
+				if b.Kind == k {
+					n++
+				}
+			}
+			return n
+		}
+		if count(full.Round, cairn.ToolUse) == 0 || count(text.Round, cairn.ToolUse) != 0 || count(text.Round, cairn.Thinking) != 0 {
+			t.Fatalf("tool calls: full %d, text %d", count(full.Round, cairn.ToolUse), count(text.Round, cairn.ToolUse))
+		}
+		if count(text.Round, cairn.AssistantText) != count(full.Round, cairn.AssistantText) {
+			t.Fatal("text fidelity must keep the assistant's words")
+		}
+		for _, b := range partial.Round.Blocks {
+			if b.Kind == cairn.ToolUse && !strings.HasPrefix(b.Content, "[tool_use:") {
+				t.Fatalf("partial tool call %q: want a summary", b.Content)
+			}
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {

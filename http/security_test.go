@@ -74,7 +74,7 @@ func TestServer_Host(t *testing.T) {
 func TestServer_Token(t *testing.T) {
 	st := MustOpenStore(t)
 	s := cairnhttp.NewServer()
-	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.Sessions, st.Rounds, st.Searcher, st.Frames
+	st.Serve(s)
 	s.Token = cairnhttp.RandomToken()
 	MustOpen(t, s)
 

@@ -53,6 +53,11 @@ type Server struct {
 	Rounds   cairn.RoundStore
 	Searcher cairn.Searcher
 	Frames   cairn.FrameStore
+	Tags     cairn.TagStore
+	Lines    cairn.LineStore
+
+	// Export writes what a surgical action made; see [ExportFunc].
+	Export ExportFunc
 }
 
 // NewServer returns a Server with its routes registered.
@@ -67,6 +72,8 @@ func NewServer() *Server {
 	s.registerRoundRoutes()
 	s.registerSearchRoutes()
 	s.registerFrameRoutes()
+	s.registerTagRoutes()
+	s.registerSurgeryRoutes()
 	return s
 }
 

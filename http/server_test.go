@@ -1,10 +1,13 @@
 package http_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +35,11 @@ type Store struct {
 	Rounds   *sqlite.RoundStore
 	Searcher *sqlite.Searcher
 	Frames   *sqlite.FrameStore
+	Tags     *sqlite.TagStore
+	Lines    *sqlite.LineStore
+
+	importer *inscribe.Importer
+	exports  string // the folder exported sessions are written to
 }
 
 // MustOpenStore opens a store in a temporary folder and imports the
@@ -44,12 +52,13 @@ func MustOpenStore(tb testing.TB) *Store {
 	}
 	tb.Cleanup(func() { db.Close() })
 	st := &Store{DB: db, Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db),
-		Searcher: sqlite.NewSearcher(db), Frames: sqlite.NewFrameStore(db)}
-	im := &inscribe.Importer{Store: struct {
+		Searcher: sqlite.NewSearcher(db), Frames: sqlite.NewFrameStore(db), Tags: sqlite.NewTagStore(db),
+		Lines: sqlite.NewLineStore(db), exports: tb.TempDir()}
+	st.importer = &inscribe.Importer{Store: struct {
 		*sqlite.InscriptionStore
 		*sqlite.LineStore
-	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: claudecode.Format{}}
-	rep, err := im.Import(context.Background(), []string{samples})
+	}{sqlite.NewInscriptionStore(db), st.Lines}, Format: claudecode.Format{}}
+	rep, err := st.importer.Import(context.Background(), []string{samples})
 	if err != nil {
 		tb.Fatal(err)
 	} else if rep.Failed > 0 {
@@ -58,13 +67,45 @@ func MustOpenStore(tb testing.TB) *Store {
 	return st
 }
 
+// Export writes m as a Claude Code session in a temporary folder and
+// registers it, as cmd/cairn does under ~/.claude/projects.
+func (st *Store) Export(ctx context.Context, m *cairn.Materialization) (*cairnhttp.Exported, error) {
+	id := claudecode.NewUUID()
+	x := &claudecode.Exporter{SessionID: id, Cwd: m.Sources[0].Project}
+	lines, err := x.Lines(m)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(st.exports, id+".jsonl")
+	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
+		return nil, err
+	}
+	if fr, problems := st.importer.ImportFile(ctx, path); fr.Error != "" || len(problems) > 0 {
+		return nil, fmt.Errorf("register %s: %s %v", path, fr.Error, problems)
+	}
+	var parents []string
+	for _, s := range m.Sources {
+		parents = append(parents, s.ID)
+	}
+	if err := st.Sessions.SetLineage(ctx, id, cairn.LineageSurgery, parents, m.Operation); err != nil {
+		return nil, err
+	}
+	return &cairnhttp.Exported{ID: id, Path: path, Parents: parents, Resume: "claude --resume " + id}, nil
+}
+
+// Serve points s at the store's services.
+func (st *Store) Serve(s *cairnhttp.Server) {
+	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.Sessions, st.Rounds, st.Searcher, st.Frames
+	s.Tags, s.Lines, s.Export = st.Tags, st.Lines, st.Export
+}
+
 // MustOpenServer starts a server on 127.0.0.1:0 over a store holding the
 // sample transcripts.
 func MustOpenServer(tb testing.TB) (*cairnhttp.Server, *Store) {
 	tb.Helper()
 	st := MustOpenStore(tb)
 	s := cairnhttp.NewServer()
-	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.Sessions, st.Rounds, st.Searcher, st.Frames
+	st.Serve(s)
 	MustOpen(tb, s)
 	return s, st
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"cairn"
 	cairnhttp "cairn/http"
 )
 
@@ -60,5 +61,16 @@ Examples:
 func (m *Main) newServer(st *store) *cairnhttp.Server {
 	s := cairnhttp.NewServer()
 	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.sessions, st.rounds, st.searcher, st.frames
+	s.Tags, s.Lines = st.tags, st.lines
+	s.Export = func(ctx context.Context, mat *cairn.Materialization) (*cairnhttp.Exported, error) {
+		if len(mat.Sources) == 0 || mat.Sources[0].Project == "" {
+			return nil, cairn.Errorf(cairn.EINVALID, "The session records no working directory to resume in: export it with the CLI and --cwd.")
+		}
+		e, err := m.exportClaude(ctx, st, &surgeryFlags{format: "claude"}, mat)
+		if err != nil {
+			return nil, err
+		}
+		return &cairnhttp.Exported{ID: e.ID, Path: e.Path, Parents: e.Parents, Resume: e.Resume}, nil
+	}
 	return s
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn"
+
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -95,6 +97,11 @@ func Screenshot(tb testing.TB, ctx context.Context, dir, name string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
+	// From the top, so the sticky header and toolbar sit where they belong,
+	// and without a passing notice.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById("toast").hidden = true`)); err != nil {
+		tb.Fatal(err)
+	}
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		tb.Fatalf("screenshot %s: %v", name, err)
@@ -138,7 +145,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("browser tests are not short")
 	}
 	ctx := MustBrowser(t)
-	s, _ := MustOpenServer(t)
+	s, st := MustOpenServer(t)
 	dir := Artifacts(t)
 
 	// Sessions: the sample store's four main sessions.
@@ -175,10 +182,60 @@ func TestBrowser(t *testing.T) {
 	if got := Eval[string](t, ctx, `document.getElementById("selection").textContent`); !strings.Contains(got, "1-3") {
 		t.Fatalf("selection reads %q, want 1-3", got)
 	}
+
+	// Tag them.
+	Step(t, ctx, "tag rounds 1-3",
+		chromedp.SendKeys(chromedp.CSS("#engagement"), "auth-work"),
+		chromedp.Click(chromedp.CSS("#tag")))
+	Wait(t, ctx, "tags shown", `document.querySelectorAll(".round .badge.eng").length === 3`)
+	if e := engagements(t, st, sessionA); e[1] != "auth-work" || e[2] != "auth-work" || e[3] != "auth-work" {
+		t.Fatalf("stored engagements %v, want rounds 1-3 tagged auth-work", e)
+	}
 	Screenshot(t, ctx, dir, "session")
 
-	// The frame tree.
+	// Suggest tags from search, and confirm them.
+	Step(t, ctx, "suggest tags",
+		chromedp.Click(chromedp.CSS("#suggest summary")),
+		chromedp.SendKeys(chromedp.CSS("#suggest-words"), "benchmark"),
+		chromedp.Click(chromedp.CSS("#suggest-run")))
+	Wait(t, ctx, "candidates listed", `document.querySelectorAll("#suggestions .candidate mark").length > 0`)
+	Screenshot(t, ctx, dir, "suggest")
+	Step(t, ctx, "confirm the suggestions", chromedp.Click(chromedp.CSS("#suggest-confirm")))
+	Wait(t, ctx, "suggested tags shown", `[...document.querySelectorAll(".round .badge.eng")].some(b => b.textContent === "benchmark")`)
+
+	// Split by the selection: rounds 2-3 become "db", the rest another child.
+	Step(t, ctx, "select rounds 2-3 and split",
+		chromedp.Click(chromedp.CSS(`.round[data-seq="2"] .line .index`)),
+		shiftClick(`.round[data-seq="3"] .line .index`),
+		chromedp.SetValue(chromedp.CSS("#engagement"), "db"),
+		chromedp.Click(chromedp.CSS("#split")))
+	Wait(t, ctx, "split children shown", `document.querySelectorAll("#action-result .exported").length === 2`)
+	if got := Eval[string](t, ctx, `document.querySelector("#action-result .resume").textContent`); !strings.Contains(got, "claude --resume") {
+		t.Fatalf("resume command %q", got)
+	}
+	kids := children(t, st, sessionA)
+	if len(kids) != 2 {
+		t.Fatalf("%d children of session A in the store, want 2", len(kids))
+	}
+	Screenshot(t, ctx, dir, "split")
+	Step(t, ctx, "open a child", chromedp.Click(chromedp.CSS("#action-result .exported a")))
+	Wait(t, ctx, "the child's lineage names its parent", `document.querySelector("#lineage a") && document.querySelector("#lineage").textContent.includes("split")`)
+
+	// The engagement × agent matrix.
+	Step(t, ctx, "open the matrix", chromedp.Navigate(s.URL()+"/#/matrix"))
+	Wait(t, ctx, "matrix rows", `document.querySelectorAll("#matrix tbody tr").length >= 2`)
+	Screenshot(t, ctx, dir, "matrix")
+
+	// The frame tree, with statuses.
+	stack := &cairn.Stack{Frames: st.Frames}
+	bg := context.Background()
+	if _, err := stack.Push(bg, "", &cairn.Frame{ID: "auth", Title: "Fix the login console", SuccessCriteria: "one message per failed login"}, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stack.Plan(bg, "auth", []*cairn.Frame{{ID: "audit", Title: "Audit console writes", SuccessCriteria: "every write listed"}, {ID: "tests", Title: "Regression test", SuccessCriteria: "fails before the fix"}}); err != nil {
+		t.Fatal(err)
+	}
 	Step(t, ctx, "open frames", chromedp.Navigate(s.URL()+"/#/frames"))
-	Wait(t, ctx, "frames page", `document.querySelector("main h1") && document.querySelector("main h1").textContent === "Frames" && document.querySelector("main .empty, #frames")`)
+	Wait(t, ctx, "frame tree", `document.querySelectorAll("#frames .frame").length === 3 && document.querySelector("#frames .status.in_progress")`)
 	Screenshot(t, ctx, dir, "frames")
 }

@@ -22,10 +22,10 @@ var layers = map[string][]string{
 	"cairn/mock":       {"cairn"},
 	// An edge, but one that must not pick concrete adapters: cmd/cairn
 	// hands it the stores and the exporter.
-	"cairn/http":    {"cairn", "cairn/export", "cairn/surgery", "cairn/http/ui"},
-	"cairn/http/ui": {},
-	"cairn/assemble":   {"cairn"},
-	"cairn/workspace":  {"cairn"},
+	"cairn/http":      {"cairn", "cairn/export", "cairn/surgery", "cairn/http/ui"},
+	"cairn/http/ui":   {},
+	"cairn/assemble":  {"cairn"},
+	"cairn/workspace": {"cairn"},
 }
 
 func TestLayers(t *testing.T) {

@@ -171,8 +171,11 @@ func TestImportJSONAndProblems(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	out, _, err := runMain(t, "", "help")
-	if err != nil || !strings.Contains(out, "cairn import") || !strings.Contains(out, "Commands:") {
+	if err != nil || !strings.Contains(out, "cairn import") || !strings.Contains(out, "Transcripts:") {
 		t.Fatalf("help: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "More:") {
+		t.Errorf("a command is in no group of commandGroups:\n%s", out)
 	}
 	for _, c := range commands {
 		_, stderr, err := runMain(t, "", c.name, "-h")

@@ -82,17 +82,26 @@ var commands = []struct {
 	{"context", command{"assemble the active context within a token budget", (*Main).runContext}},
 	{"mission", command{"set or show the mission and its progress", (*Main).runMission}},
 	{"phase", command{"move to the next phase, or restart the current one", (*Main).runPhase}},
-	{"compress-before", command{"surgery: rounds before T become an index table, the rest stay full", (*Main).runCompressBefore}},
-	{"compress-engagement", command{"surgery: a finished engagement's rounds become index lines", (*Main).runCompressEngagement}},
-	{"extract-engagement", command{"surgery: only one engagement's rounds, in full", (*Main).runExtractEngagement}},
-	{"merge", command{"surgery: two sessions' rounds interleaved by time, provenance kept", (*Main).runMerge}},
-	{"split", command{"surgery: fork a session into one child per engagement", (*Main).runSplit}},
+	{"compress-before", command{"rounds before T become an index table, the rest stay full", (*Main).runCompressBefore}},
+	{"compress-engagement", command{"a finished engagement's rounds become index lines", (*Main).runCompressEngagement}},
+	{"extract-engagement", command{"only one engagement's rounds, in full", (*Main).runExtractEngagement}},
+	{"merge", command{"two sessions' rounds interleaved by time, provenance kept", (*Main).runMerge}},
+	{"split", command{"fork a session into one child per engagement", (*Main).runSplit}},
 	{"inject", command{"one round in full from the store (read-only)", (*Main).runInject}},
 	{"revive", command{"compress, export a Claude Code session, print how to resume it", (*Main).runRevive}},
 	{"advise", command{"which surgical operation to run on a session now", (*Main).runAdvise}},
 	{"tag", command{"tag rounds with an engagement; tag suggest finds candidates", (*Main).runTag}},
 	{"untag", command{"clear the engagement of rounds", (*Main).runUntag}},
 	{"matrix", command{"the engagement × agent matrix of tagged rounds", (*Main).runMatrix}},
+}
+
+// commandGroups orders `cairn help` by what a command is for.
+var commandGroups = []struct{ title, names string }{
+	{"Transcripts", "import sessions rounds show export search reindex migrate"},
+	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
+	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase"},
+	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
+	{"Agents and people", "install uninstall hook mcp serve"},
 }
 
 // Run runs the subcommand named by args[0].
@@ -118,11 +127,26 @@ func (m *Main) usage(w io.Writer) {
 choose what is active in their context.
 
 Usage: cairn <command> [flags] [arguments]
-
-Commands:
 `)
+	listed := map[string]bool{}
+	for _, g := range commandGroups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, c := range commands {
+			if strings.Contains(" "+g.names+" ", " "+c.name+" ") {
+				fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
+				listed[c.name] = true
+			}
+		}
+	}
+	first := true
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
+		if !listed[c.name] {
+			if first {
+				fmt.Fprint(w, "\nMore:\n")
+				first = false
+			}
+			fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
+		}
 	}
 	fmt.Fprint(w, `
 Start here:

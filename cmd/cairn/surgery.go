@@ -58,6 +58,59 @@ func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
 	return cairn.ParseFidelity(f.fidelity)
 }
 
+// A surgicalCommand is an operation that takes a session and one more
+// argument and writes what it makes in the chosen format.
+type surgicalCommand struct {
+	name, synopsis, help string
+	// prepare checks the second argument before the store is opened.
+	prepare func(arg string) (any, error)
+	run     func(ctx context.Context, st surgery.Store, session string, arg any, fid cairn.Fidelity) ([]*cairn.Materialization, error)
+}
+
+// runSurgical runs c: flags, two positional arguments, the operation, and
+// emit.
+func (m *Main) runSurgical(ctx context.Context, args []string, c surgicalCommand) error {
+	var f surgeryFlags
+	fs := m.newFlagSet(c.name, "[flags] "+c.synopsis, c.help+surgeryFormats)
+	f.register(fs, "claude")
+	pos, err := positional(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return usageError("%s takes %s", c.name, strings.Join(strings.Fields(c.synopsis), " and "))
+	}
+	fid, err := f.parse()
+	if err != nil {
+		return err
+	}
+	var arg any = pos[1]
+	if c.prepare != nil {
+		if arg, err = c.prepare(pos[1]); err != nil {
+			return err
+		}
+	}
+	st, err := m.openStore(f.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ms, err := c.run(ctx, st.surgery(), pos[0], arg, fid)
+	if err != nil {
+		return err
+	}
+	return m.emit(ctx, st, &f, ms)
+}
+
+// one returns an operation's single materialization as a list.
+func one(m *cairn.Materialization, err error) ([]*cairn.Materialization, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []*cairn.Materialization{m}, nil
+}
+
 func (s *store) surgery() surgery.Store {
 	return surgery.Store{Sessions: s.sessions, Rounds: s.rounds, Lines: s.lines}
 }

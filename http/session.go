@@ -47,7 +47,8 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 // SessionResponse is the body of GET /api/sessions/{id}: the session and
-// its lineage.
+// its lineage: the session it came from, and those that came from it
+// (subagents, and surgery's exports, a merge's from both parents).
 type SessionResponse struct {
 	Session  *cairn.Session   `json:"session"`
 	Parent   *cairn.Session   `json:"parent,omitempty"`
@@ -78,7 +79,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, c := range all {
-		if c.Parent == sess.ID {
+		if c.Parent == sess.ID || slices.Contains(c.Parents, sess.ID) {
 			resp.Children = append(resp.Children, c)
 		}
 	}

@@ -60,6 +60,15 @@ func TestSplit(t *testing.T) {
 		if n := len(children(t, st, sessionA)); n != 2 {
 			t.Fatalf("%d children in the store, want 2", n)
 		}
+		var lineage cairnhttp.SessionResponse
+		MustGet(t, s, "/api/sessions/"+sessionA, &lineage)
+		if len(lineage.Children) != 2 {
+			t.Fatalf("session A lists %d children, want its 2 split children", len(lineage.Children))
+		}
+		MustGet(t, s, "/api/sessions/"+got.Results[0].ID, &lineage)
+		if lineage.Parent == nil || lineage.Parent.ID != sessionA {
+			t.Fatalf("a split child's parent: %+v", lineage.Parent)
+		}
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "2-3"}`, 400, "RANGE=ENGAGEMENT")

@@ -138,7 +138,13 @@ async function sessionPage(params, id) {
     el("span", {}, `${s.rounds} rounds`), el("span", {}, `${when(s.started_at)} – ${when(s.ended_at)}`),
     el("span", {}, s.agent)));
   const lin = el("div", { class: "lineage", id: "lineage" }, lineageBadges(s));
-  if (s.parent) lin.append("parent ", data.parent ? sessionLink(s.parent, short(s.parent) + " " + (data.parent.title || "")) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
+  if (s.parents && s.parents.length > 1) {
+    lin.append("parents ");
+    s.parents.forEach((p, i) => lin.append(i ? " + " : "", sessionLink(p)));
+    lin.append(" ");
+  } else if (s.parent) {
+    lin.append("parent ", data.parent ? sessionLink(s.parent, short(s.parent) + " " + (data.parent.title || "")) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
+  }
   if (data.children.length) {
     lin.append(`children (${data.children.length}): `);
     data.children.forEach((c, i) => lin.append(i ? ", " : "", sessionLink(c.id, c.agent_id ? "agent " + c.agent_id.slice(0, 8) : short(c.id)), " ", ...lineageBadges(c)));

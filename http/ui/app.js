@@ -46,7 +46,9 @@ function toast(msg, bad) {
   toast.timer = setTimeout(() => (t.hidden = true), bad ? 8000 : 4000);
 }
 
-const short = (id) => (id || "").slice(0, 8);
+// short names a session in a few characters: its uuid's head and tail, as
+// sessions of one project often share a prefix.
+const short = (id) => (id && id.length > 14 ? id.slice(0, 8) + "…" + id.slice(-4) : id || "");
 const when = (t) => (t && !t.startsWith("0001") ? t.replace("T", " ").slice(0, 16) : "");
 const sessionLink = (id, label) => el("a", { href: "#/session/" + encodeURIComponent(id) }, label || short(id));
 
@@ -380,7 +382,7 @@ function suggestPanel() {
         const cb = el("input", { type: "checkbox", checked: true, dataset: { session: c.hit.session_id, seq: c.hit.round } });
         const snippet = el("span", { class: "snippet" });
         snippet.innerHTML = c.hit.snippet_html; // escaped by the server, then marked
-        return el("div", { class: "hit candidate" }, el("label", {}, cb, ` round ${c.hit.round} · ${c.matched} words · `), snippet);
+        return el("div", { class: "hit candidate" }, el("label", {}, cb, ` round ${c.hit.round} · ${c.matched} word${c.matched === 1 ? "" : "s"} · `), snippet);
       });
       const as = el("input", { id: "suggest-as", value: data.engagement, size: 16 });
       const confirm = el("button", { id: "suggest-confirm", class: "primary" }, "Tag checked");

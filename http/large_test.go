@@ -74,11 +74,22 @@ func TestLargeSession(t *testing.T) {
 		ctx := MustBrowser(t)
 		Step(t, ctx, "load the page", chromedp.Navigate(s.URL()+"/"))
 		Wait(t, ctx, "sessions listed", `document.querySelector("#sessions")`)
-		start := time.Now()
-		Step(t, ctx, "open the session", chromedp.Navigate(s.URL()+"/#/session/"+id))
-		Wait(t, ctx, "first page shown", `document.querySelectorAll("#timeline .round").length >= 199`)
-		elapsed := time.Since(start)
-		t.Logf("browser: %d-round session open, its first page shown, in %v", LargeRounds, elapsed)
+		// Timed in the page, from the click that opens the session to the
+		// frame that shows its first page of rounds.
+		octx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		ms, err := chromedp.Run(octx, chromedp.Evaluate[float64](`new Promise(done => {
+			const t0 = performance.now();
+			location.hash = "#/session/`+id+`";
+			const check = () => document.querySelectorAll("#timeline .round").length >= 199
+				? done(performance.now() - t0) : requestAnimationFrame(check);
+			check();
+		})`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		elapsed := time.Duration(ms * float64(time.Millisecond))
+		t.Logf("browser: %d-round session open, its first page shown, in %v", LargeRounds, elapsed.Round(time.Millisecond))
 		if elapsed > OpenBudget {
 			t.Fatalf("opening took %v, want under %v", elapsed, OpenBudget)
 		}

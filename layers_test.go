@@ -19,13 +19,14 @@ var layers = map[string][]string{
 	"cairn/export":     {"cairn"},
 	"cairn/storetest":  {"cairn"},
 	"cairn/surgery":    {"cairn", "cairn/export"},
+	"cairn/assemble":   {"cairn"},
+	"cairn/workspace":  {"cairn"},
 	"cairn/mock":       {"cairn"},
-	// An edge, but one that must not pick concrete adapters: cmd/cairn
-	// hands it the stores and the exporter.
-	"cairn/http":      {"cairn", "cairn/export", "cairn/surgery", "cairn/http/ui"},
-	"cairn/http/ui":   {},
-	"cairn/assemble":  {"cairn"},
-	"cairn/workspace": {"cairn"},
+	// Edges that pick no adapter: cmd/cairn hands them the stores (and
+	// the viewer its exporter).
+	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},
+	"cairn/http":    {"cairn", "cairn/export", "cairn/surgery", "cairn/http/ui"},
+	"cairn/http/ui": {},
 }
 
 func TestLayers(t *testing.T) {

@@ -20,6 +20,10 @@ type Move struct {
 // a trace pops instead of pushes. See [Trace.Stack].
 const BackTrigger = "back"
 
+// ExitTrigger starts the trigger of the move a session records when it
+// ends (checkpoint-on-exit): it stays where it is.
+const ExitTrigger = "exit"
+
 // IsBack reports whether m returned to an earlier situation.
 func (m *Move) IsBack() bool {
 	return m.Trigger == BackTrigger || len(m.Trigger) > len(BackTrigger) && m.Trigger[:len(BackTrigger)+1] == BackTrigger+":"
@@ -56,7 +60,8 @@ func (t *Trace) Path() []string {
 
 // Stack replays the trace like a browser's history: a move pushes its
 // destination, a move made by going back pops. The last element is the
-// current situation; the one before it is where going back leads.
+// current situation; the one before it is where going back leads. A move
+// that stays where it is (as on exit) changes nothing.
 func (t *Trace) Stack() []string {
 	if len(t.Moves) == 0 {
 		return nil
@@ -66,7 +71,7 @@ func (t *Trace) Stack() []string {
 		if m.IsBack() && len(stack) > 1 {
 			stack = stack[:len(stack)-1]
 		}
-		if !m.IsBack() || stack[len(stack)-1] != m.To {
+		if stack[len(stack)-1] != m.To {
 			stack = append(stack, m.To)
 		}
 	}

@@ -93,6 +93,10 @@ var commands = []struct {
 	{"tag", command{"tag rounds with an engagement; tag suggest finds candidates", (*Main).runTag}},
 	{"untag", command{"clear the engagement of rounds", (*Main).runUntag}},
 	{"matrix", command{"the engagement × agent matrix of tagged rounds", (*Main).runMatrix}},
+	{"install", command{"set Claude Code up: hooks, MCP server (cairn install claude)", (*Main).runInstall}},
+	{"uninstall", command{"remove exactly what install added", (*Main).runUninstall}},
+	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
+	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.
@@ -199,7 +203,12 @@ func errorText(err error) string {
 }
 
 // exitCode maps errors to exit codes: 2 for usage, 1 for everything else.
+// A hook never exits 2: Claude Code would take it as "block".
 func exitCode(err error) int {
+	var h *hookError
+	if errors.As(err, &h) {
+		return 1
+	}
 	var u *usageErr
 	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
 		return 2

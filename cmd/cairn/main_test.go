@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -28,5 +30,29 @@ func TestScript(t *testing.T) {
 			env.Setenv("CLAUDE_SESSION_ID", "")
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"append": appendFile},
 	})
+}
+
+// appendFile is the script command "append [-n] FROM TO": it adds FROM's
+// bytes to the end of TO, as a client writing a transcript does; -n drops
+// FROM's final newline (txtar files always end with one), to leave a line
+// half written.
+func appendFile(ts *testscript.TestScript, neg bool, args []string) {
+	trim := len(args) > 0 && args[0] == "-n"
+	if trim {
+		args = args[1:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: append [-n] FROM TO")
+	}
+	data := ts.ReadFile(args[0])
+	if trim {
+		data = strings.TrimSuffix(data, "\n")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[1]), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	ts.Check(err)
+	_, err = f.WriteString(data)
+	ts.Check(err)
+	ts.Check(f.Close())
 }

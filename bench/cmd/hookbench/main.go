@@ -1,0 +1,162 @@
+// Command hookbench times cairn's Claude Code hooks as Claude Code runs
+// them: a fresh `cairn hook EVENT` process per call, hook JSON on stdin, in
+// a workspace whose store holds one long session (100 MB by default).
+//
+//	go run ./bench/cmd/hookbench -size 100MB
+//
+// It prints p50/p90/max wall time for SessionStart (the context that must
+// be ready before the agent's first turn) and for Stop after one appended
+// round (an incremental inscription).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/bench"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "hookbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	size := flag.Int64("size", 100<<20, "bytes of the long session")
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "hookbench"), "work folder (workspace and session kept between runs)")
+	samples := flag.String("samples", "testdata/claudecode", "sample transcripts to build from")
+	cairnBin := flag.String("cairn", "", "the cairn binary (default: built from ./cmd/cairn)")
+	runs := flag.Int("runs", 40, "hook calls to time per event")
+	flag.Parse()
+	ctx := context.Background()
+
+	bin := *cairnBin
+	if bin == "" {
+		bin = filepath.Join(*dir, "cairn")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cairn").CombinedOutput(); err != nil {
+			return fmt.Errorf("build cairn: %v\n%s", err, out)
+		}
+	}
+	ws := filepath.Join(*dir, fmt.Sprintf("ws-%d", *size))
+	session, err := ensureWorkspace(ctx, bin, ws, *samples, *size)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(session)
+	if err != nil {
+		return err
+	}
+	id := strings.TrimSuffix(filepath.Base(session), ".jsonl")
+	input := func(event string) []byte {
+		b, _ := json.Marshal(map[string]string{"session_id": id, "transcript_path": session, "cwd": ws,
+			"hook_event_name": event, "source": "startup"})
+		return b
+	}
+
+	start, err := timeHook(bin, ws, "SessionStart", input("SessionStart"), *runs, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("SessionStart  p50 %s, p90 %s, max %s (%d runs; store holds a %.0f MB session)\n",
+		ms(start.Percentile(50)), ms(start.Percentile(90)), ms(start.Percentile(100)), len(start), float64(info.Size())/1e6)
+
+	g, err := bench.NewGenerator(*samples, 2)
+	if err != nil {
+		return err
+	}
+	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	var i int
+	stop, err := timeHook(bin, ws, "Stop", input("Stop"), *runs, func() error {
+		i++
+		f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.Write(g.Round(id, at.Add(time.Duration(i)*time.Minute)))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Stop          p50 %s, p90 %s, max %s (%d runs; one round appended before each)\n",
+		ms(stop.Percentile(50)), ms(stop.Percentile(90)), ms(stop.Percentile(100)), len(stop))
+	return nil
+}
+
+// ensureWorkspace makes ws a cairn workspace with a frame in progress and
+// one long session inscribed, and returns the session's path.
+func ensureWorkspace(ctx context.Context, bin, ws, samples string, size int64) (string, error) {
+	if paths, _ := filepath.Glob(filepath.Join(ws, "*.jsonl")); len(paths) == 1 {
+		return paths[0], nil
+	}
+	os.RemoveAll(ws)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return "", err
+	}
+	g, err := bench.NewGenerator(samples, 1)
+	if err != nil {
+		return "", err
+	}
+	path, _, err := g.Session(ws, size)
+	if err != nil {
+		return "", err
+	}
+	for _, args := range [][]string{
+		{"init"},
+		{"mission", "set", "Benchmark the hooks", "--workspace", ws},
+		{"push", "Measure", "--root", "--criteria", "SessionStart p50 under 30 ms"},
+		{"push", "SessionStart", "--criteria", "context within 10,000 characters"},
+		{"import", "-q", path},
+	} {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("cairn %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return path, nil
+}
+
+// timeHook runs `cairn hook event` runs times (after one warm-up call),
+// calling before (untimed) ahead of each.
+func timeHook(bin, ws, event string, input []byte, runs int, before func() error) (bench.Latencies, error) {
+	var lat bench.Latencies
+	for i := 0; i <= runs; i++ {
+		if before != nil {
+			if err := before(); err != nil {
+				return nil, err
+			}
+		}
+		cmd := exec.Command(bin, "hook", event)
+		cmd.Dir = ws
+		cmd.Stdin = bytes.NewReader(input)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		t := time.Now()
+		out, err := cmd.Output()
+		el := time.Since(t)
+		if err != nil || stderr.Len() > 0 {
+			return nil, fmt.Errorf("hook %s: %v: %s", event, err, stderr.String())
+		}
+		if event == "SessionStart" && !bytes.Contains(out, []byte(`"additionalContext"`)) {
+			return nil, fmt.Errorf("hook SessionStart printed no context: %s", out)
+		}
+		if i > 0 {
+			lat = append(lat, el)
+		}
+	}
+	return lat, nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -1,0 +1,92 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"cairn"
+)
+
+// Hook events cairn handles. Claude Code names the event in the input's
+// hook_event_name; cairn's hook command takes it as an argument too, so the
+// settings entry says what it runs for.
+const (
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	Stop             = "Stop"
+	PreCompact       = "PreCompact"
+	SessionEnd       = "SessionEnd"
+)
+
+// HookEvents are the events [Install] registers, in the order Claude Code
+// fires them.
+var HookEvents = []string{SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd}
+
+// MaxAdditionalContext is the most characters of additionalContext Claude
+// Code passes on whole. Seen with claude 2.1.330: 9,950 arrive as they are;
+// 10,050 are replaced by a 2 KB preview and a pointer to a file.
+const MaxAdditionalContext = 10_000
+
+// A HookInput is the JSON Claude Code writes on a command hook's stdin.
+// Fields an event does not carry are empty.
+type HookInput struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Event          string `json:"hook_event_name"`
+	Source         string `json:"source,omitempty"`  // SessionStart: startup, resume, clear, compact
+	Trigger        string `json:"trigger,omitempty"` // PreCompact: manual, auto
+	Reason         string `json:"reason,omitempty"`  // SessionEnd: clear, logout, prompt_input_exit, other
+	Prompt         string `json:"prompt,omitempty"`  // UserPromptSubmit
+}
+
+// maxHookInput bounds what is read from stdin: hook inputs are small, and
+// a runaway writer must not hold the agent up.
+const maxHookInput = 1 << 20
+
+// ReadHookInput parses a hook's stdin. Returns EINVALID if it is not one
+// JSON object, or names another event than event (when event is not
+// empty).
+func ReadHookInput(r io.Reader, event string) (*HookInput, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxHookInput))
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "No hook input on stdin: Claude Code writes one JSON object.")
+	}
+	var in HookInput
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "Hook input is not a JSON object: %s.", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if in.Event == "" {
+		in.Event = event
+	}
+	if event != "" && in.Event != event {
+		return nil, cairn.Errorf(cairn.EINVALID, "Hook input is for %s, not %s.", in.Event, event)
+	}
+	return &in, nil
+}
+
+// A HookOutput is what a hook prints on stdout for Claude Code to act on.
+type HookOutput struct {
+	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
+}
+
+// HookSpecificOutput carries text to add to the agent's context.
+type HookSpecificOutput struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext,omitempty"`
+}
+
+// WriteAdditionalContext writes the output that adds text to the context
+// at event (SessionStart or UserPromptSubmit), as one JSON line.
+func WriteAdditionalContext(w io.Writer, event, text string) error {
+	out := HookOutput{HookSpecificOutput: &HookSpecificOutput{HookEventName: event, AdditionalContext: text}}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

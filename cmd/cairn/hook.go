@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"cairn"
+	"cairn/assemble"
+	"cairn/claudecode"
+	"cairn/inscribe"
+	"cairn/workspace"
+)
+
+// A hookError is a hook that failed. Claude Code treats exit code 2 as
+// "block" and any other non-zero code as a non-blocking error that it
+// shows the person and carries on from, so every hook failure exits 1.
+type hookError struct{ err error }
+
+func (e *hookError) Error() string { return e.err.Error() }
+func (e *hookError) Unwrap() error { return e.err }
+
+func (m *Main) runHook(ctx context.Context, args []string) error {
+	fs := m.newFlagSet("hook", "EVENT < hook-input.json", `
+Run as a Claude Code command hook: read the hook's JSON on stdin and act
+on EVENT. "cairn install claude" registers these; you do not run them by
+hand.
+
+  SessionStart      print the assembled context (core, current frame and
+                    stack, relay state, index) as additionalContext, within
+                    Claude Code's 10,000 characters; the whole context goes
+                    to .cairn/context/<session>.xml when it does not fit
+  UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
+                    tagged with the active engagement and frame
+  Stop              the same
+  PreCompact        inscribe everything before the compaction drops it
+  SessionEnd        inscribe the rest, then checkpoint on exit: a line on
+                    the current board and an exit move in the trace
+
+A folder outside a cairn workspace gets nothing and exit 0. A hook that
+fails prints one line on stderr and exits 1, which Claude Code reports and
+carries on from; it never exits 2, which would block the agent.`)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err // a person asked; Claude Code never passes -h
+		}
+		return &hookError{err}
+	}
+	if fs.NArg() != 1 || !isHookEvent(fs.Arg(0)) {
+		return &hookError{fmt.Errorf("hook takes one EVENT: %s", strings.Join(claudecode.HookEvents, ", "))}
+	}
+	event := fs.Arg(0)
+	if err := m.hook(ctx, event); err != nil {
+		return &hookError{fmt.Errorf("hook %s: %s", event, strings.Join(strings.Fields(errorText(err)), " "))}
+	}
+	return nil
+}
+
+func isHookEvent(name string) bool {
+	for _, e := range claudecode.HookEvents {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Main) hook(ctx context.Context, event string) error {
+	in, err := claudecode.ReadHookInput(m.Stdin, event)
+	if err != nil {
+		return err
+	}
+	if in.Cwd != "" {
+		cwd := in.Cwd
+		m.Getwd = func() (string, error) { return cwd, nil }
+	}
+	wd, err := m.Getwd()
+	if err != nil {
+		return err
+	}
+	root, ok := workspace.Find(wd)
+	if !ok {
+		return nil // not a cairn project: stay out of the way
+	}
+	w := workspace.New(root)
+	w.Session = m.sessionID(in.SessionID)
+	w.Now = m.now
+
+	switch event {
+	case claudecode.SessionStart:
+		return m.hookSessionStart(ctx, w, in)
+	case claudecode.UserPromptSubmit, claudecode.Stop, claudecode.PreCompact:
+		_, err := m.hookInscribe(ctx, w, in)
+		return err
+	case claudecode.SessionEnd:
+		return m.hookSessionEnd(ctx, w, in)
+	}
+	return nil
+}
+
+// hookContextChars is what the SessionStart context may take: Claude Code
+// passes 10,000 characters on whole, and the note pointing to the full
+// context needs a line.
+const hookContextChars = claudecode.MaxAdditionalContext - 400
+
+// hookSessionStart prints the assembled context. Tokens are not counted:
+// Claude Code's limit is in characters, and loading the BPE ranks would
+// cost more than the whole hook may take.
+func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
+	st, err := m.openStore("")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	prime, err := w.Prime(workspace.DefaultPrimeChars)
+	if err != nil {
+		return err
+	}
+	relay := []assemble.Document{{Name: "cairn prime", Text: prime}}
+	board, err := m.currentBoard(w)
+	if err != nil {
+		return err
+	}
+	if board != nil {
+		relay = append(relay, *board)
+	}
+	req := assemble.Request{
+		Owner:  m.Getenv("CAIRN_AGENT"),
+		Budget: cairn.DefaultBudget(),
+		Format: assemble.XML,
+		Relay:  relay,
+		Files:  hookIndex(w.Root),
+	}
+	req.Budget.Tokens, req.Budget.Chars = 0, hookContextChars
+	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Counter: assemble.Estimate}
+	out, err := a.Assemble(ctx, req)
+	if err != nil {
+		return err
+	}
+	text := out.Text
+	if len(out.Cuts) > 0 {
+		req.Budget.Chars = 0
+		full, err := a.Assemble(ctx, req)
+		if err != nil {
+			return err
+		}
+		path, err := writeFullContext(w, in.SessionID, full.Text)
+		if err != nil {
+			return err
+		}
+		text = strings.TrimRight(text, "\n") + fmt.Sprintf("\n\nThis context was cut to fit; all of it (%d characters) is in %s: read it when you need what was cut.\n", len(full.Text), path)
+	}
+	return claudecode.WriteAdditionalContext(m.Stdout, claudecode.SessionStart, text)
+}
+
+// currentBoard returns the board of the situation the session is in, or
+// nil if it has none.
+func (m *Main) currentBoard(w *workspace.Workspace) (*assemble.Document, error) {
+	wd, err := m.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	here, err := w.Situation(wd)
+	if err != nil {
+		return nil, err
+	}
+	at, err := w.Current(here)
+	if err != nil {
+		return nil, err
+	}
+	name := boardPath(at)
+	data, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(name)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return &assemble.Document{Name: name, Text: string(data)}, nil
+}
+
+// hookIndex lists the workspace's relay files that exist, for the
+// context's index.
+func hookIndex(root string) []assemble.File {
+	var files []assemble.File
+	for _, f := range []struct{ name, note string }{
+		{cairn.ProjectFile, "identity and conventions"},
+		{cairn.StateFile, "phase, task, progress (cairn state)"},
+		{cairn.DecisionsFile, "decisions (cairn decide)"},
+		{cairn.TodosFile, "todos (cairn todo list)"},
+		{cairn.BoardFile, "checkpoints and messages (cairn checkpoint)"},
+	} {
+		if _, err := os.Stat(filepath.Join(root, f.name)); err == nil {
+			files = append(files, assemble.File{Path: f.name, Note: f.note})
+		}
+	}
+	return files
+}
+
+// writeFullContext writes the uncut context to .cairn/context/ and returns
+// its path relative to the workspace.
+func writeFullContext(w *workspace.Workspace, session, text string) (string, error) {
+	name := "context.xml"
+	if session != "" && !strings.ContainsAny(session, `/\.`) {
+		name = session + ".xml"
+	}
+	rel := filepath.Join(workspace.Dir, "context", name)
+	path := filepath.Join(w.Root, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), os.Rename(tmp, path)
+}
+
+// hookInscribe inscribes the session's transcript and its subagents'
+// from where the last import stopped, and returns the session's last
+// round.
+func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) (*cairn.Round, error) {
+	if in.TranscriptPath == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "The hook input has no transcript_path.")
+	}
+	paths := []string{in.TranscriptPath}
+	subagents := filepath.Join(strings.TrimSuffix(in.TranscriptPath, ".jsonl"), "subagents")
+	if info, err := os.Stat(subagents); err == nil && info.IsDir() {
+		paths = append(paths, subagents)
+	}
+	if _, err := os.Stat(in.TranscriptPath); errors.Is(err, os.ErrNotExist) {
+		return nil, nil // nothing written yet
+	}
+	st, err := m.openStore("")
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	engagement, frame, err := m.activeTags(ctx, w, st)
+	if err != nil {
+		return nil, err
+	}
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
+		Tag: func(*cairn.Session) (string, string) { return engagement, frame }}
+	rep, err := im.Import(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range rep.Files {
+		if f.Error != "" {
+			return nil, fmt.Errorf("%s: %s", f.Path, f.Error)
+		}
+	}
+	if len(rep.Files) == 0 || rep.Files[0].SessionID == "" {
+		return nil, nil
+	}
+	last, err := st.inscription.LastRound(ctx, rep.Files[0].SessionID)
+	if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+		return nil, nil
+	}
+	return last, err
+}
+
+// activeTags returns what new rounds are tagged with: the workspace's
+// active engagement and the frame in progress now, each "" if none.
+func (m *Main) activeTags(ctx context.Context, w *workspace.Workspace, st *store) (engagement, frame string, err error) {
+	engagement, _, err = workspace.ActiveEngagement(w.Root)
+	if err != nil {
+		return "", "", err
+	}
+	switch f, err := cairn.ActiveFrame(ctx, st.frames, m.Getenv("CAIRN_AGENT"), m.now()); cairn.ErrorCode(err) {
+	case "":
+		frame = f.ID
+	case cairn.ENOTFOUND:
+	default:
+		return "", "", err
+	}
+	return engagement, frame, nil
+}
+
+// hookSessionEnd inscribes what is left, then checkpoints on exit.
+func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
+	last, err := m.hookInscribe(ctx, w, in)
+	if err != nil {
+		return err
+	}
+	reason := in.Reason
+	if reason == "" {
+		reason = "other"
+	}
+	done := fmt.Sprintf("Session %s ended (%s)", shortID(w.Session), reason)
+	if last != nil {
+		done += fmt.Sprintf(" after %d rounds; last: %q", last.Seq, clipLine(last.UserPreview, 100))
+	}
+	state, err := w.ReadState()
+	if err != nil {
+		return err
+	}
+	next := state.Progress.InProgress
+	if next == "" && len(state.Progress.NextSteps) > 0 {
+		next = state.Progress.NextSteps[0]
+	}
+	wd, err := m.Getwd()
+	if err != nil {
+		return err
+	}
+	here, err := w.Situation(wd)
+	if err != nil {
+		return err
+	}
+	_, err = w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "session end ("+reason+")")
+	return err
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// clipLine returns s on one line, cut to n runes with an ellipsis.
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

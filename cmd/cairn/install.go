@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cairn/claudecode"
+	"cairn/workspace"
+)
+
+// installFlags are what install and uninstall share.
+type installFlags struct {
+	user     bool
+	agentsMD bool
+}
+
+func (m *Main) runInstall(ctx context.Context, args []string) error {
+	var f installFlags
+	fs := m.newFlagSet("install", "claude [flags]", `
+Set Claude Code up to work with cairn, in this project (or, with --user,
+for every project of yours):
+  .claude/settings.json   hooks: "cairn hook EVENT" for SessionStart (the
+                          assembled context), UserPromptSubmit and Stop
+                          (inscribe new rounds), PreCompact (inscribe
+                          before compaction), SessionEnd (checkpoint)
+  .mcp.json               the cairn MCP server ("cairn mcp")
+  CLAUDE.md               with --agents-md: a few lines telling the agent
+                          which cairn commands it may use
+With --user the hooks go to ~/.claude/settings.json and the server to
+~/.claude.json. A project that is not a workspace yet is made one (cairn
+init): the hooks stay silent outside a workspace.
+
+Everything else in those files is kept as it is. Running it again changes
+nothing; "cairn uninstall claude" removes exactly what it added.
+
+Examples:
+  cairn install claude
+  cairn install claude --agents-md
+  cairn install claude --user`)
+	fs.BoolVar(&f.user, "user", false, "install for your user (~/.claude) rather than this project")
+	fs.BoolVar(&f.agentsMD, "agents-md", false, "add cairn's commands to CLAUDE.md (or AGENTS.md if that is what the project has)")
+	bin := fs.String("command", "cairn", "how Claude Code runs cairn (a name on PATH, or a path)")
+	if err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || fs.Arg(0) != "claude" {
+		fs.Usage()
+		return usageError("install takes one agent: claude")
+	}
+	p, err := m.claudePaths(f.user)
+	if err != nil {
+		return err
+	}
+	if !f.user {
+		if _, ok := workspace.Find(p.project); !ok {
+			w := workspace.New(p.project)
+			w.Now = m.now
+			if _, err := w.Init(); err != nil {
+				return err
+			}
+			fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", p.project)
+		}
+	}
+	if err := m.editFile(p.settings, func(b []byte) ([]byte, bool, error) { return claudecode.InstallHooks(b, *bin) }, "hooks"); err != nil {
+		return err
+	}
+	if err := m.editFile(p.mcp, func(b []byte) ([]byte, bool, error) { return claudecode.InstallMCP(b, *bin) }, "MCP server"); err != nil {
+		return err
+	}
+	if f.agentsMD {
+		if err := m.editFile(p.notes(), func(b []byte) ([]byte, bool, error) {
+			s, changed := claudecode.InstallNotes(string(b))
+			return []byte(s), changed, nil
+		}, "agent notes"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Main) runUninstall(ctx context.Context, args []string) error {
+	var f installFlags
+	fs := m.newFlagSet("uninstall", "claude [flags]", `
+Remove what "cairn install claude" added: cairn's hooks, its MCP server
+and its lines in CLAUDE.md or AGENTS.md. Everything else is kept; a file
+that held only cairn's entries is removed. The workspace (.cairn/ and the
+relay files) stays.
+
+Examples:
+  cairn uninstall claude
+  cairn uninstall claude --user`)
+	fs.BoolVar(&f.user, "user", false, "uninstall from your user (~/.claude) rather than this project")
+	if err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || fs.Arg(0) != "claude" {
+		fs.Usage()
+		return usageError("uninstall takes one agent: claude")
+	}
+	p, err := m.claudePaths(f.user)
+	if err != nil {
+		return err
+	}
+	if err := m.removeFrom(p.settings, claudecode.UninstallHooks, "hooks"); err != nil {
+		return err
+	}
+	if err := m.removeFrom(p.mcp, claudecode.UninstallMCP, "MCP server"); err != nil {
+		return err
+	}
+	for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
+		path := filepath.Join(p.project, name)
+		if err := m.removeFrom(path, func(b []byte) ([]byte, bool, error) {
+			s, changed := claudecode.UninstallNotes(string(b))
+			return []byte(s), changed, nil
+		}, "agent notes"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claudePaths are the files install edits.
+type claudePaths struct {
+	project       string // the project folder (for --user: the current one)
+	settings, mcp string
+}
+
+// notes returns the file agent notes go to: CLAUDE.md, unless the project
+// has AGENTS.md and no CLAUDE.md.
+func (p claudePaths) notes() string {
+	claude, agents := filepath.Join(p.project, "CLAUDE.md"), filepath.Join(p.project, "AGENTS.md")
+	if _, err := os.Stat(claude); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(agents); err == nil {
+			return agents
+		}
+	}
+	return claude
+}
+
+func (m *Main) claudePaths(user bool) (claudePaths, error) {
+	wd, err := m.Getwd()
+	if err != nil {
+		return claudePaths{}, err
+	}
+	project := wd
+	if root, ok := workspace.Find(wd); ok {
+		project = root
+	}
+	if !user {
+		return claudePaths{project: project, settings: filepath.Join(project, ".claude", "settings.json"),
+			mcp: filepath.Join(project, ".mcp.json")}, nil
+	}
+	home := m.Getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			return claudePaths{}, err
+		}
+	}
+	return claudePaths{project: project, settings: filepath.Join(home, ".claude", "settings.json"),
+		mcp: filepath.Join(home, ".claude.json")}, nil
+}
+
+// editFile applies edit to the file at path (missing: empty) and writes
+// it back atomically if that changed anything, saying what it did.
+func (m *Main) editFile(path string, edit func([]byte) ([]byte, bool, error), what string) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	out, changed, err := edit(data)
+	if err != nil {
+		return fmt.Errorf("%s: %s", path, errorText(err))
+	}
+	if !changed {
+		fmt.Fprintf(m.Stdout, "%s: %s already installed.\n", m.rel(path), what)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: %s installed.\n", m.rel(path), what)
+	return nil
+}
+
+// removeFrom applies remove to the file at path, if it exists; a file
+// left empty is deleted.
+func (m *Main) removeFrom(path string, remove func([]byte) ([]byte, bool, error), what string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	out, changed, err := remove(data)
+	if err != nil {
+		return fmt.Errorf("%s: %s", path, errorText(err))
+	}
+	if !changed {
+		return nil
+	}
+	if len(strings.TrimSpace(string(out))) == 0 || claudecode.IsEmptyObject(out) {
+		err = os.Remove(path)
+	} else {
+		err = writeFileAtomic(path, out)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: %s removed.\n", m.rel(path), what)
+	return nil
+}
+
+// rel returns path relative to the current folder when it is inside it.
+func (m *Main) rel(path string) string {
+	if wd, err := m.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+	}
+	return path
+}
+
+// writeFileAtomic replaces path with data: a temporary file beside it, synced,
+// then renamed, so a reader sees the old file or the new one, never half.
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

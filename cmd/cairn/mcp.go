@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"cairn"
+	"cairn/mcp"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func (m *Main) runMCP(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("mcp", "[flags]", `
+Serve cairn to an agent over the Model Context Protocol: on stdin and
+stdout (how Claude Code starts it from .mcp.json), or over streamable HTTP
+with --http. The tools are few, with small schemas, because their list is
+sent with every turn: push, pop, plan, context, search, checkpoint,
+engage, state, inject. Each calls what the CLI command of the same name calls.
+Outputs are cut at --max-chars, and say so.
+
+Examples:
+  cairn mcp
+  cairn mcp --http 127.0.0.1:7878`)
+	sf.register(fs, false)
+	addr := fs.String("http", "", "serve streamable HTTP on this address (loopback unless you mean otherwise)")
+	maxChars := fs.Int("max-chars", mcp.DefaultMaxChars, "cap on each tool's output")
+	var wf wsFlags
+	wf.register(fs)
+	owner := fs.String("as", m.Getenv("CAIRN_AGENT"), "whose current frame (default $CAIRN_AGENT)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return usageError("mcp takes no arguments")
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s := &mcp.Server{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Searcher: st.searcher,
+		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Now: m.now, MaxChars: *maxChars}
+	switch w, err := m.openWorkspace(wf); cairn.ErrorCode(err) {
+	case "":
+		s.Workspace = w
+	case cairn.ENOTFOUND: // no workspace: its tools say so
+	default:
+		return err
+	}
+	if *addr == "" {
+		return s.MCP().Run(ctx, &sdk.StdioTransport{})
+	}
+	srv := s.MCP()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "cairn mcp: serving streamable HTTP on http://%s/\n", ln.Addr())
+	hs := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil),
+		ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

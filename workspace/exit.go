@@ -1,0 +1,33 @@
+package workspace
+
+import (
+	"strings"
+
+	"cairn"
+)
+
+// Exit is checkpoint-on-exit, for a session that ends: it writes c on the
+// board of the situation the session is in (where its trace last went,
+// else here) and records a move that stays there, with trigger
+// "exit: why", so the trace shows where the session stopped and why.
+// Both happen under one lock. Returns the situation, ENOTFOUND if its
+// folder is gone and EINVALID if c says nothing.
+func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, error) {
+	unlock, err := w.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	at, err := w.Current(here)
+	if err != nil {
+		return "", err
+	}
+	if err := w.checkpoint(at, c); err != nil {
+		return "", err
+	}
+	trigger := cairn.ExitTrigger
+	if why = strings.TrimSpace(why); why != "" {
+		trigger += ": " + why
+	}
+	return at, w.appendMove(w.Session, &cairn.Move{Time: c.Time, From: at, To: at, Trigger: trigger})
+}

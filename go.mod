@@ -15,10 +15,15 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-// Test-only: CLI transcripts (cmd/cairn/testdata/script).
-require github.com/rogpeppe/go-internal v1.16.0
+// Test-only: CLI transcripts (cmd/cairn/testdata/script); the viewer's
+// browser tests in headless Chromium (http/browser_test.go).
+require (
+	github.com/chromedp/chromedp v0.23.0
+	github.com/rogpeppe/go-internal v1.16.0
+)
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect

@@ -21,8 +21,12 @@ var layers = map[string][]string{
 	"cairn/surgery":    {"cairn", "cairn/export"},
 	"cairn/assemble":   {"cairn"},
 	"cairn/workspace":  {"cairn"},
-	// An edge that picks no adapter: cmd/cairn hands it the stores.
-	"cairn/mcp": {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},
+	"cairn/mock":       {"cairn"},
+	// Edges that pick no adapter: cmd/cairn hands them the stores (and
+	// the viewer its exporter).
+	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},
+	"cairn/http":    {"cairn", "cairn/export", "cairn/surgery", "cairn/http/ui"},
+	"cairn/http/ui": {},
 }
 
 func TestLayers(t *testing.T) {

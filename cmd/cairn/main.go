@@ -57,6 +57,7 @@ var commands = []struct {
 	{"show", command{"a session's rounds in full, or one round", (*Main).runShow}},
 	{"export", command{"write a session as JSONL (byte for byte) or Markdown", (*Main).runExport}},
 	{"search", command{"full-text search over what users and agents wrote", (*Main).runSearch}},
+	{"serve", command{"the engagement viewer: a web page and JSON API on 127.0.0.1", (*Main).runServe}},
 	{"reindex", command{"rebuild rounds, blocks and search from stored lines", (*Main).runReindex}},
 	{"init", command{"make this folder a workspace: PROJECT.md, state.json, decisions.md, todos.json", (*Main).runInit}},
 	{"prime", command{"what a new session must know, from the files, within a budget", (*Main).runPrime}},

@@ -43,23 +43,7 @@ size, at least two rounds) stays in full and the rest becomes the index.
 		return err
 	}
 	defer st.Close()
-	var mat *cairn.Materialization
-	switch {
-	case *engagement != "":
-		mat, err = surgery.CompressEngagement(ctx, st.surgery(), pos[0], *engagement, fid)
-	case *before != "":
-		p, perr := surgery.ParsePoint(*before)
-		if perr != nil {
-			return perr
-		}
-		mat, err = surgery.CompressBefore(ctx, st.surgery(), pos[0], p, fid)
-	default:
-		p, perr := surgery.RecentCut(ctx, st.surgery(), pos[0])
-		if perr != nil {
-			return perr
-		}
-		mat, err = surgery.CompressBefore(ctx, st.surgery(), pos[0], p, fid)
-	}
+	mat, err := surgery.Revive(ctx, st.surgery(), pos[0], *before, *engagement, fid)
 	if err != nil {
 		return err
 	}

@@ -119,9 +119,16 @@ func (s *store) surgery() surgery.Store {
 func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn.Materialization) error {
 	if f.format == "claude" {
 		for _, mat := range ms {
-			if _, err := m.exportClaude(ctx, st, f, mat); err != nil {
+			e, err := m.exportClaude(ctx, st, f, mat)
+			if err != nil {
 				return err
 			}
+			label := mat.Operation
+			if mat.Label != "" {
+				label += " · " + mat.Label
+			}
+			fmt.Fprintf(m.Stdout, "%s: wrote %s\n  %d lines · %d rounds in full · %d as index lines · parent %s\n  resume: %s\n",
+				label, e.Path, e.Lines, len(mat.FullPieces()), len(mat.IndexRounds()), strings.Join(e.Parents, " + "), e.Resume)
 		}
 		return nil
 	}
@@ -151,17 +158,19 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 	return w.Flush()
 }
 
-// An exported session, as printed.
+// An exported session: where it was written and how to resume it.
 type exported struct {
-	ID     string
-	Path   string
-	Cwd    string
-	Resume string
+	ID      string
+	Path    string
+	Cwd     string
+	Resume  string
+	Lines   int
+	Parents []string
 }
 
-// exportClaude writes one materialization as a Claude Code session,
-// inscribes it (so it is searchable) with its lineage, and prints how to
-// resume it.
+// exportClaude writes one materialization as a Claude Code session and
+// inscribes it (so it is searchable) with its lineage. The viewer's
+// actions call it too.
 func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
 	cwd := f.cwd
 	if cwd == "" && len(mat.Sources) > 0 {
@@ -204,14 +213,8 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	if err := st.sessions.SetLineage(ctx, id, cairn.LineageSurgery, parents, mat.Operation); err != nil {
 		return nil, err
 	}
-	e := &exported{ID: id, Path: path, Cwd: cwd, Resume: "cd " + shellQuote(cwd) + " && claude --resume " + id}
-	label := mat.Operation
-	if mat.Label != "" {
-		label += " · " + mat.Label
-	}
-	fmt.Fprintf(m.Stdout, "%s: wrote %s\n  %d lines · %d rounds in full · %d as index lines · parent %s\n  resume: %s\n",
-		label, path, len(lines), len(mat.FullPieces()), len(mat.IndexRounds()), strings.Join(parents, " + "), e.Resume)
-	return e, nil
+	return &exported{ID: id, Path: path, Cwd: cwd, Resume: "cd " + shellQuote(cwd) + " && claude --resume " + id,
+		Lines: len(lines), Parents: parents}, nil
 }
 
 // claudeProjectsDir is where Claude Code keeps sessions: $CLAUDE_CONFIG_DIR/projects,

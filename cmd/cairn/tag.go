@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"cairn"
@@ -91,12 +90,6 @@ Clear the engagement of rounds (ROUNDS: 3,5-9). Their frame stays.
 	return nil
 }
 
-// A candidate is a round full-text search suggests for an engagement.
-type candidate struct {
-	Hit     *cairn.Hit `json:"hit"`
-	Matched int        `json:"matched"` // how many of the words it matched
-}
-
 func (m *Main) runTagSuggest(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("tag suggest", "[flags] WORDS", `
@@ -121,60 +114,27 @@ default WORDS joined with '-': "console work" → console-work.
 		return usageError("tag suggest takes WORDS")
 	}
 	query := strings.Join(pos, " ")
-	words := strings.Fields(strings.ToLower(query))
+	words := strings.Fields(query)
 	id := *as
 	if id == "" {
-		id = strings.Join(words, "-")
+		id = surgery.EngagementID(query)
 	}
 	st, err := m.openStore(sf.store)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	q := cairn.SearchQuery{Limit: *limit}
+	sessionID := ""
 	if *session != "" {
 		sess, err := st.sessions.FindSessionByID(ctx, *session)
 		if err != nil {
 			return err
 		}
-		q.SessionID = sess.ID
+		sessionID = sess.ID
 	}
-	// Every word on its own: a round about the console but not "work" is
-	// still a candidate; rounds matching more words rank first.
-	byRound := map[string]*candidate{}
-	for _, w := range words {
-		q.Text = w
-		hits, err := st.searcher.Search(ctx, q)
-		if err != nil {
-			return err
-		}
-		for _, h := range hits {
-			if h.RoundSeq == 0 {
-				continue
-			}
-			key := fmt.Sprint(h.SessionID, "/", h.RoundSeq)
-			if c := byRound[key]; c != nil {
-				c.Matched++
-			} else {
-				byRound[key] = &candidate{Hit: h, Matched: 1}
-			}
-		}
-	}
-	cands := make([]*candidate, 0, len(byRound))
-	for _, c := range byRound {
-		cands = append(cands, c)
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		if a.Matched != b.Matched {
-			return a.Matched > b.Matched
-		} else if a.Hit.SessionID != b.Hit.SessionID {
-			return a.Hit.SessionID < b.Hit.SessionID
-		}
-		return a.Hit.RoundSeq < b.Hit.RoundSeq
-	})
-	if len(cands) > *limit {
-		cands = cands[:*limit]
+	cands, err := surgery.Suggest(ctx, st.searcher, query, sessionID, *limit)
+	if err != nil {
+		return err
 	}
 	if *apply {
 		bySession := map[string][]int{}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"cairn"
+	cairnhttp "cairn/http"
+)
+
+func (m *Main) runServe(ctx context.Context, args []string) error {
+	var sf storeFlags
+	fs := m.newFlagSet("serve", "[flags]", `
+Serve the engagement viewer: browse sessions as timelines of rounds, search,
+tag rounds with engagements, split, extract and revive sessions, and see the
+engagement × agent matrix and the frame tree. The JSON API under /api/ calls
+what the commands call.
+
+The viewer listens on 127.0.0.1 only. To listen beyond this machine, give
+--addr; a token is then generated and printed once, with a one-time URL
+that logs a browser in. Programs send it as "Authorization: Bearer TOKEN".
+
+Examples:
+  cairn serve                       # http://127.0.0.1:7070/
+  cairn serve --addr 127.0.0.1:0    # any free port
+  cairn serve --addr 0.0.0.0:7070   # on the network, with a token`)
+	sf.register(fs, false)
+	addr := fs.String("addr", "127.0.0.1:7070", "address to listen on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return usageError("serve takes no arguments")
+	}
+	st, err := m.openStore(sf.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s := m.newServer(st)
+	s.Addr = *addr
+	if !cairnhttp.IsLoopback(*addr) {
+		s.Token = cairnhttp.RandomToken()
+	}
+	if err := s.Open(); err != nil {
+		return err
+	}
+	defer s.Close()
+	if s.Token != "" {
+		fmt.Fprintf(m.Stdout, "cairn viewer on %s (beyond this machine: a token is required)\n  token (shown once): %s\n  log a browser in (works once): %s\n", s.URL(), s.Token, s.LoginURL())
+	} else {
+		fmt.Fprintf(m.Stdout, "cairn viewer: %s/\n", s.URL())
+	}
+	fmt.Fprintln(m.Stdout, "Ctrl-C stops it.")
+	<-ctx.Done()
+	return nil
+}
+
+// newServer returns a viewer over st's services: the ones the commands use.
+func (m *Main) newServer(st *store) *cairnhttp.Server {
+	s := cairnhttp.NewServer()
+	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.sessions, st.rounds, st.searcher, st.frames
+	s.Tags, s.Lines = st.tags, st.lines
+	s.Export = func(ctx context.Context, mat *cairn.Materialization) (*cairnhttp.Exported, error) {
+		if len(mat.Sources) == 0 || mat.Sources[0].Project == "" {
+			return nil, cairn.Errorf(cairn.EINVALID, "The session records no working directory to resume in: export it with the CLI and --cwd.")
+		}
+		e, err := m.exportClaude(ctx, st, &surgeryFlags{format: "claude"}, mat)
+		if err != nil {
+			return nil, err
+		}
+		return &cairnhttp.Exported{ID: e.ID, Path: e.Path, Parents: e.Parents, Resume: e.Resume}, nil
+	}
+	return s
+}

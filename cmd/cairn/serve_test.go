@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn"
+	cairnhttp "cairn/http"
+)
+
+// startServe runs "cairn serve" with args over store, with Claude Code's
+// folder at claudeDir, and returns the lines it printed before "Ctrl-C".
+func startServe(tb testing.TB, store, claudeDir string, args ...string) []string {
+	tb.Helper()
+	r, w := io.Pipe()
+	m := NewMain(strings.NewReader(""), w, io.Discard)
+	m.Getenv = func(k string) string {
+		switch k {
+		case "CAIRN_STORE":
+			return store
+		case "CLAUDE_CONFIG_DIR":
+			return claudeDir
+		}
+		return ""
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, append([]string{"serve"}, args...)); w.Close() }()
+	tb.Cleanup(func() {
+		cancel()
+		go io.Copy(io.Discard, r)
+		if err := <-done; err != nil {
+			tb.Errorf("serve: %v", err)
+		}
+	})
+	var lines []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.HasPrefix(sc.Text(), "Ctrl-C") {
+			return lines
+		}
+	}
+	tb.Fatalf("serve stopped: %v (printed %q)", <-done, lines)
+	return nil
+}
+
+var urlPattern = regexp.MustCompile(`http://[^\s/]+`)
+
+func post(tb testing.TB, url, body string) (int, string) {
+	tb.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set(cairnhttp.CSRFHeader, "1")
+	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(buf)
+}
+
+// The viewer's actions call what the commands call: a split from the page
+// writes resumable sessions where "cairn split" does and registers them.
+func TestServe(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	claudeDir := t.TempDir()
+	if _, _, err := runMain(t, store, "import", samples); err != nil {
+		t.Fatal(err)
+	}
+	out := startServe(t, store, claudeDir, "--addr", "127.0.0.1:0")
+	base := urlPattern.FindString(out[0])
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("serve printed %q", out)
+	}
+	const a = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
+	code, body := post(t, base+"/api/sessions/"+a+"/split", `{"map": "2-3=db", "rest": "rest"}`)
+	if code != 200 {
+		t.Fatalf("split: %d %s", code, body)
+	}
+	var got cairnhttp.SurgeryResponse
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Results) != 2 {
+		t.Fatalf("split made %d sessions, want 2", len(got.Results))
+	}
+	for _, e := range got.Results {
+		if !strings.HasPrefix(e.Path, filepath.Join(claudeDir, "projects")) {
+			t.Errorf("wrote %s, want it under %s/projects", e.Path, claudeDir)
+		}
+		if _, err := os.Stat(e.Path); err != nil {
+			t.Error(err)
+		}
+		if !strings.HasSuffix(e.Resume, "claude --resume "+e.ID) {
+			t.Errorf("resume: %q", e.Resume)
+		}
+	}
+	out2, _, err := runMain(t, store, "sessions", "--json", "--subagents", "-n", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Sessions []*cairn.Session }
+	if err := json.Unmarshal([]byte(out2), &list); err != nil {
+		t.Fatal(err)
+	}
+	var children int
+	for _, s := range list.Sessions {
+		if s.Lineage == cairn.LineageSurgery && s.Parent == a && s.Operation == cairn.OpSplit {
+			children++
+		}
+	}
+	if children != 2 {
+		t.Fatalf("%d split children of %s in the store, want 2", children, a)
+	}
+}
+
+// Beyond loopback, serve prints a token and a one-time login URL, and
+// refuses requests without the token.
+func TestServe_Token(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	out := startServe(t, store, t.TempDir(), "--addr", "0.0.0.0:0")
+	text := strings.Join(out, "\n")
+	token := regexp.MustCompile(`token \(shown once\): ([0-9a-f]{64})`).FindStringSubmatch(text)
+	login := regexp.MustCompile(`http://\S+/login\?code=\S+`).FindString(text)
+	if token == nil || login == "" {
+		t.Fatalf("serve printed %q: want a token and a login URL", text)
+	}
+	base := urlPattern.FindString(login)
+	resp, err := http.Get(base + "/api/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d, want 401", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/sessions", nil)
+	req.Header.Set("Authorization", "Bearer "+token[1])
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("with the token: %d, want 200", resp.StatusCode)
+	}
+}

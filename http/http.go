@@ -1,0 +1,78 @@
+// Package http serves cairn's engagement viewer: a JSON API over the store
+// and a web page embedded in the binary. The API calls the same functions
+// the CLI does; this package only translates requests and errors.
+//
+// # Security
+//
+// The server binds loopback unless told otherwise, and then requires a
+// token (a bearer header, or a cookie set from a one-time login URL).
+// Requests that change anything must carry the [CSRFHeader], which a page
+// on another site cannot send without a CORS preflight this server never
+// answers. Only embedded files and the store are served: no request names
+// a path on disk.
+package http
+
+import (
+	"encoding/json"
+	"log"
+	"net/http"
+
+	"cairn"
+)
+
+// codes maps each domain error code to its HTTP status.
+var codes = map[string]int{
+	cairn.ECONFLICT: http.StatusConflict,
+	cairn.EINVALID:  http.StatusBadRequest,
+	cairn.ENOTFOUND: http.StatusNotFound,
+	cairn.EINTERNAL: http.StatusInternalServerError,
+}
+
+// ErrorStatusCode returns the HTTP status for a domain error code.
+func ErrorStatusCode(code string) int {
+	if v, ok := codes[code]; ok {
+		return v
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorResponse is the body of every error: {"error": message}.
+type ErrorResponse struct {
+	Error string `json:"error"`
+}
+
+// Error writes err as JSON with the status its code maps to. Internal
+// errors are logged and answered with a generic message, so nothing about
+// the machine leaks to the client.
+func Error(w http.ResponseWriter, r *http.Request, err error) {
+	code, message := cairn.ErrorCode(err), cairn.ErrorMessage(err)
+	if code == cairn.EINTERNAL {
+		LogError(r, err)
+	}
+	writeJSON(w, ErrorStatusCode(code), &ErrorResponse{Error: message})
+}
+
+// LogError logs an internal error with the request it failed.
+func LogError(r *http.Request, err error) {
+	log.Printf("http: error: %s %s: %s", r.Method, r.URL.Path, err)
+}
+
+// writeJSON writes v as JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		log.Printf("http: write response: %s", err)
+	}
+}
+
+// readJSON decodes the request body into v, at most 1 MiB, rejecting
+// unknown fields. Returns EINVALID for a malformed body.
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return cairn.Errorf(cairn.EINVALID, "Request body: %v.", err)
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+
+	"cairn"
+	"cairn/export"
+	"cairn/surgery"
+)
+
+// PageSize is how many rounds one page of a session's timeline holds when
+// the request does not say.
+const PageSize = 200
+
+func (s *Server) registerRoundRoutes() {
+	s.mux.HandleFunc("GET /api/sessions/{id}/rounds", s.handleRounds)
+	s.mux.HandleFunc("GET /api/sessions/{id}/rounds/{seq}", s.handleRound)
+}
+
+// A RoundLine is a round without its blocks, as one line of the timeline:
+// the round and its index cell.
+type RoundLine struct {
+	*cairn.Round
+	Roles string `json:"roles"`
+	Index string `json:"index"` // tool calls, then the first words: the index line's last cell
+}
+
+// RoundsResponse is the body of GET /api/sessions/{id}/rounds: one page of
+// the timeline. Next is the seq the next page starts at, -1 after the
+// last page.
+type RoundsResponse struct {
+	SessionID string       `json:"session_id"`
+	Rounds    []*RoundLine `json:"rounds"`
+	Next      int          `json:"next"`
+}
+
+// handleRounds handles GET /api/sessions/{id}/rounds?from=SEQ&limit=N: the
+// rounds from seq on, N of them (default [PageSize]).
+func (s *Server) handleRounds(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	from, err := intParam(q.Get("from"), 0, 0, 1<<30)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	limit, err := intParam(q.Get("limit"), PageSize, 1, 5000)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	sess, err := s.Sessions.FindSessionByID(ctx, r.PathValue("id"))
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	// Seqs are consecutive, so a page is a seq range; fetch one more round
+	// to learn whether another page follows.
+	to := from + limit
+	rounds, err := s.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, FromSeq: from, ToSeq: to})
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	resp := &RoundsResponse{SessionID: sess.ID, Rounds: []*RoundLine{}, Next: -1}
+	for _, rd := range rounds {
+		if rd.Seq >= to {
+			resp.Next = to
+			continue
+		}
+		resp.Rounds = append(resp.Rounds, &RoundLine{Round: rd, Roles: rd.Roles(), Index: export.Primary(rd)})
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// RoundResponse is the body of GET /api/sessions/{id}/rounds/{seq}: one
+// round with its blocks at the fidelity asked for.
+type RoundResponse struct {
+	Round    *cairn.Round `json:"round"`
+	Fidelity string       `json:"fidelity"`
+}
+
+// handleRound handles GET /api/sessions/{id}/rounds/{seq}?fidelity=….
+func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	seq, err := strconv.Atoi(r.PathValue("seq"))
+	if err != nil || seq < 0 {
+		Error(w, r, cairn.Errorf(cairn.EINVALID, "Round %q: want a round number.", r.PathValue("seq")))
+		return
+	}
+	fid := r.URL.Query().Get("fidelity")
+	render, err := fidelity(fid)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	sess, err := s.Sessions.FindSessionByID(ctx, r.PathValue("id"))
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	rd, err := s.Rounds.FindRound(ctx, sess.ID, seq)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	if fid == "" {
+		fid = "full"
+	}
+	writeJSON(w, http.StatusOK, &RoundResponse{Round: render(rd), Fidelity: fid})
+}
+
+// fidelity returns what renders a round at the fidelity named by s: full
+// (""), partial, text, or per kind, as --fidelity reads it.
+func fidelity(s string) (func(*cairn.Round) *cairn.Round, error) {
+	f, err := cairn.ParseFidelity(s)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *cairn.Round) *cairn.Round { return surgery.Apply(r, f) }, nil
+}

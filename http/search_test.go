@@ -1,0 +1,62 @@
+package http_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"cairn"
+	cairnhttp "cairn/http"
+	"cairn/mock"
+)
+
+func TestSearch(t *testing.T) {
+	s, _ := MustOpenServer(t)
+	t.Run("OK", func(t *testing.T) {
+		var got cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?q=migration", &got)
+		if len(got.Hits) == 0 {
+			t.Fatal("no hits for migration")
+		}
+		for _, h := range got.Hits {
+			if !strings.Contains(h.SnippetHTML, "<mark>") || strings.ContainsAny(h.SnippetHTML, cairn.HighlightStart+cairn.HighlightEnd) {
+				t.Fatalf("snippet_html %q: want <mark> in place of the markers", h.SnippetHTML)
+			}
+		}
+		MustGet(t, s, "/api/search?q=migration&session="+sessionA+"&limit=1", &got)
+		if len(got.Hits) != 1 || got.Hits[0].SessionID != sessionA {
+			t.Fatalf("in session A: %+v", got.Hits)
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		WantError(t, s, "GET", "/api/search?q=", "", 400, "query required")
+		WantError(t, s, "GET", "/api/search?q=x&limit=-2", "", 400, "want a number")
+		WantError(t, s, "GET", "/api/search?q=x&since=soon", "", 400, "Cannot read")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		WantError(t, s, "GET", "/api/search?q=x&session=ffff", "", 404, "No session")
+	})
+	t.Run("ErrInternal", func(t *testing.T) {
+		m := cairnhttp.NewServer()
+		m.Searcher = &mock.Searcher{SearchFn: func(context.Context, cairn.SearchQuery) ([]*cairn.Hit, error) {
+			return nil, errors.New("fts5: syntax error near /etc")
+		}}
+		MustOpen(t, m)
+		WantError(t, m, "GET", "/api/search?q=x", "", 500, "Internal error.")
+	})
+}
+
+func TestHighlightHTML(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"a \x02hit\x03 b", "a <mark>hit</mark> b"},
+		{"<script>alert(1)</script> \x02x\x03", "&lt;script&gt;alert(1)&lt;/script&gt; <mark>x</mark>"},
+		{"\x02<b>&\x03", "<mark>&lt;b&gt;&amp;</mark>"},
+		{`"quoted" 'single'`, "&#34;quoted&#34; &#39;single&#39;"},
+	} {
+		if got := cairnhttp.HighlightHTML(c.in); got != c.want {
+			t.Errorf("HighlightHTML(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package http
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn"
+	"cairn/http/ui"
+)
+
+// ShutdownTimeout is the time given for outstanding requests to finish
+// before shutdown.
+const ShutdownTimeout = 1 * time.Second
+
+// CSRFHeader must be present on every request that changes the store. A
+// page on another origin cannot add it without a CORS preflight, and this
+// server answers none.
+const CSRFHeader = "X-Cairn"
+
+// TokenCookie holds the token in a browser, once the one-time login URL
+// has been opened.
+const TokenCookie = "cairn_token"
+
+// Server is the viewer's HTTP server: the JSON API under /api/ and the
+// embedded web page. Set the fields, then call [Server.Open].
+type Server struct {
+	ln     net.Listener
+	server *http.Server
+	mux    *http.ServeMux
+
+	mu        sync.Mutex
+	loginCode string // the one-time login code; "" once used
+
+	// Addr is the address to listen on, 127.0.0.1:0 by default. Any
+	// address other than loopback requires Token.
+	Addr string
+
+	// Token, when set, is required of every request: as a bearer
+	// Authorization header or the cookie the login URL sets.
+	Token string
+
+	// Services the routes call: the same the CLI calls.
+	Sessions cairn.SessionStore
+	Rounds   cairn.RoundStore
+	Searcher cairn.Searcher
+	Frames   cairn.FrameStore
+	Tags     cairn.TagStore
+	Lines    cairn.LineStore
+
+	// Export writes what a surgical action made; see [ExportFunc].
+	Export ExportFunc
+}
+
+// NewServer returns a Server with its routes registered.
+func NewServer() *Server {
+	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second}, mux: http.NewServeMux()}
+	s.server.Handler = http.HandlerFunc(s.serveHTTP)
+
+	s.mux.HandleFunc("/", s.handleUI)
+	s.mux.HandleFunc("GET /login", s.handleLogin)
+	s.mux.HandleFunc("/api/", s.handleNotFound)
+	s.registerSessionRoutes()
+	s.registerRoundRoutes()
+	s.registerSearchRoutes()
+	s.registerFrameRoutes()
+	s.registerTagRoutes()
+	s.registerSurgeryRoutes()
+	return s
+}
+
+// Open checks the settings and starts listening.
+func (s *Server) Open() (err error) {
+	if s.Addr == "" {
+		s.Addr = "127.0.0.1:0"
+	}
+	if !IsLoopback(s.Addr) && s.Token == "" {
+		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires a token.", s.Addr)
+	}
+	if s.Token != "" {
+		s.loginCode = RandomToken()
+	}
+	if s.ln, err = net.Listen("tcp", s.Addr); err != nil {
+		return err
+	}
+	go s.server.Serve(s.ln)
+	return nil
+}
+
+// Close gracefully shuts down the server.
+func (s *Server) Close() error {
+	if s.ln == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	return s.server.Shutdown(ctx)
+}
+
+// Port returns the TCP port of the running server: useful when Addr asked
+// for port 0.
+func (s *Server) Port() int {
+	if s.ln == nil {
+		return 0
+	}
+	return s.ln.Addr().(*net.TCPAddr).Port
+}
+
+// URL returns the base URL of the running server.
+func (s *Server) URL() string {
+	host, _, _ := net.SplitHostPort(s.Addr)
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(s.Port()))
+}
+
+// LoginURL returns the one-time URL that sets the token cookie in a
+// browser, or the plain URL when no token is required.
+func (s *Server) LoginURL() string {
+	if s.Token == "" {
+		return s.URL() + "/"
+	}
+	return s.URL() + "/login?code=" + url.QueryEscape(s.loginCode)
+}
+
+// IsLoopback reports whether addr (host:port) listens on this machine only.
+// An empty host listens on every interface.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RandomToken returns 32 random bytes in hex.
+func RandomToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return hex.EncodeToString(b)
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+
+	switch {
+	case s.Token == "" && !loopbackHost(r.Host):
+		// Bound to loopback without a token: a page that rebinds its own
+		// DNS name to 127.0.0.1 must not read the store.
+		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Host " + r.Host + " is not this machine."})
+		return
+	case r.URL.Path == "/login":
+	case !s.authorized(r):
+		writeJSON(w, http.StatusUnauthorized, &ErrorResponse{Error: "Token required: open the login URL cairn serve printed, or send Authorization: Bearer TOKEN."})
+		return
+	case mutating(r.Method) && !sameSite(r):
+		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Cross-site request refused: send the " + CSRFHeader + " header from this origin."})
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized reports whether r carries the token, when one is required.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.Token == "" {
+		return true
+	}
+	got := ""
+	if v := r.Header.Get("Authorization"); strings.HasPrefix(v, "Bearer ") {
+		got = strings.TrimPrefix(v, "Bearer ")
+	} else if c, err := r.Cookie(TokenCookie); err == nil {
+		got = c.Value
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1
+}
+
+func mutating(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
+}
+
+// sameSite reports whether a mutating request comes from this server's own
+// page: it carries [CSRFHeader], and its Origin, if any, is this host.
+func sameSite(r *http.Request) bool {
+	if r.Header.Get(CSRFHeader) == "" {
+		return false
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		return err == nil && u.Host == r.Host
+	}
+	return true
+}
+
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.Trim(host, "[]")
+	return host == "localhost" || IsLoopback(net.JoinHostPort(host, "0"))
+}
+
+// handleLogin handles GET /login?code=…: the one-time URL sets the token
+// cookie and is spent.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	code := r.URL.Query().Get("code")
+	s.mu.Lock()
+	ok := s.Token != "" && s.loginCode != "" && subtle.ConstantTimeCompare([]byte(code), []byte(s.loginCode)) == 1
+	if ok {
+		s.loginCode = ""
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, &ErrorResponse{Error: "This login URL is not valid or was used already."})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// handleUI serves the embedded page's files, and nothing else.
+func (s *Server) handleUI(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeJSON(w, http.StatusMethodNotAllowed, &ErrorResponse{Error: "Method not allowed."})
+		return
+	}
+	ui.Handler.ServeHTTP(w, r)
+}
+
+// handleNotFound answers API paths that match no route.
+func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	Error(w, r, cairn.Errorf(cairn.ENOTFOUND, "No API endpoint %s %s.", r.Method, r.URL.Path))
+}

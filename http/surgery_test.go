@@ -1,0 +1,127 @@
+package http_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"cairn"
+	cairnhttp "cairn/http"
+)
+
+// children returns the sessions surgery cut from parent.
+func children(tb testing.TB, st *Store, parent string) []*cairn.Session {
+	tb.Helper()
+	all, _, err := st.Sessions.FindSessions(context.Background(), cairn.SessionFilter{Subagents: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []*cairn.Session
+	for _, s := range all {
+		if s.Lineage == cairn.LineageSurgery && slices.Contains(s.Parents, parent) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func checkExported(tb testing.TB, st *Store, got cairnhttp.SurgeryResponse, op string, n int) {
+	tb.Helper()
+	if len(got.Results) != n {
+		tb.Fatalf("%d results, want %d", len(got.Results), n)
+	}
+	for _, e := range got.Results {
+		if e.Operation != op || !strings.Contains(e.Resume, "--resume "+e.ID) || e.Full == 0 {
+			tb.Fatalf("result %+v: want %s with a resume command", e, op)
+		}
+		if _, err := os.Stat(e.Path); err != nil {
+			tb.Fatal(err)
+		}
+		if s, err := st.Sessions.FindSessionByID(context.Background(), e.ID); err != nil || s.Operation != op {
+			tb.Fatalf("exported session %s: %v, %v", e.ID, s, err)
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	s, st := MustOpenServer(t)
+	t.Run("OK", func(t *testing.T) {
+		var got cairnhttp.SurgeryResponse
+		MustPost(t, s, "/api/sessions/"+sessionA+"/split", `{"map": "2-3=migration", "rest": "rest", "fidelity": "partial"}`, &got)
+		checkExported(t, st, got, cairn.OpSplit, 2)
+		labels := []string{got.Results[0].Label, got.Results[1].Label}
+		slices.Sort(labels)
+		if !slices.Equal(labels, []string{"migration", "rest"}) {
+			t.Fatalf("children %v, want migration and rest", labels)
+		}
+		if n := len(children(t, st, sessionA)); n != 2 {
+			t.Fatalf("%d children in the store, want 2", n)
+		}
+		var lineage cairnhttp.SessionResponse
+		MustGet(t, s, "/api/sessions/"+sessionA, &lineage)
+		if len(lineage.Children) != 2 {
+			t.Fatalf("session A lists %d children, want its 2 split children", len(lineage.Children))
+		}
+		MustGet(t, s, "/api/sessions/"+got.Results[0].ID, &lineage)
+		if lineage.Parent == nil || lineage.Parent.ID != sessionA {
+			t.Fatalf("a split child's parent: %+v", lineage.Parent)
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "2-3"}`, 400, "RANGE=ENGAGEMENT")
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "2=a", "fidelity": "blurry"}`, 400, "blurry")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		WantError(t, s, "POST", "/api/sessions/ffff/split", `{"map": "1=a", "rest": "b"}`, 404, "No session")
+	})
+	t.Run("ErrInternal", func(t *testing.T) {
+		m := cairnhttp.NewServer()
+		st.Serve(m)
+		m.Export = func(context.Context, *cairn.Materialization) (*cairnhttp.Exported, error) {
+			return nil, errors.New("write /root/.claude/projects/x.jsonl: disk full")
+		}
+		MustOpen(t, m)
+		WantError(t, m, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "1=a"}`, 500, "Internal error.")
+	})
+}
+
+func TestExtract(t *testing.T) {
+	s, st := MustOpenServer(t)
+	var tagged cairnhttp.TagResponse
+	MustPost(t, s, "/api/sessions/"+sessionA+"/tags", `{"engagement": "db", "rounds": [2]}`, &tagged)
+	t.Run("OK", func(t *testing.T) {
+		var got cairnhttp.SurgeryResponse
+		MustPost(t, s, "/api/sessions/"+sessionA+"/extract", `{"engagement": "db"}`, &got)
+		checkExported(t, st, got, cairn.OpExtractEngagement, 1)
+		if got.Results[0].Full != 1 {
+			t.Fatalf("%d rounds in full, want the one tagged db", got.Results[0].Full)
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/extract", `{}`, 400, "Name the engagement")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/extract", `{"engagement": "nothing"}`, 404, "")
+	})
+}
+
+func TestRevive(t *testing.T) {
+	s, st := MustOpenServer(t)
+	t.Run("OK", func(t *testing.T) {
+		for _, body := range []string{`{}`, `{"before": "3"}`} {
+			var got cairnhttp.SurgeryResponse
+			MustPost(t, s, "/api/sessions/"+sessionA+"/revive", body, &got)
+			checkExported(t, st, got, cairn.OpCompressBefore, 1)
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/revive", `{"before": "3", "engagement": "db"}`, 400, "not both")
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/revive", `{"before": "someday"}`, 400, "neither a round")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		WantError(t, s, "POST", "/api/sessions/ffff/revive", `{}`, 404, "No session")
+	})
+}

@@ -1,0 +1,16 @@
+// Package ui holds the viewer's web page: plain HTML, CSS and JavaScript,
+// embedded in the binary, with no build step.
+package ui
+
+import (
+	"embed"
+	"net/http"
+)
+
+// FS holds the page's files.
+//
+//go:embed index.html app.js style.css
+var FS embed.FS
+
+// Handler serves the files of FS.
+var Handler = http.FileServerFS(FS)

@@ -1,0 +1,23 @@
+package mock
+
+import (
+	"context"
+
+	"cairn"
+)
+
+var _ cairn.RoundStore = (*RoundStore)(nil)
+
+// RoundStore is a [cairn.RoundStore] whose methods are its fields.
+type RoundStore struct {
+	FindRoundFn  func(ctx context.Context, sessionID string, seq int) (*cairn.Round, error)
+	FindRoundsFn func(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error)
+}
+
+func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (*cairn.Round, error) {
+	return s.FindRoundFn(ctx, sessionID, seq)
+}
+
+func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error) {
+	return s.FindRoundsFn(ctx, filter)
+}

@@ -4,21 +4,22 @@ go 1.26.0
 
 require (
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
-	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	golang.org/x/term v0.47.0
 	modernc.org/sqlite v1.61.1
 )
 
 // Test-only: CLI transcripts (cmd/cairn/testdata/script); the viewer's
-// browser tests in headless Chromium (http/browser_test.go).
+// browser tests in headless Chromium (http/browser_test.go); diffs of
+// goldens; exact token counts the offline tokenizer is checked against.
 require (
 	github.com/chromedp/chromedp v0.23.0
+	github.com/google/go-cmp v0.7.0
+	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/rogpeppe/go-internal v1.16.0
 )
 

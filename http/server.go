@@ -181,7 +181,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authorized reports whether r carries the token, when one is required.
 func (s *Server) authorized(r *http.Request) bool {
-	if s.Token == "" {
+	return hasToken(r, s.Token)
+}
+
+// hasToken reports whether r carries token as a bearer header or in the
+// token cookie; every request does when token is empty.
+func hasToken(r *http.Request, token string) bool {
+	if token == "" {
 		return true
 	}
 	got := ""
@@ -190,7 +196,25 @@ func (s *Server) authorized(r *http.Request) bool {
 	} else if c, err := r.Cookie(TokenCookie); err == nil {
 		got = c.Value
 	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1
+	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// Guard wraps h with the rules every cairn HTTP endpoint keeps, for
+// servers other than [Server] (cairn mcp --http): with a token, every
+// request must carry it; without one, only requests addressed to this
+// machine are served, so a page that rebinds its DNS name to 127.0.0.1
+// cannot reach the store.
+func Guard(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case token == "" && !loopbackHost(r.Host):
+			writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Host " + r.Host + " is not this machine."})
+		case !hasToken(r, token):
+			writeJSON(w, http.StatusUnauthorized, &ErrorResponse{Error: "Token required: send Authorization: Bearer TOKEN."})
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
 }
 
 func mutating(method string) bool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn"
+	cairnhttp "cairn/http"
 	"cairn/mcp"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,12 +25,18 @@ sent with every turn: push, pop, plan, context, search, checkpoint,
 engage, state, inject. Each calls what the CLI command of the same name calls.
 Outputs are cut at --max-chars, and say so.
 
+Over HTTP, an address beyond this machine requires a token: one is
+generated and printed once (or given with --token); clients send it as
+Authorization: Bearer TOKEN.
+
 Examples:
   cairn mcp
-  cairn mcp --http 127.0.0.1:7878`)
+  cairn mcp --http 127.0.0.1:7878
+  cairn mcp --http 0.0.0.0:7878     # on the network, with a token`)
 	sf.register(fs, false)
 	addr := fs.String("http", "", "serve streamable HTTP on this address (loopback unless you mean otherwise)")
 	maxChars := fs.Int("max-chars", mcp.DefaultMaxChars, "cap on each tool's output")
+	token := fs.String("token", m.Getenv("CAIRN_TOKEN"), "with --http: require this bearer token (default $CAIRN_TOKEN; generated beyond loopback)")
 	var wf wsFlags
 	wf.register(fs)
 	owner := fs.String("as", m.Getenv("CAIRN_AGENT"), "whose current frame (default $CAIRN_AGENT)")
@@ -62,9 +69,13 @@ Examples:
 	if err != nil {
 		return err
 	}
+	if *token == "" && !cairnhttp.IsLoopback(*addr) {
+		*token = cairnhttp.RandomToken()
+		fmt.Fprintf(m.Stderr, "cairn mcp: beyond this machine a token is required\n  token (shown once): %s\n", *token)
+	}
 	fmt.Fprintf(m.Stderr, "cairn mcp: serving streamable HTTP on http://%s/\n", ln.Addr())
-	hs := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil),
-		ReadHeaderTimeout: 10 * time.Second}
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	hs := &http.Server{Handler: cairnhttp.Guard(*token, handler), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		hs.Close()

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"cairn"
 )
@@ -43,6 +44,14 @@ type Importer struct {
 	// Progress, when set, is called after each batch.
 	Progress Progress
 
+	// Workers is how many files are imported at once (default 2): most
+	// files are one batch, so only a second file lets one file's lines be
+	// parsed while another's are stored. Files of one session are never
+	// imported at once.
+	Workers int
+
+	sessions sync.Map // session ID → *sync.Mutex
+
 	// Tag, when set, names the engagement and frame active while a session
 	// is inscribed (for example workspace.ActiveEngagement); the rounds an
 	// import adds are tagged with them unless already tagged. Tags go to
@@ -53,8 +62,8 @@ type Importer struct {
 // DefaultBatchBytes balances commit overhead against memory held per batch.
 const DefaultBatchBytes = 8 << 20
 
-// Import imports files and the *.jsonl files under folders, in lexical
-// order of path, so that a parent session precedes its subagents.
+// Import imports files and the *.jsonl files under folders. Reports come
+// in lexical order of path.
 func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
 	files, err := transcriptFiles(paths)
 	if err != nil {
@@ -64,22 +73,59 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 	for _, f := range files {
 		total += f.size
 	}
-	rep := &Report{Skipped: map[string]int{}}
-	var done int64
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		base := done
-		fr, problems := im.importFile(ctx, f.path, func(n int64) {
-			if im.Progress != nil {
-				im.Progress(f.path, base+n, total)
-			}
-		})
-		rep.add(fr, problems)
-		done += f.size
+	type result struct {
+		fr       *FileReport
+		problems []Problem
 	}
-	return rep, nil
+	results := make([]result, len(files))
+	var mu sync.Mutex // serializes Progress and guards done
+	var done int64
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(im.Workers, 2) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				f, counted := files[i], int64(0)
+				advance := func(n int64) {
+					mu.Lock()
+					defer mu.Unlock()
+					done, counted = done+n-counted, n
+					if im.Progress != nil {
+						im.Progress(f.path, done, total)
+					}
+				}
+				fr, problems := im.importFile(ctx, f.path, advance)
+				advance(f.size)
+				results[i] = result{fr, problems}
+			}
+		}()
+	}
+feed:
+	for i := range files {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	rep := &Report{Skipped: map[string]int{}}
+	for _, r := range results {
+		if r.fr != nil {
+			rep.add(r.fr, r.problems)
+		}
+	}
+	return rep, ctx.Err()
+}
+
+// lockSession keeps two files of one session from being inscribed at once.
+func (im *Importer) lockSession(id string) (unlock func()) {
+	m, _ := im.sessions.LoadOrStore(id, new(sync.Mutex))
+	m.(*sync.Mutex).Lock()
+	return m.(*sync.Mutex).Unlock
 }
 
 type file struct {
@@ -164,6 +210,7 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 		return nil, err
 	}
 	fr.SessionID = sess.ID
+	defer im.lockSession(sess.ID)()
 
 	src, err := im.Store.FindSource(ctx, sess.ID)
 	switch {

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -92,6 +93,28 @@ type fitter struct {
 	budget  cairn.Budget
 	counter Counter
 	cuts    []cairn.Cut
+
+	order   []cairn.Section           // sections by priority, lowest first
+	cursors map[cairn.Section]*cursor // where next looks in each section
+
+	// ratio, when set, turns the cheap estimate into an item's token cost:
+	// counting every fragment of a thousand items exactly costs more than
+	// the rest of assembly, so large documents count a sample exactly and
+	// scale the estimate by it. The rendered whole is always counted
+	// exactly.
+	ratio float64
+}
+
+// exactItems is the size of document whose items are all counted exactly.
+const exactItems = 200
+
+// A cursor walks one section's items in the order they degrade: every
+// item one step at a time, least important first, before any takes a
+// second step. Items only ever degrade, so the walk never goes back.
+type cursor struct {
+	items []*item // by importance, least first (stable: ties in doc order)
+	level cairn.Resolution
+	i     int
 }
 
 func (f *fitter) measure(text string) cost {
@@ -105,10 +128,32 @@ func (f *fitter) measure(text string) cost {
 func (f *fitter) itemCost(it *item, fid cairn.Resolution) cost {
 	if !it.known[fid] {
 		it.frag[fid] = f.format.frag(it, fid)
-		it.cost[fid] = f.measure(it.frag[fid])
+		if f.ratio > 0 {
+			text := it.frag[fid]
+			it.cost[fid] = cost{tokens: int(math.Ceil(float64(Estimate.Count(text)) * f.ratio)), chars: len(text)}
+		} else {
+			it.cost[fid] = f.measure(it.frag[fid])
+		}
 		it.known[fid] = true
 	}
 	return it.cost[fid]
+}
+
+// calibrate sets ratio from an exact count of a sample of the items, when
+// the document is too large to count every item exactly.
+func (f *fitter) calibrate() {
+	items := f.doc.items
+	if f.budget.Tokens == 0 || len(items) <= exactItems {
+		return
+	}
+	var exact, est int
+	for _, it := range items[:exactItems/4] {
+		text := f.format.frag(it, cairn.Full)
+		exact, est = exact+f.counter.Count(text), est+Estimate.Count(text)
+	}
+	if exact > 0 && est > 0 {
+		f.ratio = float64(exact) / float64(est)
+	}
 }
 
 func (f *fitter) priority(s cairn.Section) int { return f.budget.Allocation(s).Priority }
@@ -116,24 +161,38 @@ func (f *fitter) priority(s cairn.Section) int { return f.budget.Allocation(s).P
 // next returns the item of section s to degrade: the least important of
 // those at the highest fidelity still above their floor; nil if none.
 func (f *fitter) next(s cairn.Section) *item {
-	var best *item
-	for _, it := range f.doc.items {
-		if it.section != s || it.fid >= it.floor {
-			continue
+	c := f.cursors[s]
+	if c == nil {
+		c = &cursor{}
+		for _, it := range f.doc.items {
+			if it.section == s {
+				c.items = append(c.items, it)
+			}
 		}
-		if best == nil || it.fid < best.fid || it.fid == best.fid && it.imp < best.imp {
-			best = it
+		slices.SortStableFunc(c.items, func(a, b *item) int { return a.imp - b.imp })
+		if f.cursors == nil {
+			f.cursors = make(map[cairn.Section]*cursor)
+		}
+		f.cursors[s] = c
+	}
+	for ; c.level < cairn.Dropped; c.level, c.i = c.level+1, 0 {
+		for ; c.i < len(c.items); c.i++ {
+			if it := c.items[c.i]; it.fid == c.level && it.fid < it.floor {
+				return it
+			}
 		}
 	}
-	return best
+	return nil
 }
 
 // victim returns the next item to degrade anywhere: from the section of
 // lowest priority that still has one.
 func (f *fitter) victim() *item {
-	order := slices.Clone(cairn.Sections)
-	slices.SortStableFunc(order, func(a, b cairn.Section) int { return f.priority(a) - f.priority(b) })
-	for _, s := range order {
+	if f.order == nil {
+		f.order = slices.Clone(cairn.Sections)
+		slices.SortStableFunc(f.order, func(a, b cairn.Section) int { return f.priority(a) - f.priority(b) })
+	}
+	for _, s := range f.order {
 		if it := f.next(s); it != nil {
 			return it
 		}
@@ -163,6 +222,7 @@ func (f *fitter) victim() *item {
 // says what was cut.
 func (f *fitter) fit() (string, error) {
 	d := f.doc
+	f.calibrate()
 	// The cost of the text around the items, from the smallest rendering.
 	for _, it := range d.items {
 		it.fid = it.floor
@@ -195,7 +255,9 @@ func (f *fitter) fit() (string, error) {
 			degrade(it)
 		}
 	}
-	for total.add(f.measure(f.format.note(f.note()))).over(f.budget.Tokens, f.budget.Chars) {
+	// The note is measured only once the items alone fit: before that,
+	// counting it at every step would cost more than all the rest.
+	for total.over(f.budget.Tokens, f.budget.Chars) || total.add(f.measure(f.format.note(f.note()))).over(f.budget.Tokens, f.budget.Chars) {
 		it := f.victim()
 		if it == nil {
 			break
@@ -204,14 +266,31 @@ func (f *fitter) fit() (string, error) {
 	}
 	for {
 		text := f.format.render(d, f.note())
-		if !f.measure(text).over(f.budget.Tokens, f.budget.Chars) {
+		got := f.measure(text)
+		if !got.over(f.budget.Tokens, f.budget.Chars) {
 			return text, nil
 		}
-		it := f.victim()
-		if it == nil {
-			return f.truncate()
+		// Degrade until the estimated savings cover the excess (at least
+		// one step), then count again.
+		need := cost{max(got.tokens-f.budget.Tokens, 0), max(got.chars-f.budget.Chars, 0)}
+		if f.budget.Tokens == 0 {
+			need.tokens = 0
 		}
-		degrade(it)
+		if f.budget.Chars == 0 {
+			need.chars = 0
+		}
+		for saved := (cost{}); ; {
+			it := f.victim()
+			if it == nil {
+				return f.truncate()
+			}
+			before := total
+			degrade(it)
+			saved = saved.add(before.sub(total))
+			if saved.tokens >= need.tokens && saved.chars >= need.chars {
+				break
+			}
+		}
 	}
 }
 

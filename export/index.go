@@ -35,6 +35,9 @@ func Primary(r *cairn.Round) string {
 	if text == "" {
 		text = r.UserPreview
 	}
+	if r.Seq == 0 && text == "" && len(r.Tools) == 0 {
+		return "(before the first prompt)"
+	}
 	var parts []string
 	if len(r.Tools) > 0 {
 		parts = append(parts, "[tool_use: "+strings.Join(r.Tools, "·")+"]")

@@ -208,7 +208,7 @@ func (o *outLine) applyFidelity(r *cairn.Round, f cairn.Fidelity, dropped map[st
 	kept := blocks[:0]
 	for _, raw := range blocks {
 		var b contentBlock
-		_ = json.Unmarshal(raw, &b)
+		unmarshal(raw, &b)
 		switch b.Type {
 		case "thinking", "redacted_thinking":
 			if f.Thinking == cairn.DetailOmit {

@@ -163,8 +163,12 @@ func (o *object) del(k string) {
 }
 
 func (o *object) str(k string) string {
+	raw := o.vals[k]
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]) // no escapes: the bytes are the string
+	}
 	var s string
-	_ = json.Unmarshal(o.vals[k], &s)
+	_ = json.Unmarshal(raw, &s)
 	return s
 }
 

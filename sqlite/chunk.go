@@ -2,11 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"cairn"
 
+	"github.com/go-json-experiment/json"
 	"github.com/klauspost/compress/s2"
 )
 

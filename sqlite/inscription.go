@@ -124,14 +124,15 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
 }
 
 // refreshRoundUsage sums each round's usage from its messages, each
-// counted once.
+// counted once, in the round where it first appeared (a message id seen
+// again later, as in a transcript that repeats old messages, keeps its
+// first round whichever batch inscribed it).
 func refreshRoundUsage(ctx context.Context, tx *Tx, id string, fromSeq int) error {
 	_, err := tx.ExecContext(ctx, `
-		UPDATE rounds SET
-			input_tokens = COALESCE((SELECT SUM(input_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0),
-			output_tokens = COALESCE((SELECT SUM(output_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0),
-			cache_read_tokens = COALESCE((SELECT SUM(cache_read_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0),
-			cache_creation_tokens = COALESCE((SELECT SUM(cache_creation_tokens) FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq), 0)
+		UPDATE rounds SET (input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens) = (
+			SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
+				COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
+			FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq)
 		WHERE session_id = ? AND seq >= ?`, id, fromSeq)
 	return err
 }

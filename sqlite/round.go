@@ -115,45 +115,33 @@ func findRangeBlocks(ctx context.Context, tx *Tx, sessionID string, rounds []*ca
 	for _, r := range rounds {
 		bySeq[r.Seq] = r
 	}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
-		FROM blocks WHERE session_id = ? AND round_seq >= ? AND round_seq <= ? ORDER BY round_seq, line_no, idx`,
-		sessionID, rounds[0].Seq, rounds[len(rounds)-1].Seq)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		b := cairn.Block{SessionID: sessionID}
-		var ts string
-		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &b.ToolName, &b.ToolID,
-			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
-			return err
-		}
-		b.Timestamp = parseTime(ts)
+	blocks, err := queryBlocks(ctx, tx, sessionID, `round_seq >= ? AND round_seq <= ?`, rounds[0].Seq, rounds[len(rounds)-1].Seq)
+	for _, b := range blocks {
 		if r := bySeq[b.RoundSeq]; r != nil {
-			r.Blocks = append(r.Blocks, &b)
+			r.Blocks = append(r.Blocks, b)
 		}
 	}
-	return rows.Err()
+	return err
 }
 
-// toolSep joins tool names in one column; it never occurs in a tool name.
-const toolSep = "\x1f"
-
 func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cairn.Block, error) {
+	return queryBlocks(ctx, tx, sessionID, `round_seq = ?`, seq)
+}
+
+// queryBlocks returns a session's blocks matching cond, in order.
+func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...any) ([]*cairn.Block, error) {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
-		FROM blocks WHERE session_id = ? AND round_seq = ? ORDER BY line_no, idx`, sessionID, seq)
+		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		FROM blocks WHERE session_id = ? AND `+cond+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*cairn.Block
 	for rows.Next() {
-		b := cairn.Block{SessionID: sessionID, RoundSeq: seq}
+		b := cairn.Block{SessionID: sessionID}
 		var ts string
-		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &b.ToolName, &b.ToolID,
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, err
 		}
@@ -162,3 +150,6 @@ func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cair
 	}
 	return out, rows.Err()
 }
+
+// toolSep joins tool names in one column; it never occurs in a tool name.
+const toolSep = "\x1f"

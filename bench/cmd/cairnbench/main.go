@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"syscall"
@@ -183,6 +184,17 @@ func importChild(storePath, corpus string) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if path := os.Getenv("CAIRNBENCH_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	st, err := bench.OpenStore(storePath)
 	if err != nil {

@@ -148,8 +148,8 @@ func (f *fitter) calibrate() {
 	}
 	var exact, est int
 	for _, it := range items[:exactItems/4] {
-		text := f.format.frag(it, cairn.Full)
-		exact, est = exact+f.counter.Count(text), est+Estimate.Count(text)
+		c := f.itemCost(it, cairn.Full) // exact: ratio is not set yet
+		exact, est = exact+c.tokens, est+Estimate.Count(it.frag[cairn.Full])
 	}
 	if exact > 0 && est > 0 {
 		f.ratio = float64(exact) / float64(est)

@@ -21,14 +21,30 @@ var (
 func xmlEscape(s string) string  { return xmlEscaper.Replace(s) }
 func attrEscape(s string) string { return attrEscaper.Replace(s) }
 
-func indent(depth int) string { return strings.Repeat("  ", depth) }
+// indents holds the indentation of the usual depths, made once.
+var indents = func() (out [32]string) {
+	for i := range out {
+		out[i] = strings.Repeat("  ", i)
+	}
+	return out
+}()
+
+func indent(depth int) string {
+	if depth < len(indents) {
+		return indents[depth]
+	}
+	return strings.Repeat("  ", depth)
+}
 
 func (xmlFormat) fields(b *strings.Builder, fields []field, depth int) {
 	for _, f := range fields {
 		if f.text == "" {
 			continue
 		}
-		fmt.Fprintf(b, "%s<%s>%s</%s>\n", indent(depth), f.name, xmlEscape(f.text), f.name)
+		b.WriteString(indent(depth))
+		b.WriteString("<" + f.name + ">")
+		b.WriteString(xmlEscape(f.text))
+		b.WriteString("</" + f.name + ">\n")
 	}
 }
 

@@ -35,24 +35,32 @@ and ranges: 3,5-9.
 		fs.Usage()
 		return usageError("tag takes ENGAGEMENT, SESSION and ROUNDS (or: tag suggest WORDS)")
 	}
-	seqs, err := surgery.ParseRounds(pos[2])
+	return m.onRounds(ctx, sf.store, pos[1], pos[2], func(st *store, sess *cairn.Session, seqs []int) error {
+		if err := st.tags.TagRounds(ctx, sess.ID, seqs, pos[0], *frame); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "tagged %s rounds %s as %s\n", sess.ID, surgery.Ranges(seqs), pos[0])
+		return nil
+	})
+}
+
+// onRounds runs fn on the rounds named by spec (3,5-9) of the session
+// named by ref.
+func (m *Main) onRounds(ctx context.Context, storeFlag, ref, spec string, fn func(st *store, sess *cairn.Session, seqs []int) error) error {
+	seqs, err := surgery.ParseRounds(spec)
 	if err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.openStore(storeFlag)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	sess, err := st.sessions.FindSessionByID(ctx, pos[1])
+	sess, err := st.sessions.FindSessionByID(ctx, ref)
 	if err != nil {
 		return err
 	}
-	if err := st.tags.TagRounds(ctx, sess.ID, seqs, pos[0], *frame); err != nil {
-		return err
-	}
-	fmt.Fprintf(m.Stdout, "tagged %s rounds %s as %s\n", sess.ID, surgery.Ranges(seqs), pos[0])
-	return nil
+	return fn(st, sess, seqs)
 }
 
 func (m *Main) runUntag(ctx context.Context, args []string) error {
@@ -70,24 +78,13 @@ Clear the engagement of rounds (ROUNDS: 3,5-9). Their frame stays.
 		fs.Usage()
 		return usageError("untag takes SESSION and ROUNDS")
 	}
-	seqs, err := surgery.ParseRounds(pos[1])
-	if err != nil {
-		return err
-	}
-	st, err := m.openStore(sf.store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	sess, err := st.sessions.FindSessionByID(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	if err := st.tags.UntagRounds(ctx, sess.ID, seqs); err != nil {
-		return err
-	}
-	fmt.Fprintf(m.Stdout, "untagged %s rounds %s\n", sess.ID, surgery.Ranges(seqs))
-	return nil
+	return m.onRounds(ctx, sf.store, pos[0], pos[1], func(st *store, sess *cairn.Session, seqs []int) error {
+		if err := st.tags.UntagRounds(ctx, sess.ID, seqs); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "untagged %s rounds %s\n", sess.ID, surgery.Ranges(seqs))
+		return nil
+	})
 }
 
 func (m *Main) runTagSuggest(ctx context.Context, args []string) error {

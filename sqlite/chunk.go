@@ -89,33 +89,37 @@ func splitChunks(lines []*cairn.Line) [][]*cairn.Line {
 	return out
 }
 
-// insertLines stores lines in chunks. Chunks are compressed on another
-// goroutine while earlier ones are written.
-func insertLines(ctx context.Context, tx *Tx, sessionID string, gen int, lines []*cairn.Line) error {
-	chunks := splitChunks(lines)
-	type encoded struct{ data, meta []byte }
-	out := make([]chan encoded, len(chunks))
-	for i := range out {
-		out[i] = make(chan encoded, 1) // never blocks the encoder, even if we return early
-	}
-	go func() {
-		var buf []byte
-		for i, c := range chunks {
-			buf = buf[:0]
-			for _, l := range c {
-				buf = append(buf, l.Raw...)
-			}
-			out[i] <- encoded{compress(buf), encodeMeta(c)}
+// A chunk is consecutive lines ready to store: raw bytes and meta,
+// compressed.
+type chunk struct {
+	first, last int
+	data, meta  []byte
+}
+
+// makeChunks compresses lines into chunks. It runs before the write
+// transaction begins, so that one import compresses while another writes.
+func makeChunks(lines []*cairn.Line) []chunk {
+	var out []chunk
+	var buf []byte
+	for _, c := range splitChunks(lines) {
+		buf = buf[:0]
+		for _, l := range c {
+			buf = append(buf, l.Raw...)
 		}
-	}()
-	for i, c := range chunks {
-		e := <-out[i]
+		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(buf), encodeMeta(c)})
+	}
+	return out
+}
+
+// insertChunks stores chunks of a session's generation.
+func insertChunks(ctx context.Context, tx *Tx, sessionID string, gen int, chunks []chunk) error {
+	for _, c := range chunks {
 		stmt, err := tx.prepared(ctx, `INSERT INTO chunks (session_id, generation, first_no, last_no, data, meta) VALUES (?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(ctx, sessionID, gen, c[0].No, c[len(c)-1].No, e.data, e.meta); err != nil {
-			return fmt.Errorf("lines %d–%d: %w", c[0].No, c[len(c)-1].No, err)
+		if _, err := stmt.ExecContext(ctx, sessionID, gen, c.first, c.last, c.data, c.meta); err != nil {
+			return fmt.Errorf("lines %d–%d: %w", c.first, c.last, err)
 		}
 	}
 	return nil

@@ -77,18 +77,19 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*ca
 
 // Inscribe implements [cairn.InscriptionStore].
 func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) error {
+	chunks := makeChunks(in.Lines)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := inscribe(ctx, tx, in); err != nil {
+	if err := inscribe(ctx, tx, in, chunks); err != nil {
 		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 	}
 	return tx.Commit()
 }
 
-func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
+func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk) error {
 	if err := in.Session.Validate(); err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
 	if err := deleteIndex(ctx, tx, in.Session.ID, fromSeq); err != nil {
 		return err
 	}
-	if err := insertLines(ctx, tx, in.Session.ID, in.Source.Generation, in.Lines); err != nil {
+	if err := insertChunks(ctx, tx, in.Session.ID, in.Source.Generation, chunks); err != nil {
 		return err
 	}
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {

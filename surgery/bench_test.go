@@ -35,8 +35,10 @@ func benchExport(b *testing.B, st *store, cut int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var n int
+	lean := st.Store
+	lean.LinesOnly = true
 	for i := 0; i < b.N; i++ {
-		m, err := surgery.CompressBefore(ctx, st.Store, genID, surgery.Point{Seq: cut}, cairn.FullFidelity)
+		m, err := surgery.CompressBefore(ctx, lean, genID, surgery.Point{Seq: cut}, cairn.FullFidelity)
 		if err != nil {
 			b.Fatal(err)
 		}

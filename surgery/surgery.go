@@ -27,6 +27,11 @@ type Store struct {
 	Sessions cairn.SessionStore
 	Rounds   cairn.RoundStore
 	Lines    cairn.LineStore
+
+	// LinesOnly leaves the blocks of full rounds unloaded: a Claude Code
+	// export is made of the rounds' lines, and reading every block of a
+	// long session costs a third of the export.
+	LinesOnly bool
 }
 
 // load returns a session and its rounds (without round 0), without blocks.
@@ -83,7 +88,7 @@ func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error
 // fill loads the blocks and lines of consecutive rounds of one session.
 func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) error {
 	first, last := run[0].Round, run[len(run)-1].Round
-	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: true})
+	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: !st.LinesOnly})
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func TestOperations(t *testing.T) {
 	text, _ := cairn.ParseFidelity("text")
 	full := cairn.FullFidelity
 
-	type op func() ([]*cairn.Materialization, error)
+	type op func(st surgery.Store) ([]*cairn.Materialization, error)
 	one := func(m *cairn.Materialization, err error) ([]*cairn.Materialization, error) {
 		return []*cairn.Materialization{m}, err
 	}
@@ -126,44 +126,51 @@ func TestOperations(t *testing.T) {
 		name string
 		run  op
 	}{
-		{"compress-before-tools-3", func() ([]*cairn.Materialization, error) {
-			return one(surgery.CompressBefore(ctx, st.Store, tools, surgery.Point{Seq: 3}, full))
+		{"compress-before-tools-3", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.CompressBefore(ctx, s, tools, surgery.Point{Seq: 3}, full))
 		}},
-		{"compress-before-compact-time", func() ([]*cairn.Materialization, error) {
+		{"compress-before-compact-time", func(s surgery.Store) ([]*cairn.Materialization, error) {
 			p, _ := surgery.ParsePoint("2026-11-22T03:36:57.5Z")
-			return one(surgery.CompressBefore(ctx, st.Store, compact, p, full))
+			return one(surgery.CompressBefore(ctx, s, compact, p, full))
 		}},
-		{"compress-before-tools-2-partial", func() ([]*cairn.Materialization, error) {
-			return one(surgery.CompressBefore(ctx, st.Store, tools, surgery.Point{Seq: 2}, partial))
+		{"compress-before-tools-2-partial", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.CompressBefore(ctx, s, tools, surgery.Point{Seq: 2}, partial))
 		}},
-		{"compress-engagement-tools-auth", func() ([]*cairn.Materialization, error) {
-			return one(surgery.CompressEngagement(ctx, st.Store, tools, "auth", full))
+		{"compress-engagement-tools-auth", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.CompressEngagement(ctx, s, tools, "auth", full))
 		}},
-		{"extract-engagement-resumed-console", func() ([]*cairn.Materialization, error) {
-			return one(surgery.ExtractEngagement(ctx, st.Store, resumed, "console", full))
+		{"extract-engagement-resumed-console", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.ExtractEngagement(ctx, s, resumed, "console", full))
 		}},
-		{"extract-engagement-resumed-console-text", func() ([]*cairn.Materialization, error) {
-			return one(surgery.ExtractEngagement(ctx, st.Store, resumed, "console", text))
+		{"extract-engagement-resumed-console-text", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.ExtractEngagement(ctx, s, resumed, "console", text))
 		}},
-		{"merge-resumed-tools", func() ([]*cairn.Materialization, error) {
-			return one(surgery.Merge(ctx, st.Store, resumed, tools, full))
+		{"merge-resumed-tools", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.Merge(ctx, s, resumed, tools, full))
 		}},
-		{"split-tools", func() ([]*cairn.Materialization, error) {
+		{"split-tools", func(s surgery.Store) ([]*cairn.Materialization, error) {
 			sm, err := surgery.ParseSplitMap("1=shared,2=db,3=bench")
 			if err != nil {
 				return nil, err
 			}
-			return surgery.Split(ctx, st.Store, tools, sm, full)
+			return surgery.Split(ctx, s, tools, sm, full)
 		}},
-		{"inject-tools-2", func() ([]*cairn.Materialization, error) {
-			return one(surgery.Inject(ctx, st.Store, tools, 2, full))
+		{"inject-tools-2", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.Inject(ctx, s, tools, 2, full))
 		}},
-		{"inject-subagent-1", func() ([]*cairn.Materialization, error) {
-			return one(surgery.Inject(ctx, st.Store, subagent, 1, full))
+		{"inject-subagent-1", func(s surgery.Store) ([]*cairn.Materialization, error) {
+			return one(surgery.Inject(ctx, s, subagent, 1, full))
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ms, err := c.run()
+			ms, err := c.run(st.Store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A Claude Code export reads no blocks: the same lines come out.
+			linesOnly := st.Store
+			linesOnly.LinesOnly = true
+			lean, err := c.run(linesOnly)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,6 +194,14 @@ func TestOperations(t *testing.T) {
 				}
 				checkThinking(t, m, lines)
 				compare(t, name+".jsonl", bytes.Join(lines, nil))
+				x.NewUUID = counter(fmt.Sprint(name, i))
+				leanLines, err := x.Lines(lean[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(bytes.Join(leanLines, nil), bytes.Join(lines, nil)) {
+					t.Fatal("the export differs when blocks are not loaded")
+				}
 			}
 			if after := linesHash(t, st); after != before {
 				t.Fatal("the block store changed")

@@ -96,7 +96,9 @@ func (m *Main) runSurgical(ctx context.Context, args []string, c surgicalCommand
 		return err
 	}
 	defer st.Close()
-	ms, err := c.run(ctx, st.surgery(), pos[0], arg, fid)
+	sst := st.surgery()
+	sst.LinesOnly = f.format == "claude"
+	ms, err := c.run(ctx, sst, pos[0], arg, fid)
 	if err != nil {
 		return err
 	}

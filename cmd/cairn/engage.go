@@ -65,7 +65,7 @@ Examples:
 	wf.register(fs)
 	var cf checkpointFlags
 	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

@@ -22,7 +22,7 @@ Examples:
 	sf.register(fs, false)
 	format := fs.String("format", "jsonl", "jsonl | markdown")
 	out := fs.String("o", "", "write to this file instead of standard output")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -46,7 +46,7 @@ hand.
 A folder outside a cairn workspace gets nothing and exit 0. A hook that
 fails prints one line on stderr and exits 1, which Claude Code reports and
 carries on from; it never exits 2, which would block the agent.`)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err // a person asked; Claude Code never passes -h
 		}

@@ -19,7 +19,9 @@ func (m *Main) runImport(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
 Inscribe Claude Code transcripts into the store. PATH is a .jsonl file or a
-folder searched for them; with no PATH, ~/.claude/projects.
+folder searched for them; with no PATH, ~/.claude/projects. In a workspace
+with an active engagement (cairn engagement start) or a frame in progress,
+the new rounds are tagged with them.
 
 Every line is kept byte for byte; rounds, blocks and the search index are
 built over them. Run it as often as you like: a file already imported adds
@@ -33,7 +35,7 @@ Examples:
   cairn import --json session.jsonl`)
 	sf.register(fs, true)
 	quiet := fs.Bool("q", false, "no progress and no problem lines, only the summary")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	paths := fs.Args()
@@ -54,6 +56,21 @@ Examples:
 	defer st.Close()
 
 	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+	// In a workspace, new rounds are tagged with the active engagement and
+	// frame, as the hooks tag them.
+	switch w, err := m.openWorkspace(wsFlags{}); cairn.ErrorCode(err) {
+	case "":
+		engagement, frame, err := m.activeTags(ctx, w, st)
+		if err != nil {
+			return err
+		}
+		if engagement != "" || frame != "" {
+			im.Tag = func(*cairn.Session) (string, string) { return engagement, frame }
+		}
+	case cairn.ENOTFOUND:
+	default:
+		return err
+	}
 	if !*quiet && !sf.json && isTerminal(m.Stderr) {
 		im.Progress = progressBar(m.Stderr)
 	}

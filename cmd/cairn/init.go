@@ -27,7 +27,7 @@ Examples:
   cairn init
   cairn init ~/src/app`)
 	wf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {

@@ -18,7 +18,7 @@ rows are engagements, columns agents (a main session's agent, or a
 subagent's type), cells the rounds each contributed (session:rounds).
 Tag rounds with "cairn tag".`)
 	sf.register(fs, true)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	st, err := m.openStore(sf.store)

@@ -40,7 +40,7 @@ Examples:
 	var wf wsFlags
 	wf.register(fs)
 	owner := fs.String("as", m.Getenv("CAIRN_AGENT"), "whose current frame (default $CAIRN_AGENT)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

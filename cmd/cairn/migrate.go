@@ -35,7 +35,7 @@ Examples:
 	fs.StringVar(&sf.store, "from", "", "the store to copy (default: --store's default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
 	to := fs.String("to", "", "the store to copy into: a postgres:// URL or a file (required)")
 	fs.BoolVar(&sf.json, "json", false, "print the figures as JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if *to == "" || fs.NArg() > 0 {

@@ -22,7 +22,7 @@ Examples:
   cairn prime --chars 2000`)
 	wf.register(fs)
 	chars := fs.Int("chars", workspace.DefaultPrimeChars, "at most this many characters")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if *chars < 200 {

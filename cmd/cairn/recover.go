@@ -16,7 +16,7 @@ compaction, or to pick up another agent's work.
 Examples:
   cairn recover 5c0375b4
   cairn recover default`)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -15,7 +15,7 @@ Rebuild every session's rounds, blocks, usage and search index from the
 stored lines. The lines themselves are never changed. Tags on rounds are
 kept. Run it after upgrading cairn, or if the index looks wrong.`)
 	sf.register(fs, false)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	st, err := m.openStore(sf.store)

@@ -28,7 +28,7 @@ SESSION is given: the canonical query of engagement archaeology.
   cairn rounds --engagement console-work`)
 	sf.register(fs, true)
 	engagement := fs.String("engagement", "", "only rounds tagged with this engagement")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 || (fs.NArg() == 0 && *engagement == "") {

@@ -28,7 +28,7 @@ Examples:
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

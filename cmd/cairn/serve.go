@@ -26,7 +26,7 @@ Examples:
   cairn serve --addr 0.0.0.0:7070   # on the network, with a token`)
 	sf.register(fs, false)
 	addr := fs.String("addr", "127.0.0.1:7070", "address to listen on")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

@@ -25,7 +25,7 @@ Examples:
 	until := fs.String("until", "", "only sessions started before this time")
 	subagents := fs.Bool("subagents", false, "include subagent sessions")
 	limit := fs.Int("n", 50, "list at most this many (0: all)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	filter := cairn.SessionFilter{Project: *project, Subagents: *subagents, Limit: *limit}

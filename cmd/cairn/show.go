@@ -19,7 +19,7 @@ Examples:
   cairn show 5c0375b4 3
   cairn show 5c0375b4 3 --json`)
 	sf.register(fs, true)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {

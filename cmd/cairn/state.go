@@ -36,7 +36,7 @@ Examples:
   cairn state show --json`)
 	wf.register(fs)
 	asJSON := fs.Bool("json", false, "print the file's JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	w, err := m.openWorkspace(wf)
@@ -129,7 +129,7 @@ Examples:
   cairn state set --blocked "CORS on the proxy" --notes "Need to configure the proxy"`)
 	wf.register(fs)
 	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	c := cf.change()

@@ -24,7 +24,7 @@ Examples:
   cairn decide "Use JWT" --decision "JWT + refresh tokens" && cairn sync`)
 	wf.register(fs)
 	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

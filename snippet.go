@@ -1,69 +1,119 @@
 package cairn
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 )
 
+// IsCJK reports whether r is written without spaces between words (Han,
+// Hiragana, Katakana, Hangul): search indexes each such character as a
+// word of its own, so that any run of them can be found.
+func IsCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// SearchText returns text as the search index reads it: every CJK
+// character set apart by spaces, the rest unchanged. Queries go through
+// it too, so a run of CJK characters is searched as a phrase.
+func SearchText(text string) string {
+	var b strings.Builder
+	cjk := false
+	for _, r := range text {
+		if IsCJK(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			cjk = true
+			continue
+		}
+		if cjk {
+			b.WriteByte(' ')
+			cjk = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // Snippet returns a short excerpt of text around the first of words found
 // in it, each occurrence wrapped in [HighlightStart] and [HighlightEnd]: how
 // a search hit is shown, whichever store found it. A word ending in '*'
-// matches any word it begins. Matching ignores case; text without a match
-// gives its first words. About width words are kept.
+// matches any word it begins; a word of CJK characters matches wherever
+// they occur in a row. Matching ignores case; text without a match gives
+// its first words. About width words (a CJK character counts as one) are
+// kept.
 func Snippet(text string, words []string, width int) string {
-	type token struct{ start, end int }
-	var tokens []token
+	type span struct{ start, end int }
+	var tokens []span
 	start := -1
 	for i, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_'
-		if word && start < 0 {
-			start = i
-		} else if !word && start >= 0 {
-			tokens = append(tokens, token{start, i})
+		word := (unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_') && !IsCJK(r)
+		if start >= 0 && !word {
+			tokens = append(tokens, span{start, i})
 			start = -1
+		}
+		if IsCJK(r) {
+			tokens = append(tokens, span{i, i + len(string(r))})
+		} else if word && start < 0 {
+			start = i
 		}
 	}
 	if start >= 0 {
-		tokens = append(tokens, token{start, len(text)})
-	}
-	matches := func(tok string) bool {
-		for _, w := range words {
-			if prefix, ok := strings.CutSuffix(w, "*"); ok {
-				if len(tok) >= len(prefix) && strings.EqualFold(tok[:len(prefix)], prefix) {
-					return true
-				}
-			} else if strings.EqualFold(tok, w) {
-				return true
-			}
-		}
-		return false
-	}
-	first := -1
-	for i, t := range tokens {
-		if matches(text[t.start:t.end]) {
-			first = i
-			break
-		}
+		tokens = append(tokens, span{start, len(text)})
 	}
 	if len(tokens) == 0 {
 		return ""
 	}
+	var marks []span
+	for _, w := range words {
+		prefix, isPrefix := strings.CutSuffix(w, "*")
+		if strings.IndexFunc(prefix, IsCJK) >= 0 {
+			for i := 0; prefix != ""; {
+				j := strings.Index(text[i:], prefix)
+				if j < 0 {
+					break
+				}
+				marks = append(marks, span{i + j, i + j + len(prefix)})
+				i += j + len(prefix)
+			}
+			continue
+		}
+		for _, t := range tokens {
+			tok := text[t.start:t.end]
+			if isPrefix && len(tok) >= len(prefix) && strings.EqualFold(tok[:len(prefix)], prefix) ||
+				!isPrefix && strings.EqualFold(tok, w) {
+				marks = append(marks, t)
+			}
+		}
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].start < marks[j].start })
+	first := 0
+	if len(marks) > 0 {
+		for first < len(tokens) && tokens[first].end <= marks[0].start {
+			first++
+		}
+	}
 	from := max(0, first-width/3)
+	if len(marks) == 0 {
+		from = 0
+	}
 	to := min(len(tokens), from+width)
+	lo, hi := tokens[from].start, tokens[to-1].end
 	var b strings.Builder
 	if from > 0 {
 		b.WriteString("…")
 	}
-	pos := tokens[from].start
-	for _, t := range tokens[from:to] {
-		b.WriteString(text[pos:t.start])
-		if tok := text[t.start:t.end]; matches(tok) {
-			b.WriteString(HighlightStart + tok + HighlightEnd)
-		} else {
-			b.WriteString(tok)
+	pos := lo
+	for _, m := range marks {
+		if m.end <= pos || m.start >= hi {
+			continue
 		}
-		pos = t.end
+		s, e := max(m.start, pos), min(m.end, hi)
+		b.WriteString(text[pos:s])
+		b.WriteString(HighlightStart + text[s:e] + HighlightEnd)
+		pos = e
 	}
+	b.WriteString(text[pos:hi])
 	if to < len(tokens) {
 		b.WriteString("…")
 	}

@@ -7,6 +7,18 @@ import (
 	"cairn"
 )
 
+func TestSearchText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain words stay", "plain words stay"},
+		{"CLAUDE.mdを最新に", "CLAUDE.md を 最 新 に"},
+		{"한국어 text", " 한 국 어  text"},
+	} {
+		if got := cairn.SearchText(c.in); got != c.want {
+			t.Errorf("SearchText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestSnippet(t *testing.T) {
 	mark := func(s string) string {
 		return strings.NewReplacer("[", cairn.HighlightStart, "]", cairn.HighlightEnd).Replace(s)
@@ -23,7 +35,9 @@ func TestSnippet(t *testing.T) {
 		{"Benchmarks: benchmark_test.go", []string{"bench*"}, 8, "[Benchmarks]: [benchmark_test].go"},
 		{"no match here at all", []string{"zebra"}, 3, "no match here…"},
 		{"  ", []string{"x"}, 3, ""},
-		{"日本語 の テキスト", []string{"テキスト"}, 8, "日本語 の [テキスト]"},
+		{"日本語 の テキスト", []string{"テキスト"}, 16, "日本語 の [テキスト]"},
+		{"CLAUDE.mdファイルを最新の状態にアップデートしました", []string{"最新の状態"}, 40, "CLAUDE.mdファイルを[最新の状態]にアップデートしました"},
+		{"を最新にして、最新を保つ", []string{"最新"}, 3, "を[最新]…"},
 	} {
 		if got := cairn.Snippet(c.text, c.words, c.width); got != mark(c.want) {
 			t.Errorf("Snippet(%q, %v) = %q, want %q", c.text, c.words, got, mark(c.want))

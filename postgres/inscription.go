@@ -181,17 +181,33 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 // those that are searchable.
 func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
-		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable"}
+		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "search_text"}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"blocks"}, cols, pgx.CopyFromSlice(len(blocks), func(i int) ([]any, error) {
 		b := blocks[i]
+		content := clean(b.Content)
+		searchable, text := b.Kind.Searchable() && !b.Sidechain, ""
+		if searchable {
+			text = cairn.SearchText(truncate(content, ftsChars))
+		}
 		return []any{b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), nullTime(b.Timestamp),
-			clean(b.Content), clean(b.ToolName), clean(b.ToolID), clean(b.AgentID), b.IsError, b.Sidechain, clean(b.MessageID),
-			b.Kind.Searchable() && !b.Sidechain}, nil
+			content, clean(b.ToolName), clean(b.ToolID), clean(b.AgentID), b.IsError, b.Sidechain, clean(b.MessageID),
+			searchable, text}, nil
 	}))
 	if err != nil {
 		return fmt.Errorf("blocks: %w", err)
 	}
 	return nil
+}
+
+// truncate returns at most n characters of s.
+func truncate(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // clean returns s as PostgreSQL's text can hold it: valid UTF-8 without

@@ -25,7 +25,7 @@ const ftsChars = 100000
 // must occur in the block. Hits are ordered by ts_rank; their Rank is the
 // negated ts_rank, so that lower is better as with SQLite's bm25.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
-	tsq := tsQuery(q.Text)
+	tsq, words := tsQuery(q.Text)
 	if tsq == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Search query required.")
 	}
@@ -55,10 +55,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	// Each round's best block, then the best rounds; only those few are
 	// highlighted, the costly part.
 	rows, err := tx.Query(ctx, `
-		SELECT h.session_id, h.project, h.round_seq, h.timestamp, h.kind,
-			ts_headline('simple', left(b.content, `+itoa(ftsChars)+`), to_tsquery('simple', $1),
-				'StartSel=`+cairn.HighlightStart+`, StopSel=`+cairn.HighlightEnd+`, MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…'),
-			-h.rank
+		SELECT h.session_id, h.project, h.round_seq, h.timestamp, h.kind, left(b.content, `+itoa(ftsChars)+`), -h.rank
 		FROM (
 			SELECT DISTINCT ON (b.session_id, b.round_seq) b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
 				ts_rank(b.tsv, to_tsquery('simple', $1)) AS rank
@@ -75,9 +72,11 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	var hits []*cairn.Hit
 	for rows.Next() {
 		var h cairn.Hit
-		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, scanTime{&h.Timestamp}, &h.Kind, &h.Snippet, &h.Rank); err != nil {
+		var text string
+		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, scanTime{&h.Timestamp}, &h.Kind, &text, &h.Rank); err != nil {
 			return nil, err
 		}
+		h.Snippet = cairn.Snippet(text, words, 24) // as SQLite's: one rule for how a hit is shown
 		hits = append(hits, &h)
 	}
 	return hits, rows.Err()
@@ -85,9 +84,11 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 
 // tsQuery turns words into a tsquery of quoted lexemes joined by &, so
 // that no character of user input is read as tsquery syntax; a word ending
-// in '*' becomes a prefix match (:*).
-func tsQuery(text string) string {
-	var terms []string
+// in '*' becomes a prefix match (:*); a run of CJK characters becomes a
+// phrase of them (<->), as cairn.SearchText indexed them. It returns the
+// words too, for snippets.
+func tsQuery(text string) (string, []string) {
+	var terms, words []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
 		prefix := strings.HasSuffix(w, "*")
 		w = strings.Trim(w, "*")
@@ -96,11 +97,19 @@ func tsQuery(text string) string {
 		}
 		// Only letters, digits, '_' and '*' remain; the '*'s inside a word
 		// separate lexemes as any other non-word character would.
-		t := "'" + strings.ReplaceAll(w, "*", " ") + "'"
+		var lexemes []string
+		for _, p := range strings.Fields(cairn.SearchText(strings.ReplaceAll(w, "*", " "))) {
+			lexemes = append(lexemes, "'"+p+"'")
+		}
+		t := strings.Join(lexemes, " <-> ")
 		if prefix {
 			t += ":*"
+			w += "*"
 		}
-		terms = append(terms, t)
+		if len(lexemes) > 1 {
+			t = "(" + t + ")"
+		}
+		terms, words = append(terms, t), append(words, w)
 	}
-	return strings.Join(terms, " & ")
+	return strings.Join(terms, " & "), words
 }

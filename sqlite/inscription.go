@@ -160,8 +160,7 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 // messages and their search entries; lines are never deleted.
 func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
 	for _, q := range []string{
-		`INSERT INTO blocks_fts (blocks_fts, rowid, content)
-			SELECT 'delete', id, content FROM blocks WHERE session_id = ? AND round_seq >= ? AND searchable = 1`,
+		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_id = ? AND round_seq >= ? AND searchable = 1)`,
 		`DELETE FROM blocks WHERE session_id = ? AND round_seq >= ?`,
 		`DELETE FROM rounds WHERE session_id = ? AND seq >= ?`,
 		`DELETE FROM messages WHERE session_id = ? AND round_seq >= ?`,
@@ -221,7 +220,7 @@ func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 			}
 		}
 		err = insertRows(ctx, tx, "blocks_fts", []string{"rowid", "content"}, len(fts), func(i int, dst []any) []any {
-			return append(dst, fts[i].ID, fts[i].Content)
+			return append(dst, fts[i].ID, cairn.SearchText(fts[i].Content))
 		})
 		if err != nil {
 			return err

@@ -120,7 +120,7 @@ func ftsQuery(text string) (string, []string) {
 		if w == "" {
 			continue
 		}
-		t := `"` + w + `"`
+		t := `"` + strings.Join(strings.Fields(cairn.SearchText(w)), " ") + `"` // CJK: a phrase of characters
 		if prefix {
 			t += "*"
 			w += "*"

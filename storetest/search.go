@@ -91,6 +91,26 @@ func testSearch(t *testing.T, open Open) {
 			})
 		}
 	})
+	t.Run("CJK", func(t *testing.T) {
+		st := open(t)
+		s := newSession("afaf0000-0000-0000-0000-000000000000", "/p", t0, 1, func(int) (string, string) {
+			return "CLAUDE.mdファイルを最新の状態にアップデートしてください", "了解しました"
+		})
+		MustInscribe(t, st, s.in)
+		for _, q := range []string{"最新の状態", "アップデート", "最新", "了解"} {
+			hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q})
+			if err != nil || len(hits) != 1 {
+				t.Fatalf("%q: %d hits, %v", q, len(hits), err)
+			}
+		}
+		hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "最新の状態"})
+		if !strings.Contains(hits[0].Snippet, cairn.HighlightStart+"最新の状態"+cairn.HighlightEnd) {
+			t.Fatalf("snippet = %q", hits[0].Snippet)
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "状態最新"}); len(hits) != 0 {
+			t.Fatalf("characters out of order matched: %+v", hits)
+		}
+	})
 	t.Run("SyntaxIsNotInterpreted", func(t *testing.T) {
 		for _, q := range []string{`"unbalanced`, "NEAR(a b)", "a OR", "col:value", "-x", "(("} {
 			if _, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q}); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {

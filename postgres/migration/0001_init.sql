@@ -96,8 +96,11 @@ CREATE TABLE blocks (
 	sidechain  BOOLEAN NOT NULL DEFAULT FALSE,
 	message_id TEXT NOT NULL DEFAULT '',
 	searchable BOOLEAN NOT NULL DEFAULT FALSE,
+	-- The searchable prefix as cairn.SearchText gives it (CJK characters set
+	-- apart, so each is a lexeme and a run of them a phrase); '' otherwise.
+	search_text TEXT NOT NULL DEFAULT '',
 	tsv        TSVECTOR GENERATED ALWAYS AS
-		(CASE WHEN searchable THEN to_tsvector('simple'::regconfig, left(content, 100000)) END) STORED
+		(CASE WHEN searchable THEN to_tsvector('simple'::regconfig, search_text) END) STORED
 );
 CREATE INDEX blocks_round ON blocks (session_id, round_seq);
 CREATE INDEX blocks_agent ON blocks (agent_id) WHERE agent_id != '';

@@ -91,8 +91,10 @@ CREATE TABLE blocks (
 CREATE INDEX blocks_round ON blocks (session_id, round_seq);
 CREATE INDEX blocks_agent ON blocks (agent_id) WHERE agent_id != '';
 
--- Only user-text and assistant-text blocks are indexed (see cairn.BlockKind.Searchable).
-CREATE VIRTUAL TABLE blocks_fts USING fts5 (content, content = 'blocks', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+-- Only user-text and assistant-text blocks are indexed (see cairn.BlockKind.Searchable),
+-- by blocks.id, as cairn.SearchText gives them: CJK characters set apart, so
+-- that unicode61 makes each one a token and a run of them is a phrase.
+CREATE VIRTUAL TABLE blocks_fts USING fts5 (content, tokenize = 'unicode61 remove_diacritics 2');
 
 CREATE TABLE messages (
 	session_id TEXT NOT NULL,

@@ -202,6 +202,33 @@ func TestImport_KeepsSessionOfPath(t *testing.T) {
 	}
 }
 
+// TestImport_EmptyFile: a file with no complete line yet makes no
+// session; once it has one, it is inscribed as new.
+func TestImport_EmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	file := filepath.Join(dir, sid+".jsonl")
+	l1 := chainLine(1, "user", "hello")
+	for _, content := range []string{"", l1[:20]} {
+		writeFile(t, file, content)
+		rep := mustImport(t, im, file)
+		if f := rep.Files[0]; f.Status != inscribe.StatusEmpty || f.Stored != 0 {
+			t.Fatalf("%q: %+v", content, f)
+		}
+		if !strings.Contains(rep.Summary(), "1 new file with no complete line yet") {
+			t.Fatalf("summary: %s", rep.Summary())
+		}
+		if _, err := st.sessions.FindSessionByID(context.Background(), sid); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			t.Fatalf("%q made a session: %v", content, err)
+		}
+	}
+	writeFile(t, file, l1)
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusNew || f.Stored != 1 {
+		t.Fatalf("%+v", f)
+	}
+}
+
 func TestImport_MissingPath(t *testing.T) {
 	st := mustOpenStore(t, filepath.Join(t.TempDir(), "cairn.db"))
 	if _, err := newImporter(st).Import(context.Background(), []string{"/does/not/exist"}); err == nil {

@@ -450,7 +450,10 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // commit of a new or rewritten file is made even when it has no lines, so
 // the session exists.
 func (r *run) commit(ctx context.Context, b *batch) error {
-	if len(b.lines) == 0 && !r.reset && r.fr.Status != StatusNew {
+	if len(b.lines) == 0 && !r.reset {
+		if r.fr.Status == StatusNew && r.fr.Stored == 0 {
+			r.fr.Status = StatusEmpty // no session until it has a line
+		}
 		return nil
 	}
 	head, tail, err := hashes(r.f, b.offset)

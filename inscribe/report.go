@@ -13,6 +13,7 @@ const (
 	StatusUnchanged = "unchanged" // nothing new
 	StatusRewritten = "rewritten" // the file changed before the offset: re-inscribed as a new generation
 	StatusFailed    = "failed"    // could not be read or stored; what was stored before is intact
+	StatusEmpty     = "empty"     // a new file without one complete line yet: nothing stored
 )
 
 // A Problem is one line that was stored raw, or not stored, and why.
@@ -90,11 +91,14 @@ func (r *Report) Summary() string {
 		counts[f.Status]++
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d files (%d new, %d appended, %d unchanged, %d rewritten, %d failed): %d lines read, %d stored, %.1f MB",
-		len(r.Files), counts[StatusNew], counts[StatusAppended], counts[StatusUnchanged], counts[StatusRewritten], counts[StatusFailed],
-		r.Read, r.Stored, float64(r.Bytes)/1e6)
+	fmt.Fprintf(&b, "%s (%d new, %d appended, %d unchanged, %d rewritten, %d failed): %s read, %d stored, %.1f MB",
+		plural(len(r.Files), "file"), counts[StatusNew], counts[StatusAppended], counts[StatusUnchanged], counts[StatusRewritten], counts[StatusFailed],
+		plural(r.Read, "line"), r.Stored, float64(r.Bytes)/1e6)
+	if counts[StatusEmpty] > 0 {
+		fmt.Fprintf(&b, "; %s with no complete line yet", plural(counts[StatusEmpty], "new file"))
+	}
 	if r.Pending > 0 {
-		fmt.Fprintf(&b, "; %d incomplete last lines left for the next import", r.Pending)
+		fmt.Fprintf(&b, "; %s left for the next import", plural(r.Pending, "incomplete last line"))
 	}
 	if len(r.Skipped) > 0 {
 		reasons := make([]string, 0, len(r.Skipped))
@@ -105,4 +109,12 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "; kept raw without index: %s", strings.Join(reasons, ", "))
 	}
 	return b.String() + "."
+}
+
+// plural returns n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

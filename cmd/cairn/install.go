@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -35,7 +36,9 @@ With --user the hooks go to ~/.claude/settings.json and the server to
 init): the hooks stay silent outside a workspace.
 
 Everything else in those files is kept as it is. Running it again changes
-nothing; "cairn uninstall claude" removes exactly what it added.
+nothing; "cairn uninstall claude" removes the entries it added (the
+workspace it made stays). Claude Code runs "cairn" from PATH: install
+says so if that is missing, or is another binary than this one.
 
 Examples:
   cairn install claude
@@ -79,7 +82,28 @@ Examples:
 			return err
 		}
 	}
+	m.checkCommand(*bin)
 	return nil
+}
+
+// checkCommand warns when the command the hooks run is not on PATH, or is
+// another binary than the one running: every hook would fail, or run a
+// stale cairn.
+func (m *Main) checkCommand(bin string) {
+	found, err := exec.LookPath(bin)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "warning: %q is not on PATH, so Claude Code cannot run the hooks: install cairn there (go install ./cmd/cairn) or pass --command /path/to/cairn\n", bin)
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	a, errA := filepath.EvalSymlinks(found)
+	b, errB := filepath.EvalSymlinks(self)
+	if errA == nil && errB == nil && a != b && !strings.HasSuffix(b, ".test") {
+		fmt.Fprintf(m.Stderr, "warning: the hooks will run %s, not this cairn (%s)\n", a, b)
+	}
 }
 
 func (m *Main) runUninstall(ctx context.Context, args []string) error {

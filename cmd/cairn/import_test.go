@@ -179,7 +179,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, c := range commands {
 		_, stderr, err := runMain(t, "", c.name, "-h")
-		if exitCode(err) != 2 || !strings.Contains(stderr, "Usage: cairn "+c.name) {
+		if exitCode(err) != 0 || !strings.Contains(stderr, "Usage: cairn "+c.name) {
 			t.Errorf("%s -h: %v\n%s", c.name, err, stderr)
 		}
 	}

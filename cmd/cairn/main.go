@@ -205,15 +205,18 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-// exitCode maps errors to exit codes: 2 for usage, 1 for everything else.
-// A hook never exits 2: Claude Code would take it as "block".
+// exitCode maps errors to exit codes: 0 for help asked with -h (as for
+// cairn --help), 2 for usage, 1 for everything else. A hook never exits
+// 2: Claude Code would take it as "block".
 func exitCode(err error) int {
 	var h *hookError
-	if errors.As(err, &h) {
-		return 1
-	}
 	var u *usageErr
-	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &h):
+		return 1
+	case errors.As(err, &u):
 		return 2
 	}
 	return 1

@@ -27,7 +27,7 @@ const ftsChars = 100000
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
 	tsq, words := tsQuery(q.Text)
 	if tsq == "" {
-		return nil, cairn.Errorf(cairn.EINVALID, "Search query required.")
+		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)
 	}
 	limit := q.Limit
 	if limit <= 0 {

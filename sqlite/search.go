@@ -21,7 +21,7 @@ var _ cairn.Searcher = (*Searcher)(nil)
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
 	match, words := ftsQuery(q.Text)
 	if match == "" {
-		return nil, cairn.Errorf(cairn.EINVALID, "Search query required.")
+		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)
 	}
 	limit := q.Limit
 	if limit <= 0 {

@@ -30,7 +30,7 @@ func TestSearch(t *testing.T) {
 		}
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
-		WantError(t, s, "GET", "/api/search?q=", "", 400, "query required")
+		WantError(t, s, "GET", "/api/search?q=", "", 400, "Nothing to search for")
 		WantError(t, s, "GET", "/api/search?q=x&limit=-2", "", 400, "want a number")
 		WantError(t, s, "GET", "/api/search?q=x&since=soon", "", 400, "Cannot read")
 	})

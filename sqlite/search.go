@@ -91,14 +91,35 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// Snippets are cut in Go from the first snippetBytes of each hit's text:
-	// FTS5's snippet() costs a millisecond per hit for a common word.
-	for i, h := range hits {
+	// Snippets are cut in Go from the first snippetBytes of each hit's text,
+	// read in one query: FTS5's snippet() costs a millisecond per hit for a
+	// common word.
+	if len(ids) == 0 {
+		return hits, nil
+	}
+	args = []any{snippetBytes}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	texts := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var id int64
 		var text string
-		if err := tx.QueryRowContext(ctx, `SELECT substr(content, 1, ?) FROM blocks WHERE id = ?`, snippetBytes, ids[i]).Scan(&text); err != nil {
+		if err := rows.Scan(&id, &text); err != nil {
 			return nil, err
 		}
-		h.Snippet = cairn.Snippet(text, words, 24)
+		texts[id] = text
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, h := range hits {
+		h.Snippet = cairn.Snippet(texts[ids[i]], words, 24)
 	}
 	return hits, nil
 }

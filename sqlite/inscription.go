@@ -253,15 +253,14 @@ func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn
 // subagents to the round whose tool call spawned them, whichever of parent
 // and child was inscribed first.
 func refreshSession(ctx context.Context, tx *Tx, id string) error {
+	// One pass over the session's rounds: their usage sums their messages,
+	// each counted once (refreshRoundUsage).
 	_, err := tx.ExecContext(ctx, `
-		UPDATE sessions SET
-			round_count = (SELECT COUNT(*) FROM rounds WHERE session_id = ?1 AND seq > 0),
-			started_at = COALESCE((SELECT MIN(started_at) FROM rounds WHERE session_id = ?1 AND started_at != ''), ''),
-			ended_at = COALESCE((SELECT MAX(ended_at) FROM rounds WHERE session_id = ?1), ''),
-			input_tokens = COALESCE((SELECT SUM(input_tokens) FROM messages WHERE session_id = ?1), 0),
-			output_tokens = COALESCE((SELECT SUM(output_tokens) FROM messages WHERE session_id = ?1), 0),
-			cache_read_tokens = COALESCE((SELECT SUM(cache_read_tokens) FROM messages WHERE session_id = ?1), 0),
-			cache_creation_tokens = COALESCE((SELECT SUM(cache_creation_tokens) FROM messages WHERE session_id = ?1), 0)
+		UPDATE sessions SET (round_count, started_at, ended_at, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens) = (
+			SELECT COUNT(*) FILTER (WHERE seq > 0), COALESCE(MIN(NULLIF(started_at, '')), ''), COALESCE(MAX(ended_at), ''),
+				COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
+				COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
+			FROM rounds WHERE session_id = ?1)
 		WHERE id = ?1`, id)
 	if err != nil {
 		return err

@@ -44,10 +44,11 @@ type Importer struct {
 	// Progress, when set, is called after each batch.
 	Progress Progress
 
-	// Workers is how many files are imported at once (default 2): most
-	// files are one batch, so only a second file lets one file's lines be
-	// parsed while another's are stored. Files of one session are never
-	// imported at once.
+	// Workers is how many files are imported at once (default and minimum
+	// 3): most files are one batch, so only other files let one file's
+	// lines be parsed and compressed while another's are stored (measured
+	// on 2 cores: 2 workers 1.87 s, 3 workers 1.70 s, 4 no better, for
+	// 200 MB). Files of one session are never imported at once.
 	Workers int
 
 	sessions sync.Map // session ID → *sync.Mutex
@@ -82,7 +83,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 	var done int64
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range max(im.Workers, 2) {
+	for range max(im.Workers, 3) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

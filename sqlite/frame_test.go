@@ -14,59 +14,13 @@ import (
 
 	"cairn"
 	"cairn/sqlite"
+	"cairn/storetest"
 )
 
 var now = time.Date(2026, 3, 19, 10, 0, 0, 0, time.UTC)
 
 func stack(db *sqlite.DB) *cairn.Stack {
 	return &cairn.Stack{Frames: sqlite.NewFrameStore(db), Now: func() time.Time { return now }}
-}
-
-// planClaimable plans n ready frames under one in-progress root.
-func planClaimable(tb testing.TB, db *sqlite.DB, n int) {
-	tb.Helper()
-	ctx := context.Background()
-	s := stack(db)
-	if _, err := s.Push(ctx, "", &cairn.Frame{ID: "root", Title: "Root", SuccessCriteria: "all done"}, ""); err != nil {
-		tb.Fatal(err)
-	}
-	var frames []*cairn.Frame
-	for i := range n {
-		frames = append(frames, &cairn.Frame{ID: fmt.Sprintf("t%03d", i), Title: "Task", SuccessCriteria: "c"})
-	}
-	if _, err := s.Plan(ctx, "root", frames); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-// claimAll claims frames for owner until none is ready.
-func claimAll(ctx context.Context, s *cairn.Stack, owner string, claimed func(id string)) error {
-	for {
-		f, err := s.Claim(ctx, owner)
-		if cairn.ErrorCode(err) == cairn.ENOTFOUND {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		claimed(f.ID)
-	}
-}
-
-// checkClaims fails unless every frame was claimed exactly once.
-func checkClaims(t *testing.T, claims []string, n int) {
-	t.Helper()
-	seen := make(map[string]int)
-	for _, id := range claims {
-		seen[id]++
-	}
-	for id, k := range seen {
-		if k > 1 {
-			t.Errorf("frame %s claimed %d times", id, k)
-		}
-	}
-	if len(seen) != n {
-		t.Errorf("%d frames claimed, want %d", len(seen), n)
-	}
 }
 
 // TestClaimConcurrentProcesses re-executes the test binary as several
@@ -81,7 +35,7 @@ func TestClaimConcurrentProcesses(t *testing.T) {
 		w := bufio.NewWriter(os.Stdout)
 		defer w.Flush()
 		owner := os.Getenv("CAIRN_CLAIM_OWNER")
-		if err := claimAll(context.Background(), &cairn.Stack{Frames: sqlite.NewFrameStore(db)}, owner, func(id string) {
+		if err := storetest.ClaimAll(context.Background(), &cairn.Stack{Frames: sqlite.NewFrameStore(db)}, owner, func(id string) {
 			fmt.Fprintln(w, "claimed", id)
 		}); err != nil {
 			t.Fatal(err)
@@ -94,7 +48,7 @@ func TestClaimConcurrentProcesses(t *testing.T) {
 	const frames, procs = 40, 4
 	path := filepath.Join(t.TempDir(), "cairn.db")
 	db := MustOpenDBAt(t, path)
-	planClaimable(t, db, frames)
+	storetest.PlanClaimable(t, &storetest.Store{Frames: sqlite.NewFrameStore(db)}, frames)
 	var cmds []*exec.Cmd
 	var outs []*strings.Builder
 	for p := range procs {
@@ -118,7 +72,7 @@ func TestClaimConcurrentProcesses(t *testing.T) {
 			}
 		}
 	}
-	checkClaims(t, claims, frames)
+	storetest.CheckClaims(t, claims, frames)
 	// The store agrees: every frame is in progress, owned by one process.
 	tree, err := stack(db).Tree(context.Background())
 	if err != nil {

@@ -220,8 +220,9 @@ func testMissions(t *testing.T, open Open) {
 	}
 }
 
-// planClaimable plans n ready frames under one in-progress root.
-func planClaimable(tb testing.TB, st *Store, n int) {
+// PlanClaimable plans n ready frames under one in-progress root, for tests
+// of concurrent claims.
+func PlanClaimable(tb testing.TB, st *Store, n int) {
 	tb.Helper()
 	ctx := context.Background()
 	s := stack(st)
@@ -237,8 +238,8 @@ func planClaimable(tb testing.TB, st *Store, n int) {
 	}
 }
 
-// claimAll claims frames for owner until none is ready.
-func claimAll(ctx context.Context, s *cairn.Stack, owner string, claimed func(id string)) error {
+// ClaimAll claims frames for owner until none is ready.
+func ClaimAll(ctx context.Context, s *cairn.Stack, owner string, claimed func(id string)) error {
 	for {
 		f, err := s.Claim(ctx, owner)
 		if cairn.ErrorCode(err) == cairn.ENOTFOUND {
@@ -250,8 +251,8 @@ func claimAll(ctx context.Context, s *cairn.Stack, owner string, claimed func(id
 	}
 }
 
-// checkClaims fails unless every frame was claimed exactly once.
-func checkClaims(t *testing.T, claims []string, n int) {
+// CheckClaims fails unless every one of n frames was claimed exactly once.
+func CheckClaims(t *testing.T, claims []string, n int) {
 	t.Helper()
 	seen := make(map[string]int)
 	for _, id := range claims {
@@ -270,14 +271,14 @@ func checkClaims(t *testing.T, claims []string, n int) {
 func testClaimConcurrent(t *testing.T, open Open) {
 	const frames, agents = 60, 8
 	st := open(t)
-	planClaimable(t, st, frames)
+	PlanClaimable(t, st, frames)
 	var mu sync.Mutex
 	var claims []string
 	var wg sync.WaitGroup
 	for a := range agents {
 		s := stack(st)
 		wg.Go(func() {
-			err := claimAll(context.Background(), s, fmt.Sprintf("agent%d", a), func(id string) {
+			err := ClaimAll(context.Background(), s, fmt.Sprintf("agent%d", a), func(id string) {
 				mu.Lock()
 				claims = append(claims, id)
 				mu.Unlock()
@@ -288,5 +289,5 @@ func testClaimConcurrent(t *testing.T, open Open) {
 		})
 	}
 	wg.Wait()
-	checkClaims(t, claims, frames)
+	CheckClaims(t, claims, frames)
 }

@@ -142,7 +142,7 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 }
 
 func synth(kv ...any) []byte {
-	o := &object{vals: map[string]json.RawMessage{}}
+	o := &object{}
 	for i := 0; i < len(kv); i += 2 {
 		o.set(kv[i].(string), kv[i+1])
 	}

@@ -10,10 +10,25 @@ import (
 
 // An object is a JSON object whose members keep their order and their
 // bytes: a line rewritten through it differs from the original only in the
-// members that were set.
+// members that were set. Members are a slice, not a map: a transcript line
+// has a score of them, and an export handles tens of thousands of lines.
 type object struct {
-	keys []string
-	vals map[string]json.RawMessage
+	members []member
+}
+
+type member struct {
+	name []byte // the decoded name
+	key  []byte // the name as written, quotes included; nil when set by name
+	val  json.RawMessage
+}
+
+func (o *object) find(k string) int {
+	for i := range o.members {
+		if string(o.members[i].name) == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // decodeObject splits a JSON object into its members without decoding
@@ -23,18 +38,23 @@ func decodeObject(raw []byte) (*object, error) {
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	o := &object{vals: make(map[string]json.RawMessage, 24), keys: make([]string, 0, 24)}
+	o := &object{members: make([]member, 0, 24)}
 	i = skipSpace(raw, i+1)
 	for i < len(raw) && raw[i] != '}' {
 		if raw[i] != '"' {
 			return nil, fmt.Errorf("offset %d: want a member name", i)
 		}
 		end := scanValue(raw, i)
-		var k string
-		if bytes.IndexByte(raw[i:end], '\\') < 0 && utf8.Valid(raw[i:end]) {
-			k = string(raw[i+1 : end-1])
-		} else if err := json.Unmarshal(raw[i:end], &k); err != nil {
-			return nil, err
+		if end > len(raw) {
+			return nil, fmt.Errorf("offset %d: unterminated name", i)
+		}
+		key, name := raw[i:end:end], raw[i+1:end-1:end-1]
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+			var k string
+			if err := json.Unmarshal(key, &k); err != nil {
+				return nil, err
+			}
+			name = []byte(k)
 		}
 		i = skipSpace(raw, end)
 		if i >= len(raw) || raw[i] != ':' {
@@ -45,10 +65,11 @@ func decodeObject(raw []byte) (*object, error) {
 		if end <= i || end > len(raw) {
 			return nil, fmt.Errorf("offset %d: bad value", i)
 		}
-		if _, dup := o.vals[k]; !dup {
-			o.keys = append(o.keys, k)
+		if j := o.find(string(name)); j >= 0 {
+			o.members[j].val = raw[i:end:end] // a repeated name: the last value wins, in the first place
+		} else {
+			o.members = append(o.members, member{name, key, raw[i:end:end]})
 		}
-		o.vals[k] = raw[i:end:end]
 		i = skipSpace(raw, end)
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
@@ -129,7 +150,12 @@ func scanValue(raw []byte, i int) int {
 	return j
 }
 
-func (o *object) get(k string) json.RawMessage { return o.vals[k] }
+func (o *object) get(k string) json.RawMessage {
+	if i := o.find(k); i >= 0 {
+		return o.members[i].val
+	}
+	return nil
+}
 
 func (o *object) set(k string, v any) {
 	var raw json.RawMessage
@@ -143,27 +169,21 @@ func (o *object) set(k string, v any) {
 	default:
 		raw = mustMarshal(v)
 	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	if i := o.find(k); i >= 0 {
+		o.members[i].val = raw
+		return
 	}
-	o.vals[k] = raw
+	o.members = append(o.members, member{name: []byte(k), val: raw})
 }
 
 func (o *object) del(k string) {
-	if _, ok := o.vals[k]; !ok {
-		return
-	}
-	delete(o.vals, k)
-	for i, key := range o.keys {
-		if key == k {
-			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-			break
-		}
+	if i := o.find(k); i >= 0 {
+		o.members = append(o.members[:i:i], o.members[i+1:]...)
 	}
 }
 
 func (o *object) str(k string) string {
-	raw := o.vals[k]
+	raw := o.get(k)
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]) // no escapes: the bytes are the string
 	}
@@ -172,18 +192,22 @@ func (o *object) str(k string) string {
 	return s
 }
 
-func (o *object) bool(k string) bool { return string(o.vals[k]) == "true" }
+func (o *object) bool(k string) bool { return string(o.get(k)) == "true" }
 
 // appendTo appends the object as one compact line with its terminator.
 func (o *object) appendTo(buf []byte) []byte {
 	buf = append(buf, '{')
-	for i, k := range o.keys {
+	for i, m := range o.members {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendQuoted(buf, k)
+		if m.key != nil {
+			buf = append(buf, m.key...)
+		} else {
+			buf = appendQuoted(buf, string(m.name))
+		}
 		buf = append(buf, ':')
-		buf = append(buf, o.vals[k]...)
+		buf = append(buf, m.val...)
 	}
 	return append(buf, '}', '\n')
 }

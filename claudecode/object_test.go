@@ -28,8 +28,8 @@ func TestObject_RoundTrip(t *testing.T) {
 			if err := json.Unmarshal(raw, &want); err != nil {
 				t.Fatal(err)
 			}
-			if len(want) != len(o.keys) {
-				t.Fatalf("%s:%d: %d members, want %d", name, n+1, len(o.keys), len(want))
+			if len(want) != len(o.members) {
+				t.Fatalf("%s:%d: %d members, want %d", name, n+1, len(o.members), len(want))
 			}
 			for k, v := range want {
 				if !bytes.Equal(o.get(k), v) {

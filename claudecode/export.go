@@ -182,6 +182,20 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 	return out, nil
 }
 
+// keptWhole reports whether fidelity f keeps blocks of type typ as they
+// are.
+func keptWhole(f cairn.Fidelity, typ string) bool {
+	switch typ {
+	case "thinking", "redacted_thinking":
+		return f.Thinking == cairn.DetailFull
+	case "tool_use", "server_tool_use":
+		return f.ToolUse == cairn.DetailFull
+	case "tool_result":
+		return f.ToolResult == cairn.DetailFull
+	}
+	return true
+}
+
 // applyFidelity rewrites a message's process blocks at fidelity f and
 // notes its tool calls and results. It reports false when nothing is left
 // of the line.
@@ -207,8 +221,20 @@ func (o *outLine) applyFidelity(r *cairn.Round, f cairn.Fidelity, dropped map[st
 	changed := false
 	kept := blocks[:0]
 	for _, raw := range blocks {
+		// The kind and ids decide most blocks; the text, input or result is
+		// decoded only for a block that is condensed.
+		var head struct {
+			Type      string `json:"type"`
+			ID        string `json:"id"`
+			ToolUseID string `json:"tool_use_id"`
+		}
+		unmarshal(raw, &head)
 		var b contentBlock
-		unmarshal(raw, &b)
+		if !keptWhole(f, head.Type) {
+			unmarshal(raw, &b)
+		} else {
+			b.Type, b.ID, b.ToolUseID = head.Type, head.ID, head.ToolUseID
+		}
 		switch b.Type {
 		case "thinking", "redacted_thinking":
 			if f.Thinking == cairn.DetailOmit {

@@ -38,7 +38,7 @@ func decodeObject(raw []byte) (*object, error) {
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	o := &object{members: make([]member, 0, 24)}
+	o := &object{members: make([]member, 0, 16)}
 	i = skipSpace(raw, i+1)
 	for i < len(raw) && raw[i] != '}' {
 		if raw[i] != '"' {
@@ -196,6 +196,13 @@ func (o *object) bool(k string) bool { return string(o.get(k)) == "true" }
 
 // appendTo appends the object as one compact line with its terminator.
 func (o *object) appendTo(buf []byte) []byte {
+	if buf == nil {
+		n := 3
+		for _, m := range o.members {
+			n += len(m.key) + len(m.name) + 3 + len(m.val)
+		}
+		buf = make([]byte, 0, n)
+	}
 	buf = append(buf, '{')
 	for i, m := range o.members {
 		if i > 0 {

@@ -52,7 +52,7 @@ func decodeMeta(id int64, data, meta []byte, lines []*cairn.Line) error {
 	if err != nil {
 		return fmt.Errorf("chunk %d meta: %w", id, err)
 	}
-	var metas []lineMeta
+	metas := make([]lineMeta, 0, len(lines))
 	if err := json.Unmarshal(buf, &metas); err != nil || len(metas) != len(lines) {
 		return fmt.Errorf("chunk %d meta: %d entries for %d lines (%v)", id, len(metas), len(lines), err)
 	}

@@ -2,11 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"time"
 
 	"cairn"
 
-	"github.com/go-json-experiment/json"
 	"github.com/klauspost/compress/s2"
 )
 
@@ -22,26 +23,33 @@ func compress(b []byte) []byte { return s2.Encode(nil, b) }
 
 func decompress(b []byte) ([]byte, error) { return s2.Decode(nil, b) }
 
-// lineMeta is what a chunk's meta holds of each line. Keys are short:
-// the meta of a million lines is read whenever their chunks are.
-type lineMeta struct {
-	Size      int              `json:"n"`
-	Offset    int64            `json:"o"`
-	Type      string           `json:"t,omitempty"`
-	UUID      string           `json:"u,omitempty"`
-	Parent    string           `json:"p,omitempty"`
-	Timestamp string           `json:"s,omitempty"`
-	Round     int              `json:"r"`
-	Status    cairn.LineStatus `json:"x"`
-}
+// A chunk's meta holds, for each of its lines in order: its size and file
+// offset, then its type, uuid, parent uuid and timestamp (Unix
+// milliseconds, 0 for none), its round and its status. Numbers are
+// varints, strings a uvarint length and their bytes: the meta of every
+// line of a long session is read whenever a surgical export reads it.
 
 // encodeMeta returns the compressed meta of lines.
 func encodeMeta(lines []*cairn.Line) []byte {
-	metas := make([]lineMeta, len(lines))
-	for i, l := range lines {
-		metas[i] = lineMeta{len(l.Raw), l.Offset, l.Type, l.UUID, l.ParentUUID, formatTime(l.Timestamp), l.RoundSeq, l.Status}
+	buf := make([]byte, 0, 128*len(lines))
+	str := func(s string) {
+		buf = binary.AppendUvarint(buf, uint64(len(s)))
+		buf = append(buf, s...)
 	}
-	buf, _ := json.Marshal(metas) // only strings and numbers: cannot fail
+	for _, l := range lines {
+		buf = binary.AppendUvarint(buf, uint64(len(l.Raw)))
+		buf = binary.AppendVarint(buf, l.Offset)
+		str(l.Type)
+		str(l.UUID)
+		str(l.ParentUUID)
+		var ms int64
+		if !l.Timestamp.IsZero() {
+			ms = l.Timestamp.UnixMilli()
+		}
+		buf = binary.AppendVarint(buf, ms)
+		buf = binary.AppendVarint(buf, int64(l.RoundSeq))
+		str(string(l.Status))
+	}
 	return compress(buf)
 }
 
@@ -52,23 +60,53 @@ func decodeMeta(id int64, data, meta []byte, lines []*cairn.Line) error {
 	if err != nil {
 		return fmt.Errorf("chunk %d meta: %w", id, err)
 	}
-	metas := make([]lineMeta, 0, len(lines))
-	if err := json.Unmarshal(buf, &metas); err != nil || len(metas) != len(lines) {
-		return fmt.Errorf("chunk %d meta: %d entries for %d lines (%v)", id, len(metas), len(lines), err)
+	bad := false
+	num := func() int64 {
+		v, n := binary.Varint(buf)
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		buf = buf[n:]
+		return v
+	}
+	unum := func() uint64 {
+		v, n := binary.Uvarint(buf)
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		buf = buf[n:]
+		return v
+	}
+	str := func() string {
+		n := unum()
+		if bad || n > uint64(len(buf)) {
+			bad = true
+			return ""
+		}
+		s := string(buf[:n])
+		buf = buf[n:]
+		return s
 	}
 	off := 0
-	for i, l := range lines {
-		m := metas[i]
-		if off+m.Size > len(data) {
-			return fmt.Errorf("chunk %d: line %d at %d+%d beyond its %d bytes", id, l.No, off, m.Size, len(data))
+	for _, l := range lines {
+		size := int(unum())
+		l.Offset = num()
+		l.Type, l.UUID, l.ParentUUID = str(), str(), str()
+		if ms := num(); ms != 0 {
+			l.Timestamp = time.UnixMilli(ms).UTC()
 		}
-		l.Raw = data[off : off+m.Size : off+m.Size]
-		l.Offset, l.Type, l.UUID, l.ParentUUID, l.RoundSeq, l.Status = m.Offset, m.Type, m.UUID, m.Parent, m.Round, m.Status
-		l.Timestamp = parseTime(m.Timestamp)
-		off += m.Size
+		l.RoundSeq = int(num())
+		l.Status = cairn.LineStatus(str())
+		if bad || size < 0 || off+size > len(data) {
+			return fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", id, l.No, len(data))
+		}
+		l.Raw = data[off : off+size : off+size]
+		off += size
 	}
-	if off != len(data) {
-		return fmt.Errorf("chunk %d: lines cover %d of its %d bytes", id, off, len(data))
+	if off != len(data) || len(buf) != 0 {
+		return fmt.Errorf("chunk %d: lines cover %d of its %d bytes (%d bytes of meta left)", id, off, len(data), len(buf))
 	}
 	return nil
 }

@@ -96,6 +96,11 @@ func Advise(ctx context.Context, st Store, session string, window int64) (*Advic
 		a.Reason = fmt.Sprintf("%d%% in use; %d engagements are live in the recent quarter: the session serves several masters. Split it, one child per engagement.", pct, len(live))
 	default:
 		at := rounds[recent].Seq
+		if recent == 0 && len(rounds) > 1 {
+			// The recent quarter is the whole session (a few large rounds):
+			// keep only the last one in full, or the cut would compress nothing.
+			at = rounds[len(rounds)-1].Seq
+		}
 		a.Operation, a.Args, a.KeptTokens = cairn.OpCompressBefore, []string{s.ID, fmt.Sprint(at)}, tail
 		a.Reason = fmt.Sprintf("%d%% in use; finished work is accumulating. Compress rounds before %d to the index and continue in the freed space.", pct, at)
 		if tail > window*3/4 {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,3 +268,30 @@ func compare(tb testing.TB, name string, got []byte) {
 }
 
 var _ = time.Second
+
+// TestAdvise_CutCompresses: whatever the window, advice to compress or
+// revive names a cut after the first round, so that it compresses
+// something.
+func TestAdvise_CutCompresses(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpenSamples(t)
+	// Two rounds: the recent quarter is the whole session.
+	two := filepath.Join(t.TempDir(), genID+".jsonl")
+	writeGenerated(t, two, 2, rand.New(rand.NewSource(2)))
+	mustImport(t, st, two)
+	for _, session := range []string{tools, compact, resumed, genID} {
+		for _, window := range []int64{100, 200, 1000, 5000} {
+			a, err := surgery.Advise(ctx, st.Store, session, window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Operation != cairn.OpCompressBefore && a.Operation != "revive" {
+				continue
+			}
+			cut := a.Args[len(a.Args)-1]
+			if cut == "1" || cut == "0" {
+				t.Errorf("%s, window %d: %s cuts at round %s: nothing compressed", session, window, a.Command, cut)
+			}
+		}
+	}
+}

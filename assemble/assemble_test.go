@@ -185,3 +185,21 @@ func TestTruncatesCriteriaLast(t *testing.T) {
 		t.Fatalf("criteria prefix missing:\n%s", ctx.Text)
 	}
 }
+
+// TestKeepsShortTitle: a title no longer than the truncation mark is never
+// replaced by it; the criteria are cut instead.
+func TestKeepsShortTitle(t *testing.T) {
+	v := appView()
+	v.Current.Title = "Deep"
+	v.Current.SuccessCriteria = strings.Repeat("Every endpoint validates its input and returns a typed error. ", 200)
+	ctx, err := assemble.Build(v, cairn.Budget{Tokens: 300, Chars: 1200}, assemble.XML, assemble.MustBPE())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ctx.Text, "<title>Deep</title>") || strings.Contains(ctx.Text, "current title truncated") {
+		t.Fatalf("short title cut:\n%s", ctx.Text)
+	}
+	if ctx.Tokens > 300 || ctx.Chars > 1200 {
+		t.Fatalf("over budget: %d tokens %d chars", ctx.Tokens, ctx.Chars)
+	}
+}

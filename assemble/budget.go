@@ -319,14 +319,17 @@ func (f *fitter) truncate() (string, error) {
 		}
 		return best
 	}
-	n := search(0, utf8.RuneCountInString(p.title)-1, func(n int) { p.titleLen = n })
-	if n >= 0 {
-		p.titleLen = n
-		text, _ := fits()
-		return text, nil
+	// A title no longer than the mark is kept: cutting it saves nothing.
+	if utf8.RuneCountInString(p.title) > utf8.RuneCountInString(truncMark) {
+		n := search(0, utf8.RuneCountInString(p.title)-1, func(n int) { p.titleLen = n })
+		if n >= 0 {
+			p.titleLen = n
+			text, _ := fits()
+			return text, nil
+		}
+		p.titleLen = 0
 	}
-	p.titleLen = 0
-	n = search(1, utf8.RuneCountInString(p.criteria)-1, func(n int) { p.criteriaLen = n })
+	n := search(1, utf8.RuneCountInString(p.criteria)-1, func(n int) { p.criteriaLen = n })
 	if n < 0 {
 		return "", cairn.Errorf(cairn.EINVALID, "The budget (%d tokens, %d characters) cannot hold the current frame's success criteria; raise it.",
 			f.budget.Tokens, f.budget.Chars)

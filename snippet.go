@@ -14,12 +14,18 @@ func IsCJK(r rune) bool {
 }
 
 // SearchText returns text as the search index reads it: every CJK
-// character set apart by spaces, the rest unchanged. Queries go through
-// it too, so a run of CJK characters is searched as a phrase.
+// character set apart by spaces, and the punctuation inside paths, hosts
+// and addresses ('.', '/', '\\', ':', '@') turned into spaces, so that every
+// store splits CLAUDE.md or src/auth/jwt.go into words alike. Queries go
+// through it too, so a run of CJK characters is searched as a phrase.
 func SearchText(text string) string {
 	var b strings.Builder
 	cjk := false
 	for _, r := range text {
+		switch r {
+		case '.', '/', '\\', ':', '@':
+			r = ' '
+		}
 		if IsCJK(r) {
 			b.WriteByte(' ')
 			b.WriteRune(r)

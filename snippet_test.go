@@ -10,7 +10,8 @@ import (
 func TestSearchText(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"plain words stay", "plain words stay"},
-		{"CLAUDE.mdを最新に", "CLAUDE.md を 最 新 に"},
+		{"CLAUDE.mdを最新に", "CLAUDE md を 最 新 に"},
+		{"src/auth/jwt.go me@x.io", "src auth jwt go me x io"},
 		{"한국어 text", " 한 국 어  text"},
 	} {
 		if got := cairn.SearchText(c.in); got != c.want {

@@ -97,7 +97,7 @@ func testSearch(t *testing.T, open Open) {
 			return "CLAUDE.mdファイルを最新の状態にアップデートしてください", "了解しました"
 		})
 		MustInscribe(t, st, s.in)
-		for _, q := range []string{"最新の状態", "アップデート", "最新", "了解"} {
+		for _, q := range []string{"最新の状態", "アップデート", "最新", "了解", "CLAUDE", "md"} {
 			hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q})
 			if err != nil || len(hits) != 1 {
 				t.Fatalf("%q: %d hits, %v", q, len(hits), err)

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -111,4 +112,34 @@ type SessionStore interface {
 	// Parent becomes parents[0]. Returns ENOTFOUND if the session does not
 	// exist.
 	SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error
+}
+
+// ResolveSessionRef picks the session ref names from candidates, the
+// sessions whose ID is ref or starts with it (a store passes at most a
+// few dozen): the exact match, else the only one, else the only main
+// session among them. Returns ENOTFOUND if there is none and EINVALID if
+// the prefix is ambiguous. Every [SessionStore] resolves references so.
+func ResolveSessionRef(ref string, candidates []*Session) (*Session, error) {
+	var main []*Session
+	for _, s := range candidates {
+		if s.ID == ref {
+			return s, nil
+		}
+		if !s.IsSubagent() {
+			main = append(main, s)
+		}
+	}
+	switch {
+	case len(candidates) == 0:
+		return nil, Errorf(ENOTFOUND, "No session matches %q.", ref)
+	case len(candidates) == 1:
+		return candidates[0], nil
+	case len(main) == 1:
+		return main[0], nil
+	}
+	ids := make([]string, 0, 5)
+	for _, s := range candidates[:min(len(candidates), 5)] {
+		ids = append(ids, s.ID)
+	}
+	return nil, Errorf(EINVALID, "Session prefix %q is ambiguous: %s….", ref, strings.Join(ids, ", "))
 }

@@ -39,33 +39,15 @@ func findSessionByID(ctx context.Context, tx *Tx, ref string) (*cairn.Session, e
 	if ref == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Session reference required.")
 	}
-	// An exact match, then main sessions by prefix, then subagents. Ids
+	// The exact match and the prefix's matches, main sessions first;
+	// cairn.ResolveSessionRef picks. Ids
 	// sort in byte order (COLLATE "C"), so a prefix is a range.
 	rows, err := findSessionRows(ctx, tx, `WHERE id = $1 OR (id >= $1 AND id < $2) ORDER BY id = $1 DESC, lineage = 'subagent', id LIMIT 21`,
 		ref, ref+"\uffff")
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(rows) == 0:
-		return nil, cairn.Errorf(cairn.ENOTFOUND, "No session matches %q.", ref)
-	case rows[0].ID == ref || len(rows) == 1:
-		return rows[0], nil
-	}
-	var main []*cairn.Session
-	for _, r := range rows {
-		if !r.IsSubagent() {
-			main = append(main, r)
-		}
-	}
-	if len(main) == 1 {
-		return main[0], nil
-	}
-	ids := make([]string, 0, len(rows))
-	for _, r := range rows[:min(len(rows), 5)] {
-		ids = append(ids, r.ID)
-	}
-	return nil, cairn.Errorf(cairn.EINVALID, "Session prefix %q is ambiguous: %s….", ref, strings.Join(ids, ", "))
+	return cairn.ResolveSessionRef(ref, rows)
 }
 
 func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*cairn.Session, int, error) {

@@ -39,32 +39,14 @@ func findSessionByID(ctx context.Context, tx *Tx, ref string) (*cairn.Session, e
 	if ref == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Session reference required.")
 	}
-	// An exact match, then main sessions by prefix, then subagents.
+	// The exact match and the prefix's matches, main sessions first;
+	// cairn.ResolveSessionRef picks.
 	rows, err := findSessionRows(ctx, tx, `WHERE id = ? OR (id >= ? AND id < ?) ORDER BY id = ? DESC, lineage = 'subagent', id LIMIT 21`,
 		ref, ref, ref+"\uffff", ref)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(rows) == 0:
-		return nil, cairn.Errorf(cairn.ENOTFOUND, "No session matches %q.", ref)
-	case rows[0].ID == ref || len(rows) == 1:
-		return rows[0], nil
-	}
-	var main []*cairn.Session
-	for _, r := range rows {
-		if !r.IsSubagent() {
-			main = append(main, r)
-		}
-	}
-	if len(main) == 1 {
-		return main[0], nil
-	}
-	ids := make([]string, 0, len(rows))
-	for _, r := range rows[:min(len(rows), 5)] {
-		ids = append(ids, r.ID)
-	}
-	return nil, cairn.Errorf(cairn.EINVALID, "Session prefix %q is ambiguous: %s….", ref, strings.Join(ids, ", "))
+	return cairn.ResolveSessionRef(ref, rows)
 }
 
 func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*cairn.Session, int, error) {

@@ -2,7 +2,9 @@ package cairn
 
 import (
 	"context"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // A SearchQuery asks the full-text index for rounds. The index covers
@@ -40,4 +42,22 @@ type Searcher interface {
 	// Search returns the best hits for q, at most one per round. Returns
 	// EINVALID for an empty query.
 	Search(ctx context.Context, q SearchQuery) ([]*Hit, error)
+}
+
+// QueryWords returns the words a search query asks for: runs of letters,
+// digits and '_', a trailing '*' kept (the word is a prefix). Nothing else
+// in the query means anything, so no store reads user input as syntax.
+func QueryWords(text string) []string {
+	var words []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
+		prefix := strings.HasSuffix(w, "*")
+		if w = strings.Trim(w, "*"); w == "" {
+			continue
+		}
+		if prefix {
+			w += "*"
+		}
+		words = append(words, w)
+	}
+	return words
 }

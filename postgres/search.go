@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"strings"
-	"unicode"
 
 	"cairn"
 )
@@ -88,28 +87,24 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 // phrase of them (<->), as cairn.SearchText indexed them. It returns the
 // words too, for snippets.
 func tsQuery(text string) (string, []string) {
-	var terms, words []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
-		prefix := strings.HasSuffix(w, "*")
-		w = strings.Trim(w, "*")
-		if w == "" {
-			continue
-		}
-		// Only letters, digits, '_' and '*' remain; the '*'s inside a word
-		// separate lexemes as any other non-word character would.
+	words := cairn.QueryWords(text)
+	terms := make([]string, len(words))
+	for i, w := range words {
+		prefix, isPrefix := strings.CutSuffix(w, "*")
+		// A '*' inside a word separates lexemes as any other non-word
+		// character would.
 		var lexemes []string
-		for _, p := range strings.Fields(cairn.SearchText(strings.ReplaceAll(w, "*", " "))) {
+		for _, p := range strings.Fields(cairn.SearchText(strings.ReplaceAll(prefix, "*", " "))) {
 			lexemes = append(lexemes, "'"+p+"'")
 		}
 		t := strings.Join(lexemes, " <-> ")
-		if prefix {
+		if isPrefix {
 			t += ":*"
-			w += "*"
 		}
 		if len(lexemes) > 1 {
 			t = "(" + t + ")"
 		}
-		terms, words = append(terms, t), append(words, w)
+		terms[i] = t
 	}
 	return strings.Join(terms, " & "), words
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"strings"
-	"unicode"
 
 	"cairn"
 )
@@ -134,19 +133,14 @@ const rankWindow = 2000
 // ftsQuery turns words into an FTS5 query of quoted tokens, so that no
 // character of user input is read as FTS5 syntax, and returns the words.
 func ftsQuery(text string) (string, []string) {
-	var terms, words []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
-		prefix := strings.HasSuffix(w, "*")
-		w = strings.Trim(w, "*")
-		if w == "" {
-			continue
+	words := cairn.QueryWords(text)
+	terms := make([]string, len(words))
+	for i, w := range words {
+		prefix, isPrefix := strings.CutSuffix(w, "*")
+		terms[i] = `"` + strings.Join(strings.Fields(cairn.SearchText(strings.ReplaceAll(prefix, "*", " "))), " ") + `"` // CJK: a phrase of characters
+		if isPrefix {
+			terms[i] += "*"
 		}
-		t := `"` + strings.Join(strings.Fields(cairn.SearchText(w)), " ") + `"` // CJK: a phrase of characters
-		if prefix {
-			t += "*"
-			w += "*"
-		}
-		terms, words = append(terms, t), append(words, w)
 	}
 	return strings.Join(terms, " "), words
 }

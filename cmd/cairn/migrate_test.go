@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"cairn"
-
-	"github.com/jackc/pgx/v5"
+	"cairn/internal/pgtest"
 )
 
 func TestMigrate(t *testing.T) {
@@ -19,7 +16,7 @@ func TestMigrate(t *testing.T) {
 		testMigrate(t, filepath.Join(t.TempDir(), "copy.db"))
 	})
 	t.Run("SQLiteToPostgres", func(t *testing.T) {
-		testMigrate(t, mustPostgresSchema(t))
+		testMigrate(t, pgtest.Schema(t, "migrating into PostgreSQL"))
 	})
 }
 
@@ -161,38 +158,4 @@ func checkTasks(t *testing.T, path string) {
 	if m, err := st.missions.FindMission(ctx); err != nil || m.Text != "Ship the app" || m.Phase == nil || m.Phase.Name != "BUILD" {
 		t.Fatalf("mission after migrate: %+v, %v", m, err)
 	}
-}
-
-// mustPostgresSchema returns a postgres:// URL of a fresh schema in
-// $CAIRN_TEST_POSTGRES's database; it skips the test without one (and
-// fails in CI, where PostgreSQL is required).
-func mustPostgresSchema(tb testing.TB) string {
-	dsn := os.Getenv("CAIRN_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal("CAIRN_TEST_POSTGRES is not set: PostgreSQL is required in CI (.ci/setup-postgres.sh starts one)")
-		}
-		tb.Skip("SKIPPING: set CAIRN_TEST_POSTGRES to a postgres:// DSN to test migrating into PostgreSQL")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("cairn_cmd_%d_%d", os.Getpid(), time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if conn, err := pgx.Connect(ctx, dsn); err == nil {
-			conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			conn.Close(ctx)
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +16,9 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/inscribe"
+	"cairn/internal/pgtest"
 	"cairn/postgres"
 	"cairn/sqlite"
-
-	"github.com/jackc/pgx/v5"
 )
 
 var full = flag.Bool("full", os.Getenv("CAIRN_RELIABILITY") == "full", "run the full configuration (100 kills, 8 processes for 60 s)")
@@ -105,41 +103,10 @@ func forEachBackend(t *testing.T, test func(t *testing.T, fresh func(tb testing.
 	}
 }
 
-// freshSchema returns the URL of a new schema in $CAIRN_TEST_POSTGRES's
+// freshSchema returns the URL of a new schema of $CAIRN_TEST_POSTGRES's
 // database, dropped when the test ends.
 func freshSchema(tb testing.TB) string {
-	tb.Helper()
-	dsn := os.Getenv("CAIRN_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal("CAIRN_TEST_POSTGRES is not set: PostgreSQL is required in CI (.ci/setup-postgres.sh starts one)")
-		}
-		tb.Skip("SKIPPING the PostgreSQL reliability tests: set CAIRN_TEST_POSTGRES to a postgres:// DSN")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("cairn_rel_%d_%d", os.Getpid(), time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if conn, err := pgx.Connect(ctx, dsn); err == nil {
-			conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			conn.Close(ctx)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		tb.Fatalf("CAIRN_TEST_POSTGRES must be a postgres:// URL here: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.Schema(tb, "the PostgreSQL reliability tests")
 }
 
 // store is every store interface of one open store.

@@ -16,6 +16,12 @@
 //     thinking, a tool call or a tool result.
 //   - A [Round] is one real user message plus everything the agent produced
 //     before the next real user message. Rounds are never split.
+//   - A [Step] is one assistant turn inside a round: one assistant message
+//     with its tool calls and the results that answer them. A call and its
+//     result are never in different steps. [Steps] splits a round's blocks;
+//     [Step.IndexLine] is a step's index line (tool, key argument, first
+//     characters of the result, the text), the seed's index line one level
+//     down.
 //   - A [Session] is one agent conversation with its lineage.
 //
 // # Invariants

@@ -1,0 +1,238 @@
+package cairn
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// A Step is one assistant turn inside a round: the blocks of one assistant
+// message (its text, thinking and tool calls) followed by the tool results
+// that answer those calls. A tool call and its result are always in the same
+// step. Autonomous sessions have rounds of hundreds of steps; surgery keeps a
+// long round as its prompt, an index line per early step and its last steps
+// in full.
+//
+// Steps are numbered from 1 within their round. What comes before the first
+// assistant block (the user's prompt, hook output) is the round's prompt, not
+// a step.
+type Step struct {
+	SessionID string `json:"session_id"`
+	RoundSeq  int    `json:"round"`
+	Seq       int    `json:"seq"`
+
+	// FirstLine and LastLine bound the lines of the step: from the line of
+	// its first block to the line before the next step's first block (the
+	// round's last line for the last step), so lines without blocks (hook
+	// progress, snapshots) belong to the step they fall in.
+	FirstLine int `json:"first_line"`
+	LastLine  int `json:"last_line"`
+
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+
+	// Text is the step's assistant text, previewed.
+	Text  string      `json:"text,omitempty"`
+	Calls []*StepCall `json:"calls,omitempty"`
+
+	// Blocks are the step's blocks, in round order.
+	Blocks []*Block `json:"-"`
+}
+
+// A StepCall is one tool call of a step with what its result said.
+type StepCall struct {
+	Tool    string `json:"tool"`
+	Arg     string `json:"arg,omitempty"`    // the key argument: a path, a command, a pattern
+	Result  string `json:"result,omitempty"` // the first characters of the result
+	Chars   int    `json:"chars"`            // the result's size in characters
+	IsError bool   `json:"is_error,omitempty"`
+	// Answered reports that the call's result is in the step.
+	Answered bool `json:"answered"`
+
+	id string
+}
+
+// StepPreviewLen is the number of characters of a result or of assistant
+// text an index line of a step keeps.
+const StepPreviewLen = 60
+
+// Steps splits a round's blocks into steps. A step starts at an assistant
+// block of a message other than the current step's; a block with no message
+// id starts one when it follows a tool result. Tool results, meta text and
+// sidechain blocks stay in the step they follow. lastLine is the round's last
+// line (the last step runs to it); blocks must be in round order.
+func Steps(blocks []*Block, lastLine int) []*Step {
+	var steps []*Step
+	var cur *Step
+	var curMsg string
+	prevResult := false
+	for _, b := range blocks {
+		if b.Role == "assistant" && !b.Sidechain {
+			starts := cur == nil ||
+				(b.MessageID != "" && b.MessageID != curMsg) ||
+				(b.MessageID == "" && prevResult)
+			if starts {
+				if cur != nil {
+					cur.LastLine = max(cur.FirstLine, b.LineNo-1)
+				}
+				cur = &Step{SessionID: b.SessionID, RoundSeq: b.RoundSeq, Seq: len(steps) + 1, FirstLine: b.LineNo}
+				steps = append(steps, cur)
+				curMsg = b.MessageID
+			}
+		}
+		prevResult = b.Kind == ToolResult
+		if cur == nil {
+			continue
+		}
+		cur.add(b)
+	}
+	if cur != nil {
+		cur.LastLine = max(cur.FirstLine, lastLine)
+	}
+	return steps
+}
+
+func (s *Step) add(b *Block) {
+	s.Blocks = append(s.Blocks, b)
+	if !b.Timestamp.IsZero() {
+		if s.StartedAt.IsZero() || b.Timestamp.Before(s.StartedAt) {
+			s.StartedAt = b.Timestamp
+		}
+		if b.Timestamp.After(s.EndedAt) {
+			s.EndedAt = b.Timestamp
+		}
+	}
+	switch b.Kind {
+	case AssistantText:
+		if !b.Sidechain {
+			if p := previewText(b.Content, StepPreviewLen); p != "" {
+				s.Text = p
+			}
+		}
+	case ToolUse:
+		s.Calls = append(s.Calls, &StepCall{Tool: b.ToolName, Arg: ToolArg(b.ToolName, b.Content), id: b.ToolID})
+	case ToolResult:
+		for _, c := range s.Calls {
+			if c.id == b.ToolID && !c.Answered {
+				c.Answered, c.IsError = true, b.IsError
+				c.Chars = len([]rune(b.Content))
+				c.Result = previewText(b.Content, StepPreviewLen)
+				break
+			}
+		}
+	}
+}
+
+// IndexLine renders the step as one line: where it is, the calls with their
+// key arguments and first characters of their results, and the text:
+//
+//	7.12 Bash `go test ./...` → ok cairn 0.4s · Edit store.go → ok | "Tests pass."
+func (s *Step) IndexLine() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d.%d", s.RoundSeq, s.Seq)
+	for i, c := range s.Calls {
+		if i > 0 {
+			b.WriteString(" ·")
+		}
+		b.WriteString(" " + c.Tool)
+		if c.Arg != "" {
+			b.WriteString(" `" + c.Arg + "`")
+		}
+		switch {
+		case !c.Answered:
+			b.WriteString(" → (no result)")
+		case c.IsError:
+			b.WriteString(" → error: " + c.Result)
+		case c.Result != "":
+			b.WriteString(" → " + c.Result)
+		}
+	}
+	if s.Text != "" {
+		if len(s.Calls) > 0 {
+			b.WriteString(" |")
+		}
+		b.WriteString(" " + strconvQuote(s.Text))
+	}
+	return b.String()
+}
+
+func strconvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `'`) + `"` }
+
+// toolArgKeys are the input fields that say what a call was about, in the
+// order they are preferred.
+var toolArgKeys = []string{
+	"file_path", "notebook_path", "path", "command", "cmd", "pattern", "url", "query",
+	"description", "subagent_type", "prompt", "skill",
+}
+
+// ToolArg returns the key argument of a tool call from its JSON input: the
+// file path of a Read or Edit, the command of a Bash, the pattern of a Grep,
+// and so on, previewed; "" if the input names none.
+func ToolArg(tool, input string) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal([]byte(input), &fields) != nil {
+		return ""
+	}
+	for _, k := range toolArgKeys {
+		raw, ok := fields[k]
+		if !ok {
+			continue
+		}
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			if v != "" && strings.HasSuffix(k, "path") {
+				return previewTail(v, StepPreviewLen)
+			}
+			if v != "" {
+				return previewText(v, StepPreviewLen)
+			}
+		case []any:
+			var parts []string
+			for _, p := range v {
+				if s, ok := p.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			if len(parts) > 0 {
+				return previewText(strings.Join(parts, " "), StepPreviewLen)
+			}
+		}
+	}
+	if tool == "TodoWrite" {
+		if raw, ok := fields["todos"]; ok {
+			var todos []json.RawMessage
+			if json.Unmarshal(raw, &todos) == nil {
+				return fmt.Sprintf("%d todos", len(todos))
+			}
+		}
+	}
+	return ""
+}
+
+// previewText returns the first n characters of s with whitespace collapsed,
+// ending in "…" when cut.
+func previewText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// previewTail keeps the last n characters of a path, where its name is.
+func previewTail(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return "…" + string(r[len(r)-n+1:])
+}

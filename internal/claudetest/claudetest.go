@@ -1,43 +1,162 @@
 // Package claudetest runs the real Claude Code client in tests: offline,
 // against a stand-in Messages API on loopback ([fakeapi]), with a scratch
-// HOME. The binary is $CAIRN_CLAUDE (install.sh installs it and prints the
-// line to export), else the one install.sh puts under /tmp/cc.
+// HOME.
+//
+// cairn supports a range of client releases, named in versions.env: the
+// oldest supported and the newest tested. [Clients] returns both, so each
+// real-client test runs on both ends: the newest is $CAIRN_CLAUDE, the
+// oldest $CAIRN_CLAUDE_OLDEST (install.sh installs each into its own
+// prefix, checks its version and prints the line to export). A detail only
+// some releases write is asserted behind [Client.AtLeast], so the marking
+// is in the test.
 //
 // Outside CI a missing binary skips the test with a loud reason; in CI
-// (CI=true) it fails it.
+// (CI=true) it fails it, as does a binary of another release than the one
+// its variable names.
 package claudetest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
-// DefaultBinary is where install.sh installs the native client.
-const DefaultBinary = "/tmp/cc/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+//go:embed versions.env
+var versionsEnv string
 
-// Binary returns the client to run, or skips (fails in CI) the test.
+// Oldest and Newest are the supported range of Claude Code releases:
+// the oldest supported and the newest tested (versions.env).
+var Oldest, Newest = versionOf("CLAUDE_OLDEST"), versionOf("CLAUDE_NEWEST")
+
+func versionOf(key string) string {
+	sc := bufio.NewScanner(strings.NewReader(versionsEnv))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok && k == key {
+			return v
+		}
+	}
+	panic("claudetest: versions.env has no " + key)
+}
+
+// DefaultBinary is where install.sh installs a release when CC_PREFIX is
+// not set.
+func DefaultBinary(version string) string {
+	return "/tmp/cairn-claude/" + version + "/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+}
+
+// A Client is one installed release of the real client.
+type Client struct {
+	Name    string // "newest" or "oldest": the subtest's name
+	Version string // what the binary's --version printed, e.g. "2.1.330"
+	Path    string
+}
+
+// AtLeast reports whether the client is release v or later. Tests use it to
+// mark an assertion on something only newer releases write.
+func (c Client) AtLeast(v string) bool { return compareVersions(c.Version, v) >= 0 }
+
+// Clients returns the releases every real-client test runs on: the newest
+// tested ($CAIRN_CLAUDE) and the oldest supported ($CAIRN_CLAUDE_OLDEST).
+// A missing one is left out with a loud log line, and if none is left the
+// test skips; in CI a missing or mislabelled binary fails the test.
+func Clients(tb testing.TB) []Client {
+	tb.Helper()
+	ci := os.Getenv("CI") == "true" || os.Getenv("CI") == "1"
+	var out []Client
+	for _, want := range []struct{ name, env, version string }{
+		{"newest", "CAIRN_CLAUDE", Newest},
+		{"oldest", "CAIRN_CLAUDE_OLDEST", Oldest},
+	} {
+		path := os.Getenv(want.env)
+		if path == "" {
+			path = DefaultBinary(want.version)
+		}
+		version, err := binaryVersion(path)
+		switch {
+		case err != nil:
+			msg := fmt.Sprintf("REAL-CLIENT END-TO-END TEST NOT RUN on the %s release (%s): %v; run "+
+				"`eval \"$(internal/claudetest/install.sh %s %s)\"` and test again", want.name, want.version, err, want.version, want.env)
+			if ci {
+				tb.Fatal(msg)
+			}
+			tb.Log(msg)
+			continue
+		case version != want.version:
+			msg := fmt.Sprintf("%s=%s is claude %s, not the %s release %s (versions.env)", want.env, path, version, want.name, want.version)
+			if ci {
+				tb.Fatal(msg)
+			}
+			tb.Log("NOTE: " + msg)
+		}
+		out = append(out, Client{Name: want.name, Version: version, Path: path})
+	}
+	if len(out) == 0 {
+		tb.Skip("REAL-CLIENT END-TO-END TEST NOT RUN: no Claude Code binary (see the lines above)")
+	}
+	return out
+}
+
+// Binary returns the newest tested release's binary, or skips (fails in
+// CI) the test. Prefer [Clients], which also runs the oldest supported.
 func Binary(tb testing.TB) string {
 	tb.Helper()
-	path := os.Getenv("CAIRN_CLAUDE")
-	if path == "" {
-		path = DefaultBinary
+	cs := Clients(tb)
+	if cs[0].Name != "newest" {
+		msg := "REAL-CLIENT END-TO-END TEST NOT RUN: no newest release at $CAIRN_CLAUDE"
+		tb.Skip(msg)
 	}
-	if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-		return path
+	return cs[0].Path
+}
+
+// binaryVersion runs path --version and returns the release it names.
+func binaryVersion(path string) (string, error) {
+	if info, err := os.Stat(path); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("no Claude Code binary at %s", path)
 	}
-	msg := "REAL-CLIENT END-TO-END TEST NOT RUN: no Claude Code binary at " + path +
-		"; run `eval \"$(internal/claudetest/install.sh)\"` (sets CAIRN_CLAUDE) and test again"
-	if ci := os.Getenv("CI"); ci == "true" || ci == "1" {
-		tb.Fatal(msg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "DISABLE_AUTOUPDATER=1"}
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %v", path, err)
 	}
-	tb.Skip(msg)
-	return ""
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if compareVersions(v, "0") <= 0 {
+		return "", fmt.Errorf("%s --version printed %q, no version", path, out)
+	}
+	return v, nil
+}
+
+// compareVersions compares dotted release numbers ("2.1.197" < "2.1.330").
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) || i < len(bs); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
 
 // A Result is what `claude -p --output-format json` printed.

@@ -29,9 +29,15 @@ const (
 // real client resume each one, and reads the request it sends: the index
 // table is there, the rounds in full are there (every text, every tool call
 // with its result right after it), nothing of the rounds left out is, and
-// nothing the export holds was dropped by the client's loader.
+// nothing the export holds was dropped by the client's loader. It runs on
+// the oldest supported and the newest tested release.
 func TestResume(t *testing.T) {
-	bin := claudetest.Binary(t)
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) { testResume(t, c.Path) })
+	}
+}
+
+func testResume(t *testing.T, bin string) {
 	ctx := context.Background()
 	st := mustOpenSamples(t)
 	full := cairn.FullFidelity

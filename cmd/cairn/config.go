@@ -203,3 +203,13 @@ func positional(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 	return fs.Args(), nil
 }
+
+// isHelpFlag reports whether arg asks for help, as the flag package reads
+// -h, -help, --h and --help.
+func isHelpFlag(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--h", "--help":
+		return true
+	}
+	return false
+}

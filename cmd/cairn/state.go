@@ -14,6 +14,25 @@ import (
 )
 
 func (m *Main) runState(ctx context.Context, args []string) error {
+	if len(args) > 0 && isHelpFlag(args[0]) {
+		fmt.Fprint(m.Stderr, `Usage: cairn state [show] [flags] | set [flags]
+
+state.json says where the project is: phase, current task, progress, next
+steps, notes. Every session and sub-agent reads it first (cairn prime).
+
+  show   print it (the default; --json for the file's JSON)
+  set    change it: --phase, --task, --doing, --completed, --blocked,
+         --unblocked, --next, --notes
+
+Examples:
+  cairn state
+  cairn state set --phase development --task "Implement login"
+  cairn state set --completed "API design" --next "Password reset"
+
+"cairn state show -h" and "cairn state set -h" list every flag.
+`)
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return m.runStateShow(args)
 	}

@@ -143,11 +143,13 @@ func ParseFidelity(s string) (Fidelity, error) {
 // Condensed reports whether d keeps less than the full block.
 func (d Detail) Condensed() bool { return d == DetailReference || d == DetailSummary }
 
-// ThinkingReference is what stands for a thinking block of round seq:
+// ThinkingReference is what stands for a thinking block of round seq of
+// session: its size and the command that prints the round with it (the
+// MCP tool inject takes the same session and round):
 //
-//	[thinking · 412 chars — inject(7, thinking)]
-func ThinkingReference(seq int, content string) string {
-	return fmt.Sprintf("[thinking · %d chars — inject(%d, thinking)]", len([]rune(content)), seq)
+//	[thinking · 412 chars — cairn inject 5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 7]
+func ThinkingReference(session string, seq int, content string) string {
+	return fmt.Sprintf("[thinking · %d chars — cairn inject %s %d]", len([]rune(content)), session, seq)
 }
 
 // ToolUseSummary is what stands for a tool call: its name and a short

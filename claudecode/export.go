@@ -241,7 +241,7 @@ func (o *outLine) applyFidelity(r *cairn.Round, f cairn.Fidelity, dropped map[st
 				changed = true
 				continue
 			} else if f.Thinking.Condensed() {
-				raw, changed = mustMarshal(map[string]string{"type": "text", "text": cairn.ThinkingReference(r.Seq, b.Thinking)}), true
+				raw, changed = mustMarshal(map[string]string{"type": "text", "text": cairn.ThinkingReference(r.SessionID, r.Seq, b.Thinking)}), true
 			}
 		case "tool_use", "server_tool_use":
 			if f.ToolUse == cairn.DetailOmit {

@@ -379,13 +379,21 @@ func (s *Server) state(ctx context.Context, in stateIn) (string, error) {
 }
 
 type injectIn struct {
-	Session string `json:"session" jsonschema:"session id or unique prefix"`
-	Round   int    `json:"round"`
+	Session  string `json:"session" jsonschema:"session id or unique prefix"`
+	Round    int    `json:"round"`
+	Fidelity string `json:"fidelity,omitempty" jsonschema:"how much of the round's process: full (default), partial, text, or thinking=…,tool_use=…,tool_result=… each full, summary or omit"`
 }
 
 func (s *Server) inject(ctx context.Context, in injectIn) (string, error) {
+	fid := cairn.FullFidelity
+	if in.Fidelity != "" {
+		var err error
+		if fid, err = cairn.ParseFidelity(in.Fidelity); err != nil {
+			return "", err
+		}
+	}
 	st := surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines}
-	mat, err := surgery.Inject(ctx, st, in.Session, in.Round, cairn.FullFidelity)
+	mat, err := surgery.Inject(ctx, st, in.Session, in.Round, fid)
 	if err != nil {
 		return "", err
 	}

@@ -124,6 +124,9 @@ func TestTools(t *testing.T) {
 		{"State", "state", map[string]any{"task": "refunds", "next": []string{"mail the buyer"}}, `"current_task": "refunds"`, false},
 		{"StateShow", "state", map[string]any{}, `"mail the buyer"`, false},
 		{"Inject", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2}, "## Round 002", false},
+		{"InjectThinking", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2}, "Look at the existing migrations to get the next number", false},
+		{"InjectPartial", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2, "fidelity": "partial"}, "[thinking · 73 chars — cairn inject 5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 2]", false},
+		{"InjectErrFidelity", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2, "fidelity": "most"}, "invalid: ", true},
 		{"InjectErrSession", "inject", map[string]any{"session": "nope", "round": 1}, `not found: No session matches "nope".`, true},
 		{"InjectErrRound", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 99}, `not found: `, true},
 	} {

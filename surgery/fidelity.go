@@ -23,7 +23,7 @@ func Apply(r *cairn.Round, f cairn.Fidelity) *cairn.Round {
 			case f.Thinking == cairn.DetailOmit:
 				continue
 			case f.Thinking.Condensed():
-				c.Content, c.Detail = cairn.ThinkingReference(r.Seq, b.Content), cairn.DetailReference
+				c.Content, c.Detail = cairn.ThinkingReference(r.SessionID, r.Seq, b.Content), cairn.DetailReference
 			}
 		case cairn.ToolUse:
 			switch {

@@ -21,6 +21,12 @@ type View struct {
 	Relay   []Document       // workspace files carried whole when they fit
 }
 
+// Empty reports whether v holds nothing to assemble: no mission, no
+// current frame, no files, no relay documents.
+func (v *View) Empty() bool {
+	return v.Mission == nil && v.Current == nil && len(v.Files) == 0 && len(v.Relay) == 0
+}
+
 // A File is one entry of the index: a path to read on demand.
 type File struct {
 	Path string `json:"path"`

@@ -28,7 +28,7 @@ revive.
 		fs.Usage()
 		return usageError("advise takes one SESSION")
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -78,6 +81,22 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 	location, err := m.storePath(flagValue)
 	if err != nil {
 		return nil, err
+	}
+	return openStoreAt(location)
+}
+
+// readStore opens the store for a command that only reads it. A store
+// file that does not exist is not created (nor its .cairn/ folder): the
+// command says where it looked and what creates one.
+func (m *Main) readStore(flagValue string) (*store, error) {
+	location, err := m.storePath(flagValue)
+	if err != nil {
+		return nil, err
+	}
+	if !isPostgres(location) {
+		if _, err := os.Stat(location); errors.Is(err, fs.ErrNotExist) {
+			return nil, cairn.Errorf(cairn.ENOTFOUND, "No store at %s yet: \"cairn import\" inscribes transcripts into it, \"cairn push\" or \"cairn mission set\" start one (--store or CAIRN_STORE name another).", location)
+		}
 	}
 	return openStoreAt(location)
 }

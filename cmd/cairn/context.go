@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"strings"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,13 +61,24 @@ Examples:
 		}
 		req.Relay = append(req.Relay, assemble.Document{Name: filepath.ToSlash(p), Text: string(buf)})
 	}
-	st, err := m.openStore(ff.store)
+	st, err := m.readStore(ff.store)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds}
-	out, err := a.Assemble(ctx, req)
+	v, err := a.View(ctx, req)
+	if err != nil {
+		return err
+	}
+	if v.Empty() {
+		fmt.Fprintln(m.Stderr, `cairn context: nothing to assemble: no mission, no frame in progress, no --relay or --file. Start with: cairn mission set "…", cairn push "…" --criteria "…"`)
+	}
+	bpe, err := assemble.BPE()
+	if err != nil {
+		return fmt.Errorf("load tokenizer: %w", err)
+	}
+	out, err := assemble.Build(v, req.Budget, req.Format, bpe)
 	if err != nil {
 		return err
 	}
@@ -75,9 +86,25 @@ Examples:
 		return err
 	}
 	if *stats {
-		cuts, _ := json.Marshal(out.Cuts)
-		fmt.Fprintf(m.Stderr, "context: %d tokens (cap %d), %d chars (cap %d), frame %q, cuts %s\n",
-			out.Tokens, req.Budget.Tokens, out.Chars, req.Budget.Chars, out.Frame, cuts)
+		fmt.Fprintf(m.Stderr, "context: %d tokens (cap %d), %d chars (cap %d), frame %s, cuts: %s\n",
+			out.Tokens, req.Budget.Tokens, out.Chars, req.Budget.Chars, orNone(out.Frame), cutsText(out.Cuts))
 	}
 	return nil
 }
+
+// cutsText is what the budget took, for a person: "none", or each cut as
+// section item→fidelity.
+func cutsText(cuts []cairn.Cut) string {
+	if len(cuts) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(cuts))
+	for i, c := range cuts {
+		parts[i] = fmt.Sprintf("%s %s→%s", c.Section, c.Item, c.To)
+		if c.Truncated {
+			parts[i] += " (cut short)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+

@@ -32,7 +32,7 @@ Examples:
 	if *format != "jsonl" && *format != "markdown" {
 		return usageError("--format must be jsonl or markdown, got %q", *format)
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,11 @@ Examples:
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	st, err := m.openStore(ff.store)
+	open := m.readStore
+	if *claim {
+		open = m.openStore
+	}
+	st, err := open(ff.store)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ Examples:
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	st, err := m.openStore(ff.store)
+	st, err := m.readStore(ff.store)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ Examples:
 	if err != nil || seq < 0 {
 		return usageError("ROUND must be a round number, got %q", pos[1])
 	}
-	st, err := m.openStore(f.store)
+	st, err := m.readStore(f.store)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ Tag rounds with "cairn tag".`)
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,11 @@ Examples:
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
+	open := m.readStore
+	if verb := fs.Arg(0); verb == "set" || verb == "progress" {
+		open = m.openStore
+	}
+	st, err := open(sf.store)
 	if err != nil {
 		return err
 	}

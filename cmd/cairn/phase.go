@@ -32,7 +32,11 @@ Examples:
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
+	open := m.readStore
+	if verb := fs.Arg(0); verb == "next" || verb == "recover" {
+		open = m.openStore
+	}
+	st, err := open(sf.store)
 	if err != nil {
 		return err
 	}
@@ -66,6 +70,9 @@ Examples:
 		}
 		if sf.json {
 			return json.NewEncoder(m.Stdout).Encode(map[string]any{"phases": orEmpty(phases)})
+		}
+		if len(phases) == 0 {
+			fmt.Fprintln(m.Stdout, `No phases yet: cairn phase next NAME --task "…" starts the mission's first (cairn mission set first).`)
 		}
 		for _, p := range phases {
 			fmt.Fprintf(m.Stdout, "%d  %-12s %-9s %s  %s\n", p.Seq, p.Name, p.Reason, p.StartedAt.Format("2006-01-02 15:04"), p.Task)

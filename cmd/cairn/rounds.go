@@ -35,7 +35,7 @@ SESSION is given: the canonical query of engagement archaeology.
 		fs.Usage()
 		return usageError("rounds takes one SESSION (or --engagement ID)")
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ Examples:
 	if q.Until, err = parseWhen(*until); err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ Examples:
 	if filter.Until, err = parseWhen(*until); err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ Examples:
 			filter.ToSeq = -1
 		}
 	}
-	st, err := m.openStore(sf.store)
+	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
 	}

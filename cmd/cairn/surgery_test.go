@@ -103,7 +103,7 @@ func TestSurgeryCommands(t *testing.T) {
 			t.Fatalf("merge markdown:\n%.2000s", out)
 		}
 		out = c.run("inject", tools, "2", "--fidelity", "thinking=reference")
-		if !strings.Contains(out, "[thinking · 73 chars — inject(2, thinking)]") {
+		if !strings.Contains(out, "[thinking · 73 chars — cairn inject "+tools+" 2]") {
 			t.Fatalf("inject:\n%s", out)
 		}
 	})

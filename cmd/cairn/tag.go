@@ -116,7 +116,11 @@ default WORDS joined with '-': "console work" → console-work.
 	if id == "" {
 		id = surgery.EngagementID(query)
 	}
-	st, err := m.openStore(sf.store)
+	open := m.readStore
+	if *apply {
+		open = m.openStore
+	}
+	st, err := open(sf.store)
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"strings"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"cairn"
 	"cairn/assemble"
@@ -107,4 +107,3 @@ func cutsText(cuts []cairn.Cut) string {
 	}
 	return strings.Join(parts, ", ")
 }
-

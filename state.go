@@ -3,6 +3,7 @@ package cairn
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -102,6 +103,19 @@ type TodoList struct {
 // at now, or never happened.
 func (l *TodoList) ReviewDue(now time.Time) bool {
 	return l.LastReview == nil || now.Sub(*l.LastReview) > ReviewInterval
+}
+
+// ReviewReason says why a review is due at now, for a person ("the todos
+// were never reviewed", "the last review (…) is over 24 h old"), or "" when
+// none is.
+func (l *TodoList) ReviewReason(now time.Time) string {
+	switch {
+	case !l.ReviewDue(now):
+		return ""
+	case l.LastReview == nil:
+		return "the todos were never reviewed"
+	}
+	return fmt.Sprintf("the last review (%s) is over 24 h old", l.LastReview.UTC().Format(time.RFC3339))
 }
 
 // A Todo is one work item. Blocked todos say why in Notes.

@@ -78,12 +78,8 @@ func (w *Workspace) Prime(chars int) (string, error) {
 	now := w.now()
 	open := openTodos(todos)
 	lines := make([]string, 0, len(open)+1)
-	if todos.ReviewDue(now) {
-		last := "never"
-		if todos.LastReview != nil {
-			last = todos.LastReview.UTC().Format(time.RFC3339)
-		}
-		lines = append(lines, fmt.Sprintf("Review due: last review %s is over 24 h old; review every todo, then run cairn todo review.", last))
+	if why := todos.ReviewReason(now); why != "" {
+		lines = append(lines, fmt.Sprintf("Review due: %s; review every todo, then run cairn todo review.", why))
 	}
 	for _, t := range open {
 		lines = append(lines, todoLine(t))

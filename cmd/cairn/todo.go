@@ -104,12 +104,8 @@ func (m *Main) printTodos(l *cairn.TodoList, all, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(m.Stdout).Encode(map[string]any{"todos": orEmpty(list), "last_review": l.LastReview})
 	}
-	if l.ReviewDue(m.now()) {
-		last := "never"
-		if l.LastReview != nil {
-			last = l.LastReview.Format(time.RFC3339)
-		}
-		fmt.Fprintf(m.Stdout, "Review due: the last review (%s) is over 24 h old. Review every todo, then: cairn todo review\n\n", last)
+	if why := l.ReviewReason(m.now()); why != "" {
+		fmt.Fprintf(m.Stdout, "Review due: %s. Review every todo, then: cairn todo review\n\n", why)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(m.Stdout, "No open todos. Add one with: cairn todo add \"title\"")

@@ -79,8 +79,11 @@ var todosSchema = &schema{kind: "object", fields: []field{
 }}
 
 // decodeJSON checks data against s and decodes it into v. Any problem is
-// an EINVALID error that names the file, line and column.
+// an EINVALID error that names the file, line and column. A UTF-8 byte
+// order mark, which some editors write, is skipped (RFC 8259 §8.1 lets a
+// reader ignore it), so it is neither an error nor a column.
 func decodeJSON(name string, data []byte, s *schema, v any) error {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var tree any
 	if err := json.Unmarshal(data, &tree); err != nil {
 		var syntax *json.SyntaxError

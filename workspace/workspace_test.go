@@ -269,6 +269,26 @@ func TestHandEdit(t *testing.T) {
 	}
 }
 
+// TestBOM pins that a byte order mark some editors write is skipped, not
+// reported as "invalid character 'ï'", and that errors after it count
+// columns as the editor shows them.
+func TestBOM(t *testing.T) {
+	w := MustInit(t)
+	path := filepath.Join(w.Root, "state.json")
+	writeFile(t, path, "\ufeff{\"phase\": \"build\", \"notes\": \"by hand\"}\n")
+	s, err := w.UpdateState(func(s *cairn.State) error { s.CurrentTask = "ship"; return nil })
+	if err != nil {
+		t.Fatal(err)
+	} else if s.Phase != "build" || s.Notes != "by hand" || s.CurrentTask != "ship" {
+		t.Fatalf("state = %+v", s)
+	}
+	writeFile(t, path, "\ufeff{\"Phase\": \"x\"}")
+	_, err = w.ReadState()
+	if msg := cairn.ErrorMessage(err); !strings.HasPrefix(msg, "state.json:1:11: Phase: unknown field") {
+		t.Fatalf("after a BOM: %v", err)
+	}
+}
+
 func TestMalformed(t *testing.T) {
 	for _, c := range []struct {
 		name, file, text, want string

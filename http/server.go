@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -114,13 +115,44 @@ func (s *Server) Port() int {
 	return s.ln.Addr().(*net.TCPAddr).Port
 }
 
-// URL returns the base URL of the running server.
+// URL returns the base URL of the running server. A server listening on
+// every interface (0.0.0.0, ::, no host) is named by an address another
+// machine reaches it at: its login URL is for a browser elsewhere.
 func (s *Server) URL() string {
 	host, _, _ := net.SplitHostPort(s.Addr)
 	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "localhost"
+		host = reachableHost()
 	}
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(s.Port()))
+}
+
+// interfaceAddrs lists this machine's addresses; tests replace it.
+var interfaceAddrs = net.InterfaceAddrs
+
+// reachableHost is this machine's first global unicast address (IPv4
+// first), else its host name, else localhost.
+func reachableHost() string {
+	addrs, _ := interfaceAddrs()
+	var v6 string
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || !n.IP.IsGlobalUnicast() {
+			continue
+		}
+		if n.IP.To4() != nil {
+			return n.IP.String()
+		}
+		if v6 == "" {
+			v6 = n.IP.String()
+		}
+	}
+	if v6 != "" {
+		return v6
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "localhost"
 }
 
 // LoginURL returns the one-time URL that sets the token cookie in a

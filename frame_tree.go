@@ -300,7 +300,8 @@ func (t *FrameTree) unmet(f *Frame) []string {
 // progress, owned by owner, together with its planned ancestors: starting
 // B1 starts B. Returns ENOTFOUND if the frame does not exist, and ECONFLICT
 // if it is neither planned nor blocked or an ancestor is finished or
-// blocked. Unfinished dependencies are a warning; [FrameTree.Ready] lists
+// blocked. A blocked frame resumes without results: what it was popped
+// with said what it waited on. Unfinished dependencies are a warning; [FrameTree.Ready] lists
 // only frames whose dependencies are complete.
 func (t *FrameTree) Activate(id, owner string, now time.Time) (*FrameChange, error) {
 	f, err := t.find(id)
@@ -325,6 +326,11 @@ func (t *FrameTree) Activate(id, owner string, now time.Time) (*FrameChange, err
 		}
 	}
 	f = clone(f)
+	if f.Status == FrameBlocked {
+		// What a blocked frame was popped with says what it waits on; once
+		// it resumes that is no longer its result.
+		f.Results, f.ResultsCompacted = "", ""
+	}
 	if err := f.transition(FrameInProgress, now); err != nil {
 		return nil, err
 	}
@@ -338,7 +344,9 @@ func (t *FrameTree) Activate(id, owner string, now time.Time) (*FrameChange, err
 // as failed. Artifacts and decisions add to those recorded; results replace
 // them when given. Returns ENOTFOUND if the frame does not exist, EINVALID
 // for another status or a completion without results, and ECONFLICT if the
-// frame cannot end now or has children in progress (pop them first).
+// frame cannot end now, has children in progress (pop them first) or would
+// end with the very results its last-ended child was just popped with (a
+// pop repeated by mistake).
 // Planned children left behind are a warning.
 func (t *FrameTree) Pop(id string, r FrameResults, now time.Time) (*FrameChange, error) {
 	f, err := t.find(id)
@@ -361,6 +369,9 @@ func (t *FrameTree) Pop(id string, r FrameResults, now time.Time) (*FrameChange,
 			}
 		}
 	}
+	if last := t.lastEnded(id); last != nil && r.Results != "" && r.Results == last.Results {
+		return nil, Errorf(ECONFLICT, "Frame %s's child %s was just popped with these same results; popping again would end %s with them too. To end %s, say what it accomplished.", f.ID, last.ID, f.ID, f.ID)
+	}
 	f = clone(f)
 	if err := f.transition(r.Status, now); err != nil {
 		return nil, err
@@ -377,6 +388,17 @@ func (t *FrameTree) Pop(id string, r FrameResults, now time.Time) (*FrameChange,
 	}
 	c.Update = append(c.Update, f)
 	return c, nil
+}
+
+// lastEnded returns the child of id that ended last, or nil.
+func (t *FrameTree) lastEnded(id string) *Frame {
+	var last *Frame
+	for _, ch := range t.Children(id) {
+		if !ch.EndedAt.IsZero() && ch.Status != FrameInvalidated && (last == nil || ch.EndedAt.After(last.EndedAt)) {
+			last = ch
+		}
+	}
+	return last
 }
 
 // appendNew appends the values of vs not already in s.

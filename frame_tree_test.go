@@ -394,3 +394,62 @@ func TestBudgetValidate(t *testing.T) {
 		}
 	}
 }
+
+// apply returns the tree after change c.
+func apply(t *testing.T, tr *cairn.FrameTree, c *cairn.FrameChange, err error) *cairn.FrameTree {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := map[string]*cairn.Frame{}
+	var order []string
+	for _, f := range tr.Frames() {
+		frames[f.ID], order = f, append(order, f.ID)
+	}
+	for _, f := range c.Update {
+		frames[f.ID] = f
+	}
+	out := make([]*cairn.Frame, len(order))
+	for i, id := range order {
+		out[i] = frames[id]
+	}
+	return cairn.NewFrameTree(out)
+}
+
+// TestPopTwice pins that popping again with the results just given to a
+// child does not silently end the parent with them.
+func TestPopTwice(t *testing.T) {
+	tr := tree("a - in_progress", "a1 a in_progress")
+	r := cairn.FrameResults{Status: cairn.FrameCompleted, Results: "baseline 41 ns/op"}
+	c, err := tr.Pop("a1", r, t0)
+	tr = apply(t, tr, c, err)
+	if cur := tr.Current(""); cur == nil || cur.ID != "a" {
+		t.Fatalf("current after the pop: %v", cur)
+	}
+	if _, err := tr.Pop("a", r, t0.Add(time.Second)); cairn.ErrorCode(err) != cairn.ECONFLICT || !strings.Contains(cairn.ErrorMessage(err), "a1 was just popped with these same results") {
+		t.Fatalf("second pop with the same results: %v", err)
+	}
+	if _, err := tr.Pop("a", cairn.FrameResults{Status: cairn.FrameCompleted, Results: "auth done"}, t0.Add(time.Second)); err != nil {
+		t.Fatalf("pop with the parent's own results: %v", err)
+	}
+}
+
+// TestBlockedResumedCompleted pins that a blocked frame, once resumed,
+// no longer carries what blocked it as its results.
+func TestBlockedResumedCompleted(t *testing.T) {
+	tr := tree("a - in_progress")
+	c, err := tr.Pop("a", cairn.FrameResults{Status: cairn.FrameBlocked, Results: "needs the staging password"}, t0)
+	tr = apply(t, tr, c, err)
+	c, err = tr.Activate("a", "", t0.Add(time.Minute))
+	tr = apply(t, tr, c, err)
+	if f := tr.Frame("a"); f.Results != "" {
+		t.Fatalf("resumed frame's results: %q", f.Results)
+	}
+	if _, err := tr.Pop("a", cairn.FrameResults{Status: cairn.FrameCompleted}, t0.Add(time.Hour)); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Fatalf("completing without results after the block: %v", err)
+	}
+	c, err = tr.Pop("a", cairn.FrameResults{Status: cairn.FrameCompleted, Results: "deployed"}, t0.Add(time.Hour))
+	if tr = apply(t, tr, c, err); tr.Frame("a").Results != "deployed" {
+		t.Fatalf("results: %q", tr.Frame("a").Results)
+	}
+}

@@ -45,11 +45,14 @@ type Searcher interface {
 }
 
 // QueryWords returns the words a search query asks for: runs of letters,
-// digits and '_', a trailing '*' kept (the word is a prefix). Nothing else
-// in the query means anything, so no store reads user input as syntax.
+// digits, emoji and '_', a trailing '*' kept (the word is a prefix).
+// Nothing else in the query means anything, so no store reads user input
+// as syntax.
 func QueryWords(text string) []string {
 	var words []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '*' && r != '_' }) {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !IsEmoji(r) && r != '*' && r != '_'
+	}) {
 		prefix := strings.HasSuffix(w, "*")
 		if w = strings.Trim(w, "*"); w == "" {
 			continue

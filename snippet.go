@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -13,11 +14,26 @@ func IsCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
+// IsEmoji reports whether r is a pictograph (emoji, dingbat, pictographic
+// symbol): no tokenizer reads one as a letter, so search writes each as a
+// word of its own, [EmojiWord].
+func IsEmoji(r rune) bool {
+	return unicode.Is(unicode.So, r) && (r >= 0x1F000 || r >= 0x2600 && r <= 0x27BF || r >= 0x2B00 && r <= 0x2BFF)
+}
+
+// EmojiWord is the word the search index holds for the pictograph r, made
+// of letters and digits every store's tokenizer keeps: "emoji1f680" for 🚀.
+func EmojiWord(r rune) string { return fmt.Sprintf("emoji%x", r) }
+
+// isGlyph reports whether r is searched as a word of its own.
+func isGlyph(r rune) bool { return IsCJK(r) || IsEmoji(r) }
+
 // SearchText returns text as the search index reads it: every CJK
-// character set apart by spaces, and the punctuation inside paths, hosts
-// and addresses ('.', '/', '\\', ':', '@') turned into spaces, so that every
-// store splits CLAUDE.md or src/auth/jwt.go into words alike. Queries go
-// through it too, so a run of CJK characters is searched as a phrase.
+// character set apart by spaces, every emoji written as its [EmojiWord],
+// and the punctuation inside paths, hosts and addresses ('.', '/', '\\',
+// ':', '@') turned into spaces, so that every store splits CLAUDE.md or
+// src/auth/jwt.go into words alike. Queries go through it too, so a run of
+// CJK characters or emoji is searched as a phrase.
 func SearchText(text string) string {
 	var b strings.Builder
 	cjk := false
@@ -25,6 +41,13 @@ func SearchText(text string) string {
 		switch r {
 		case '.', '/', '\\', ':', '@':
 			r = ' '
+		case '\ufe0f', '\u200d': // emoji presentation, joiner: not part of a word
+			r = ' '
+		}
+		if IsEmoji(r) {
+			b.WriteString(" " + EmojiWord(r) + " ")
+			cjk = false
+			continue
 		}
 		if IsCJK(r) {
 			b.WriteByte(' ')
@@ -44,8 +67,8 @@ func SearchText(text string) string {
 // Snippet returns a short excerpt of text around the first of words found
 // in it, each occurrence wrapped in [HighlightStart] and [HighlightEnd]: how
 // a search hit is shown, whichever store found it. A word ending in '*'
-// matches any word it begins; a word of CJK characters matches wherever
-// they occur in a row. Matching ignores case; text without a match gives
+// matches any word it begins; a word of CJK characters or emoji matches
+// wherever they occur in a row. Matching ignores case; text without a match gives
 // its first words. About width words (a CJK character counts as one) are
 // kept.
 func Snippet(text string, words []string, width int) string {
@@ -58,7 +81,7 @@ func Snippet(text string, words []string, width int) string {
 			tokens = append(tokens, span{start, i})
 			start = -1
 		}
-		if IsCJK(r) {
+		if isGlyph(r) {
 			tokens = append(tokens, span{i, i + len(string(r))})
 		} else if word && start < 0 {
 			start = i
@@ -73,7 +96,7 @@ func Snippet(text string, words []string, width int) string {
 	var marks []span
 	for _, w := range words {
 		prefix, isPrefix := strings.CutSuffix(w, "*")
-		if strings.IndexFunc(prefix, IsCJK) >= 0 {
+		if strings.IndexFunc(prefix, isGlyph) >= 0 {
 			for i := 0; prefix != ""; {
 				j := strings.Index(text[i:], prefix)
 				if j < 0 {

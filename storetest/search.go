@@ -111,6 +111,23 @@ func testSearch(t *testing.T, open Open) {
 			t.Fatalf("characters out of order matched: %+v", hits)
 		}
 	})
+	t.Run("Emoji", func(t *testing.T) {
+		st := open(t)
+		s := newSession("afaf1111-0000-0000-0000-000000000000", "/p", t0, 2, func(i int) (string, string) {
+			return []string{"", "ship it 🚀 tonight", "the build is green"}[i], []string{"", "launched🚀", "✅ all checks pass"}[i]
+		})
+		MustInscribe(t, st, s.in)
+		for q, want := range map[string]int{"🚀": 1, "✅": 2, "launched🚀": 1, "ship 🚀": 1, "🎉": 0, "✅ checks": 2} {
+			hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q})
+			if err != nil || want == 0 && len(hits) != 0 || want > 0 && (len(hits) != 1 || hits[0].RoundSeq != want) {
+				t.Fatalf("%q: hits %+v, %v; want round %d", q, hits, err, want)
+			}
+		}
+		hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "🚀"})
+		if !strings.Contains(hits[0].Snippet, cairn.HighlightStart+"🚀"+cairn.HighlightEnd) {
+			t.Fatalf("snippet = %q", hits[0].Snippet)
+		}
+	})
 	t.Run("SyntaxIsNotInterpreted", func(t *testing.T) {
 		for _, q := range []string{`"unbalanced`, "NEAR(a b)", "a OR", "col:value", "-x", "(("} {
 			if _, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q}); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {

@@ -232,3 +232,38 @@ func isHelpFlag(arg string) bool {
 	}
 	return false
 }
+
+// queryArgs lets a search query hold words that start with '-', as in
+// cairn search -foo: an argument with one dash that names none of fs's
+// flags is a word of the query. Known flags (with their values), -h and
+// anything with two dashes stay flags, so a mistyped --flag is still an
+// error. The words are returned after "--" for [parseInterspersed].
+func queryArgs(fs *flag.FlagSet, args []string) []string {
+	var flags, words []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			words = append(words, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			words = append(words, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil && !isHelpFlag(a) && !strings.HasPrefix(a, "--") {
+			words = append(words, a)
+			continue
+		}
+		flags = append(flags, a)
+		if f == nil || hasValue || i+1 == len(args) {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return append(append(flags, "--"), words...)
+}

@@ -16,7 +16,9 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 Find the rounds where users or agents wrote something. Only what was said is
 searched (user text and assistant text), not thinking or tool output: the
 published text of a round, not its process. Every word must match; a word
-ending in * matches a prefix. Hits are rounds, best first.
+ending in * matches a prefix; emoji are words too. A word starting with -
+is part of the query unless it is one of the flags below (after -- every
+argument is). Hits are rounds, best first.
 
 Examples:
   cairn search "database migration"
@@ -28,7 +30,7 @@ Examples:
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
-	if err := parseInterspersed(fs, args); err != nil {
+	if err := parseInterspersed(fs, queryArgs(fs, args)); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -59,14 +61,27 @@ Examples:
 	if err != nil {
 		return err
 	}
+	var suggest string
+	if len(hits) == 0 {
+		if suggest, err = prefixSuggestion(ctx, st.searcher, q); err != nil {
+			return err
+		}
+	}
 	if sf.json {
 		for _, h := range hits {
 			h.Snippet = highlight(h.Snippet, "**", "**")
 		}
-		return json.NewEncoder(m.Stdout).Encode(map[string]any{"query": q.Text, "hits": orEmpty(hits)})
+		out := map[string]any{"query": q.Text, "hits": orEmpty(hits)}
+		if suggest != "" {
+			out["suggest"] = suggest
+		}
+		return json.NewEncoder(m.Stdout).Encode(out)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
+		if suggest != "" {
+			fmt.Fprintf(m.Stdout, "Words that begin so do match: cairn search '%s'\n", suggest)
+		}
 		return nil
 	}
 	on, off := "**", "**"
@@ -87,4 +102,26 @@ Examples:
 
 func highlight(s, on, off string) string {
 	return strings.NewReplacer(cairn.HighlightStart, on, cairn.HighlightEnd, off).Replace(s)
+}
+
+// prefixSuggestion returns q's words each as a prefix ("auth" → "auth*")
+// when that query finds a round and q found none, else "": whole words
+// are what a search matches, and a person often types the start of one.
+func prefixSuggestion(ctx context.Context, s cairn.Searcher, q cairn.SearchQuery) (string, error) {
+	words := cairn.QueryWords(q.Text)
+	changed := false
+	for i, w := range words {
+		if !strings.HasSuffix(w, "*") && strings.IndexFunc(w, func(r rune) bool { return cairn.IsCJK(r) || cairn.IsEmoji(r) }) < 0 {
+			words[i], changed = w+"*", true
+		}
+	}
+	if !changed {
+		return "", nil
+	}
+	q.Text, q.Limit = strings.Join(words, " "), 1
+	hits, err := s.Search(ctx, q)
+	if err != nil || len(hits) == 0 {
+		return "", err
+	}
+	return q.Text, nil
 }

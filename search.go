@@ -17,6 +17,10 @@ type SearchQuery struct {
 	Since     time.Time
 	Until     time.Time
 	Limit     int
+
+	// NoSurgery leaves out hits in sessions cairn's own surgery cut (they
+	// repeat their sources' rounds), unless SessionID names one.
+	NoSurgery bool
 }
 
 // A Hit is one round that matched, with a snippet whose matches are wrapped

@@ -91,6 +91,10 @@ type SessionFilter struct {
 	Until     time.Time // sessions that started before
 	Subagents bool      // include subagent sessions
 
+	// NoSurgery leaves out the sessions cairn's own surgery cut: they
+	// repeat rounds of the sessions they came from.
+	NoSurgery bool
+
 	Offset int
 	Limit  int
 }

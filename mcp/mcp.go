@@ -263,7 +263,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit})
+	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true})
 	if err != nil {
 		return "", err
 	}

@@ -40,6 +40,9 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if q.Project != "" {
 		w.where("s.project = ?", q.Project)
 	}
+	if q.NoSurgery && q.SessionID == "" {
+		w.where("s.lineage != 'surgery'")
+	}
 	if !q.Since.IsZero() {
 		w.where("b.timestamp >= ?", q.Since)
 	}

@@ -111,6 +111,33 @@ func testSearch(t *testing.T, open Open) {
 			t.Fatalf("characters out of order matched: %+v", hits)
 		}
 	})
+	t.Run("NoSurgery", func(t *testing.T) {
+		st := open(t)
+		src := newSession("acac0000-0000-0000-0000-000000000000", "/p", t0, 1, func(int) (string, string) { return "tune the query planner", "done" })
+		cut := newSession("acac1111-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 1, func(int) (string, string) { return "tune the query planner", "done" })
+		MustInscribe(t, st, src.in)
+		MustInscribe(t, st, cut.in)
+		if err := st.Sessions.SetLineage(ctx, cut.s.ID, cairn.LineageSurgery, []string{src.s.ID}, cairn.OpCompressBefore); err != nil {
+			t.Fatal(err)
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "planner"}); len(hits) != 2 {
+			t.Fatalf("every session: %d hits", len(hits))
+		}
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "planner", NoSurgery: true})
+		if err != nil || len(hits) != 1 || hits[0].SessionID != src.s.ID {
+			t.Fatalf("NoSurgery: %+v, %v", hits, err)
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "planner", NoSurgery: true, SessionID: cut.s.ID}); len(hits) != 1 {
+			t.Fatalf("NoSurgery with the surgical session named: %d hits", len(hits))
+		}
+		list, n, err := st.Sessions.FindSessions(ctx, cairn.SessionFilter{NoSurgery: true})
+		if err != nil || n != 1 || len(list) != 1 || list[0].ID != src.s.ID {
+			t.Fatalf("FindSessions NoSurgery: %d %v %v", n, list, err)
+		}
+		if _, n, _ := st.Sessions.FindSessions(ctx, cairn.SessionFilter{}); n != 2 {
+			t.Fatalf("FindSessions: %d sessions, want both", n)
+		}
+	})
 	t.Run("Emoji", func(t *testing.T) {
 		st := open(t)
 		s := newSession("afaf1111-0000-0000-0000-000000000000", "/p", t0, 2, func(i int) (string, string) {

@@ -40,7 +40,7 @@ revive.
 	if sf.json {
 		return json.NewEncoder(m.Stdout).Encode(a)
 	}
-	fmt.Fprintf(m.Stdout, "session %s · ~%d of %d tokens\n%s\n", a.Session, a.ContextTokens, a.Window, a.Reason)
+	fmt.Fprintf(m.Stdout, "session %s · context window: ~%d of %d tokens in use\n%s\n", a.Session, a.ContextTokens, a.Window, a.Reason)
 	if a.Command != "" {
 		fmt.Fprintf(m.Stdout, "\n  %s\n", a.Command)
 	}

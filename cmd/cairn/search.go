@@ -30,6 +30,7 @@ Examples:
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
+	surgical := fs.Bool("surgical", false, "also search the sessions cairn's surgery cut (they repeat their sources' rounds)")
 	if err := parseInterspersed(fs, queryArgs(fs, args)); err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ Examples:
 		fs.Usage()
 		return usageError("search needs a QUERY")
 	}
-	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit}
+	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical}
 	var err error
 	if q.Since, err = parseWhen(*since); err != nil {
 		return err

@@ -30,3 +30,31 @@ func TestSearchRoughEdges(t *testing.T) {
 		t.Errorf("a suggestion that finds nothing:\n%s", out)
 	}
 }
+
+// TestSurgicalSessionsApart pins that the sessions cairn's own surgery cut
+// neither crowd the session list nor repeat search hits unless asked, and
+// that the two token figures say what they count.
+func TestSurgicalSessionsApart(t *testing.T) {
+	c := newCLI(t)
+	before := c.run("search", "migration")
+	c.run("compress-before", tools, "3", "--cwd", t.TempDir())
+	out := c.run("sessions")
+	if strings.Count(out, "5f0c2a1e-") != 4 || !strings.Contains(out, "(1 cut by surgery not listed: --surgical lists them)") {
+		t.Errorf("sessions:\n%s", out)
+	}
+	if !strings.Contains(out, "API TOKENS") {
+		t.Errorf("sessions does not say its tokens are API usage:\n%s", out)
+	}
+	if out := c.run("sessions", "--surgical"); strings.Count(out, "\n") != 6 || strings.Contains(out, "not listed") {
+		t.Errorf("sessions --surgical:\n%s", out)
+	}
+	if after := c.run("search", "migration"); after != before {
+		t.Errorf("search after a surgical export:\n%s\nbefore:\n%s", after, before)
+	}
+	if out := c.run("search", "--surgical", "migration"); out == before {
+		t.Errorf("search --surgical finds no more than before:\n%s", out)
+	}
+	if out := c.run("advise", tools); !strings.Contains(out, "context window: ~") {
+		t.Errorf("advise does not say its tokens are the context window:\n%s", out)
+	}
+}

@@ -105,7 +105,7 @@ func TestServe(t *testing.T) {
 			t.Errorf("resume: %q", e.Resume)
 		}
 	}
-	out2, _, err := runMain(t, store, "sessions", "--json", "--subagents", "-n", "0")
+	out2, _, err := runMain(t, store, "sessions", "--json", "--subagents", "--surgical", "-n", "0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,13 @@ import (
 func (m *Main) runSessions(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("sessions", "[flags]", `
-List the sessions in the store, most recent first.
+List the sessions in the store, most recent first. The sessions cairn's own
+surgery cut (compress, extract, merge, split, revive) repeat rounds of their
+sources and are left out unless --surgical; subagents unless --subagents.
+
+ROUNDS counts real user messages; API TOKENS is what the session's API calls
+used, summed over every call (input, cache and output), not what its context
+window holds now (cairn advise says that).
 
 Examples:
   cairn sessions
@@ -24,11 +30,12 @@ Examples:
 	since := fs.String("since", "", "only sessions active since this time (RFC 3339, a date, or a duration such as 48h)")
 	until := fs.String("until", "", "only sessions started before this time")
 	subagents := fs.Bool("subagents", false, "include subagent sessions")
+	surgical := fs.Bool("surgical", false, "include the sessions cairn's surgery cut")
 	limit := fs.Int("n", 50, "list at most this many (0: all)")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	filter := cairn.SessionFilter{Project: *project, Subagents: *subagents, Limit: *limit}
+	filter := cairn.SessionFilter{Project: *project, Subagents: *subagents, NoSurgery: !*surgical, Limit: *limit}
 	var err error
 	if filter.Since, err = parseWhen(*since); err != nil {
 		return err
@@ -53,7 +60,7 @@ Examples:
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tENDED\tROUNDS\tTOKENS\tPROJECT\tTITLE")
+	fmt.Fprintln(tw, "SESSION\tENDED\tROUNDS\tAPI TOKENS\tPROJECT\tTITLE")
 	for _, s := range sessions {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.EndedAt.Format("2006-01-02 15:04"), s.Rounds,
 			humanTokens(s.Usage.Context()+s.Usage.Output), s.Project, s.Title)
@@ -63,6 +70,13 @@ Examples:
 	}
 	if len(sessions) < n {
 		fmt.Fprintf(m.Stdout, "(%d of %d; -n 0 lists all)\n", len(sessions), n)
+	}
+	if !*surgical {
+		all := filter
+		all.NoSurgery, all.Limit = false, 1
+		if _, total, err := st.sessions.FindSessions(ctx, all); err == nil && total > n {
+			fmt.Fprintf(m.Stdout, "(%d cut by surgery not listed: --surgical lists them)\n", total-n)
+		}
 	}
 	return nil
 }

@@ -89,11 +89,11 @@ func TestSurgeryCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Registered with its lineage, and searchable.
-		if out := c.run("sessions", "--json"); !strings.Contains(out, `"id":"`+m[2]+`","agent":"claude-code","lineage":"surgery","parent":"`+tools+`"`) ||
+		if out := c.run("sessions", "--json", "--surgical"); !strings.Contains(out, `"id":"`+m[2]+`","agent":"claude-code","lineage":"surgery","parent":"`+tools+`"`) ||
 			!strings.Contains(out, `"operation":"compress-before"`) {
 			t.Fatalf("sessions:\n%s", out)
 		}
-		if out := c.run("search", "--json", "ValidateToken"); !strings.Contains(out, m[2]) {
+		if out := c.run("search", "--json", "--surgical", "ValidateToken"); !strings.Contains(out, m[2]) {
 			t.Fatalf("the export is not searchable:\n%s", out)
 		}
 	})

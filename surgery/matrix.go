@@ -128,15 +128,41 @@ func Ranges(seqs []int) string {
 	return strings.Join(parts, ",")
 }
 
-// ShortNames returns the shortest prefixes, at least 8 characters, that
-// tell the given session ids apart.
+// ShortNames returns a short label for each session id: the shortest
+// prefix of its uuid, at least 8 characters, that tells the sessions
+// apart, and for a subagent ("<uuid>-agent-<id>") its parent's label,
+// "/agent-" and the shortest telling prefix (at least 8) of its agent id,
+// so a parent and its subagents never read as one cut-off id.
 func ShortNames(ids []string) map[string]string {
+	var mains, agents []string
+	for _, id := range ids {
+		main, agent, ok := strings.Cut(id, "-agent-")
+		mains = append(mains, main)
+		if ok {
+			agents = append(agents, agent)
+		}
+	}
+	mainNames, agentNames := prefixes(mains), prefixes(agents)
 	out := map[string]string{}
 	for _, id := range ids {
+		main, agent, ok := strings.Cut(id, "-agent-")
+		out[id] = mainNames[main]
+		if ok {
+			out[id] += "/agent-" + agentNames[agent]
+		}
+	}
+	return out
+}
+
+// prefixes returns the shortest prefix, at least 8 characters, of each
+// distinct string that no other one starts with.
+func prefixes(ss []string) map[string]string {
+	out := map[string]string{}
+	for _, id := range ss {
 		n := min(8, len(id))
 		for ; n < len(id); n++ {
 			unique := true
-			for _, other := range ids {
+			for _, other := range ss {
 				if other != id && strings.HasPrefix(other, id[:n]) {
 					unique = false
 					break

@@ -35,7 +35,12 @@ func Markdown(w io.Writer, s *cairn.Session, rounds []*cairn.Round) error {
 }
 
 // RoundMarkdown writes one round in full.
-func RoundMarkdown(w io.Writer, r *cairn.Round) error {
+func RoundMarkdown(w io.Writer, r *cairn.Round) error { return roundMarkdown(w, r, "") }
+
+// roundMarkdown writes one round in full; a voice ("A", "B") names the
+// source it came from in its heading and on every user and assistant
+// message, so a merge reads as two conversations interleaved.
+func roundMarkdown(w io.Writer, r *cairn.Round, voice string) error {
 	ew, ok := w.(*errWriter)
 	if !ok {
 		ew = &errWriter{w: w}
@@ -48,21 +53,28 @@ func RoundMarkdown(w io.Writer, r *cairn.Round) error {
 	if r.EngagementID != "" {
 		tag = " · engagement " + r.EngagementID
 	}
-	ew.printf("## Round %03d%s%s\n", r.Seq, ts, tag)
+	of := ""
+	if voice != "" {
+		of = " of source " + voice
+	}
+	ew.printf("## Round %03d%s%s%s\n", r.Seq, of, ts, tag)
 	for _, b := range r.Blocks {
 		if strings.TrimSpace(b.Content) == "" && b.Kind != cairn.ToolUse && b.Kind != cairn.ToolResult {
 			continue
 		}
 		ew.printf("\n")
-		blockMarkdown(ew, b)
+		blockMarkdown(ew, b, voice)
 	}
 	return ew.err
 }
 
-func blockMarkdown(ew *errWriter, b *cairn.Block) {
+func blockMarkdown(ew *errWriter, b *cairn.Block, voice string) {
 	side := ""
+	if voice != "" {
+		side = " " + voice
+	}
 	if b.Sidechain {
-		side = " (subagent)"
+		side += " (subagent)"
 	}
 	if b.Detail != "" {
 		// Condensed by a materialization: one line stands for the block.

@@ -58,7 +58,7 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 		if len(m.Sources) > 1 {
 			ew.printf("<!-- from %s -->\n", p.Round.SessionID)
 		}
-		RoundMarkdown(ew, p.Round)
+		roundMarkdown(ew, p.Round, voice(m, p.Round.SessionID))
 		if len(m.Sources) > 1 {
 			ew.printf("\n*— round %d%s*\n", p.Round.Seq, from(m, p.Round.SessionID))
 		}
@@ -68,12 +68,21 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 }
 
 func from(m *cairn.Materialization, id string) string {
+	if v := voice(m, id); v != "" {
+		return " of source " + v
+	}
+	return ""
+}
+
+// voice is the letter of the source id came from ("A", "B"), or "" when
+// the materialization has one source.
+func voice(m *cairn.Materialization, id string) string {
 	if len(m.Sources) < 2 {
 		return ""
 	}
 	for i, s := range m.Sources {
 		if s.ID == id {
-			return " of source " + string(rune('A'+i))
+			return string(rune('A' + i))
 		}
 	}
 	return ""

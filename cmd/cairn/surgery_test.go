@@ -102,6 +102,12 @@ func TestSurgeryCommands(t *testing.T) {
 		if !strings.Contains(out, "- source B: `5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04`") || !strings.Contains(out, "of source B*") {
 			t.Fatalf("merge markdown:\n%.2000s", out)
 		}
+		// Each message says whose voice it is: the two conversations interleave.
+		for _, voice := range []string{"**User A:**", "**Assistant A:**", "**User B:**", "**Assistant B:**", "## Round 001 of source B ·"} {
+			if !strings.Contains(out, voice) {
+				t.Errorf("merge markdown has no %q", voice)
+			}
+		}
 		out = c.run("inject", tools, "2", "--fidelity", "thinking=reference")
 		if !strings.Contains(out, "[thinking · 73 chars — cairn inject "+tools+" 2]") {
 			t.Fatalf("inject:\n%s", out)

@@ -1,6 +1,9 @@
 package cairn
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // A Source is how far a session's transcript file has been inscribed, so a
 // re-import reads only new bytes and notices a file that was rewritten.
@@ -40,9 +43,47 @@ type Inscription struct {
 	Messages []*MessageUsage // usage of API messages in the replacing rounds
 
 	// EngagementID and FrameID, when set, tag the replacing rounds that
-	// have no tag yet (auto-tagging while an engagement is active).
+	// have no tag yet (auto-tagging while an engagement is active), each
+	// only on rounds that started at or after its Since time, when set:
+	// rounds from before an engagement or frame began are not its work.
+	EngagementID    string
+	FrameID         string
+	EngagementSince time.Time
+	FrameSince      time.Time
+}
+
+// A RoundTag is the engagement and frame one round is tagged with.
+type RoundTag struct {
+	SessionID    string
+	Seq          int
 	EngagementID string
 	FrameID      string
+}
+
+// AutoTags returns the tags the inscription gives its rounds (round 0, the
+// preamble, never has one): the engagement and frame of each round that
+// started at or after their Since times.
+func (in *Inscription) AutoTags() []RoundTag {
+	if in.EngagementID == "" && in.FrameID == "" {
+		return nil
+	}
+	var tags []RoundTag
+	for _, r := range in.Rounds {
+		if r.Seq == 0 {
+			continue
+		}
+		t := RoundTag{SessionID: r.SessionID, Seq: r.Seq}
+		if in.EngagementID != "" && !r.StartedAt.Before(in.EngagementSince) {
+			t.EngagementID = in.EngagementID
+		}
+		if in.FrameID != "" && !r.StartedAt.Before(in.FrameSince) {
+			t.FrameID = in.FrameID
+		}
+		if t.EngagementID != "" || t.FrameID != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }
 
 // MessageUsage is the usage one API message reported; a message spans

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn"
 )
@@ -58,6 +59,12 @@ type Importer struct {
 	// import adds are tagged with them unless already tagged. Tags go to
 	// the index, never to the block store.
 	Tag func(s *cairn.Session) (engagementID, frameID string)
+
+	// EngagementSince and FrameSince, when set, limit Tag's engagement and
+	// frame to rounds that started at or after them: importing old
+	// transcripts while an engagement is active leaves their rounds
+	// untagged.
+	EngagementSince, FrameSince time.Time
 }
 
 // DefaultBatchBytes balances commit overhead against memory held per batch.
@@ -468,6 +475,7 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	}
 	if r.im.Tag != nil {
 		in.EngagementID, in.FrameID = r.im.Tag(r.sess)
+		in.EngagementSince, in.FrameSince = r.im.EngagementSince, r.im.FrameSince
 	}
 	if err := r.im.Store.Inscribe(ctx, in); err != nil {
 		return fmt.Errorf("line %d: %w", b.count, err)

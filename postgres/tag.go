@@ -67,18 +67,19 @@ func checkRounds(ctx context.Context, tx *Tx, sessionID string, seqs []int) erro
 
 // autoTag tags the rounds of an inscription that have no tag yet.
 func autoTag(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
-	if in.EngagementID == "" && in.FrameID == "" {
+	tags := in.AutoTags()
+	if len(tags) == 0 {
 		return nil
 	}
-	var seqs []int
-	for _, r := range in.Rounds {
-		if r.Seq != 0 {
-			seqs = append(seqs, r.Seq)
-		}
+	seqs := make([]int, len(tags))
+	engagements, frames := make([]string, len(tags)), make([]string, len(tags))
+	for i, t := range tags {
+		seqs[i], engagements[i], frames[i] = t.Seq, t.EngagementID, t.FrameID
 	}
 	_, err := tx.Exec(ctx, `
-		INSERT INTO round_tags (session_id, seq, engagement_id, frame_id) SELECT $1, seq, $3, $4 FROM unnest($2::int[]) AS seq
-		ON CONFLICT (session_id, seq) DO NOTHING`, in.Session.ID, ints(seqs), in.EngagementID, in.FrameID)
+		INSERT INTO round_tags (session_id, seq, engagement_id, frame_id)
+		SELECT $1, t.seq, t.engagement_id, t.frame_id FROM unnest($2::int[], $3::text[], $4::text[]) AS t (seq, engagement_id, frame_id)
+		ON CONFLICT (session_id, seq) DO NOTHING`, in.Session.ID, ints(seqs), engagements, frames)
 	return err
 }
 

@@ -80,16 +80,10 @@ func checkRounds(ctx context.Context, tx *Tx, sessionID string, seqs []int) erro
 
 // autoTag tags the rounds of an inscription that have no tag yet.
 func autoTag(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
-	if in.EngagementID == "" && in.FrameID == "" {
-		return nil
-	}
-	for _, r := range in.Rounds {
-		if r.Seq == 0 {
-			continue
-		}
+	for _, t := range in.AutoTags() {
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO round_tags (session_id, seq, engagement_id, frame_id) VALUES (?, ?, ?, ?)
-			ON CONFLICT (session_id, seq) DO NOTHING`, r.SessionID, r.Seq, in.EngagementID, in.FrameID); err != nil {
+			ON CONFLICT (session_id, seq) DO NOTHING`, t.SessionID, t.Seq, t.EngagementID, t.FrameID); err != nil {
 			return err
 		}
 	}

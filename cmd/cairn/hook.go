@@ -241,12 +241,13 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, err
 	}
 	defer st.Close()
-	engagement, frame, err := m.activeTags(ctx, w, st)
+	t, err := m.activeTagsSince(ctx, w, st)
 	if err != nil {
 		return nil, err
 	}
 	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
-		Tag: func(*cairn.Session) (string, string) { return engagement, frame }}
+		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },
+		EngagementSince: t.EngagementSince, FrameSince: t.FrameSince}
 	rep, err := im.Import(ctx, paths)
 	if err != nil {
 		return nil, err
@@ -266,21 +267,25 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	return last, err
 }
 
-// activeTags returns what new rounds are tagged with: the workspace's
-// active engagement and the frame in progress now, each "" if none.
-func (m *Main) activeTags(ctx context.Context, w *workspace.Workspace, st *store) (engagement, frame string, err error) {
-	engagement, _, err = workspace.ActiveEngagement(w.Root)
-	if err != nil {
-		return "", "", err
+// activeTagsSince returns what new rounds are tagged with: the workspace's
+// active engagement and the frame in progress now (each "" if none), with
+// the times they began: rounds from before are not theirs.
+func (m *Main) activeTagsSince(ctx context.Context, w *workspace.Workspace, st *store) (cairn.Inscription, error) {
+	var t cairn.Inscription
+	switch e, err := w.FindEngagement(); {
+	case err != nil:
+		return t, err
+	case e != nil && e.Active:
+		t.EngagementID, t.EngagementSince = e.ID, e.Started
 	}
 	switch f, err := cairn.ActiveFrame(ctx, st.frames, m.Getenv("CAIRN_AGENT"), m.now()); cairn.ErrorCode(err) {
 	case "":
-		frame = f.ID
+		t.FrameID, t.FrameSince = f.ID, f.StartedAt
 	case cairn.ENOTFOUND:
 	default:
-		return "", "", err
+		return t, err
 	}
-	return engagement, frame, nil
+	return t, nil
 }
 
 // hookSessionEnd inscribes what is left, then checkpoints on exit.

@@ -60,12 +60,13 @@ Examples:
 	// frame, as the hooks tag them.
 	switch w, err := m.openWorkspace(wsFlags{}); cairn.ErrorCode(err) {
 	case "":
-		engagement, frame, err := m.activeTags(ctx, w, st)
+		t, err := m.activeTagsSince(ctx, w, st)
 		if err != nil {
 			return err
 		}
-		if engagement != "" || frame != "" {
-			im.Tag = func(*cairn.Session) (string, string) { return engagement, frame }
+		if t.EngagementID != "" || t.FrameID != "" {
+			im.Tag = func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID }
+			im.EngagementSince, im.FrameSince = t.EngagementSince, t.FrameSince
 		}
 	case cairn.ENOTFOUND:
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -110,12 +111,12 @@ const (
 	MaxFrameTitleLen = 120 // runes
 )
 
-var frameIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var frameIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // ValidFrameID reports whether id may name a frame: letters, digits, '.',
 // '_' and '-', starting with a letter or digit.
 func ValidFrameID(id string) bool {
-	return len(id) <= MaxFrameIDLen && frameIDPattern.MatchString(id)
+	return len(id) <= MaxFrameIDLen && frameIDPattern().MatchString(id)
 }
 
 // Validate returns an EINVALID error if f lacks what every stored frame

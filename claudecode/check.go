@@ -36,7 +36,7 @@ func CheckResumable(sessionID string, lines [][]byte) error {
 		if l.SessionID != sessionID {
 			return fmt.Errorf("line %d: sessionId %q, want %q", n, l.SessionID, sessionID)
 		}
-		if !uuidRE.MatchString(l.UUID) || seen[l.UUID] {
+		if !uuidRE().MatchString(l.UUID) || seen[l.UUID] {
 			return fmt.Errorf("line %d: uuid %q is not a fresh uuid", n, l.UUID)
 		}
 		if l.IsSidechain {

@@ -66,7 +66,7 @@ type outLine struct {
 // EINVALID if nothing of m can be resumed: no full round that ends on a
 // completed assistant turn.
 func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
-	if x.SessionID == "" || !uuidRE.MatchString(x.SessionID) {
+	if x.SessionID == "" || !uuidRE().MatchString(x.SessionID) {
 		return nil, cairn.Errorf(cairn.EINVALID, "Export needs a session uuid, got %q.", x.SessionID)
 	}
 	newUUID := x.NewUUID

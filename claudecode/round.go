@@ -3,6 +3,7 @@ package claudecode
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"cairn"
@@ -160,18 +161,18 @@ var injectedPrefixes = []string{
 }
 
 var (
-	commandName = regexp.MustCompile(`<command-name>/?([^<]*)</command-name>`)
-	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<command-name>/?([^<]*)</command-name>`) })
+	commandArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`) })
 )
 
 // commandText renders a slash command line as the user typed it.
 func commandText(s string) string {
-	m := commandName.FindStringSubmatch(s)
+	m := commandName().FindStringSubmatch(s)
 	if m == nil || !strings.HasPrefix(strings.TrimSpace(s), "<command-") {
 		return s
 	}
 	text := "/" + strings.TrimPrefix(strings.TrimSpace(m[1]), "/")
-	if a := commandArgs.FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
+	if a := commandArgs().FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
 		text += " " + strings.TrimSpace(a[1])
 	}
 	return text
@@ -200,7 +201,7 @@ func isPrompt(s string) bool {
 		}
 	}
 	if strings.HasPrefix(t, "<command-") {
-		m := commandName.FindStringSubmatch(t)
+		m := commandName().FindStringSubmatch(t)
 		return m != nil && !localCommands[strings.TrimSpace(m[1])]
 	}
 	return true

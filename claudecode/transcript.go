@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn"
@@ -23,7 +24,9 @@ type Format struct{}
 
 var _ cairn.Transcript = Format{}
 
-var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var uuidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+})
 
 // Identify implements [cairn.Transcript]. A main session is named by its
 // file (Claude Code names a file after its session), else by the sessionId
@@ -51,7 +54,7 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 		if first != nil {
 			parent = first.SessionID
 		}
-		if dir := filepath.Dir(path); filepath.Base(dir) == "subagents" && uuidRE.MatchString(filepath.Base(filepath.Dir(dir))) {
+		if dir := filepath.Dir(path); filepath.Base(dir) == "subagents" && uuidRE().MatchString(filepath.Base(filepath.Dir(dir))) {
 			parent = filepath.Base(filepath.Dir(dir))
 		}
 		agentID := strings.TrimPrefix(stem, "agent-")
@@ -62,7 +65,7 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 			return nil, cairn.Errorf(cairn.EINVALID, "%s: a subagent transcript without a sessionId", path)
 		}
 		s.ID, s.Parent, s.AgentID, s.Lineage = parent+"-agent-"+agentID, parent, agentID, cairn.LineageSubagent
-	case uuidRE.MatchString(stem):
+	case uuidRE().MatchString(stem):
 		s.ID = stem
 	case first != nil:
 		s.ID = first.SessionID
@@ -100,8 +103,8 @@ func DefaultProjectsDir() (string, error) {
 	return ProjectsDir(home), nil
 }
 
-var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
+var nonAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9]`) })
 
 // ProjectDirName returns the folder name Claude Code uses for a working
 // directory: every character that is not a letter or digit becomes '-'.
-func ProjectDirName(cwd string) string { return nonAlnum.ReplaceAllString(cwd, "-") }
+func ProjectDirName(cwd string) string { return nonAlnum().ReplaceAllString(cwd, "-") }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn"
@@ -190,7 +191,7 @@ func formatCheckpoint(c *cairn.Checkpoint) string {
 	return b.String()
 }
 
-var checkpointHeading = regexp.MustCompile(`^###\s+(\S+)\s+·\s+(\S+)\s*$`)
+var checkpointHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^###\s+(\S+)\s+·\s+(\S+)\s*$`) })
 
 func parseCheckpoints(text string) []*cairn.Checkpoint {
 	var list []*cairn.Checkpoint
@@ -208,7 +209,7 @@ func parseCheckpoints(text string) []*cairn.Checkpoint {
 		case !in:
 			continue
 		}
-		if m := checkpointHeading.FindStringSubmatch(line); m != nil {
+		if m := checkpointHeading().FindStringSubmatch(line); m != nil {
 			t, err := time.Parse(time.RFC3339, m[1])
 			if err != nil {
 				c = nil

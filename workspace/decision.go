@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn"
@@ -108,8 +109,10 @@ func formatDecision(d *cairn.Decision) string {
 }
 
 var (
-	adrHeading = regexp.MustCompile(`^##\s+ADR-(\d+):\s*(.*)$`)
-	adrField   = regexp.MustCompile(`^-\s+(Date|Status|Supersedes|Context|Decision|Consequences):\s?(.*)$`)
+	adrHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^##\s+ADR-(\d+):\s*(.*)$`) })
+	adrField   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^-\s+(Date|Status|Supersedes|Context|Decision|Consequences):\s?(.*)$`)
+	})
 )
 
 // parseDecisions reads records leniently: a record is an "## ADR-NNN:"
@@ -119,7 +122,7 @@ func parseDecisions(text string) []*cairn.Decision {
 	var d *cairn.Decision
 	var last *string
 	for _, line := range strings.Split(text, "\n") {
-		if m := adrHeading.FindStringSubmatch(line); m != nil {
+		if m := adrHeading().FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			d = &cairn.Decision{Number: n, Title: strings.TrimSpace(m[2])}
 			list = append(list, d)
@@ -133,7 +136,7 @@ func parseDecisions(text string) []*cairn.Decision {
 			d, last = nil, nil
 			continue
 		}
-		m := adrField.FindStringSubmatch(line)
+		m := adrField().FindStringSubmatch(line)
 		if m == nil {
 			if last != nil && strings.HasPrefix(line, "  ") {
 				*last += "\n" + strings.TrimSpace(line)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn"
@@ -32,7 +33,7 @@ import (
 
 const earlierHeading = "## Earlier engagements"
 
-var engagementField = regexp.MustCompile(`^-\s+(ID|Status|Session|Started|Stopped):\s*(.*)$`)
+var engagementField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\s+(ID|Status|Session|Started|Stopped):\s*(.*)$`) })
 
 // ActiveEngagement returns the id of the workspace's active engagement,
 // and false if none is active. Automatic round tagging calls it; it reads
@@ -72,7 +73,7 @@ func parseEngagement(text string) (*cairn.Engagement, error) {
 			}
 			continue
 		}
-		m := engagementField.FindStringSubmatch(line)
+		m := engagementField().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -177,7 +178,7 @@ func (w *Workspace) StopEngagement() (*cairn.Engagement, error) {
 		if strings.TrimRight(line, "\r\n") == earlierHeading {
 			break
 		}
-		if m := engagementField.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil && m[1] == "Status" {
+		if m := engagementField().FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil && m[1] == "Status" {
 			lines[i] = fmt.Sprintf("- Status: stopped\n- Stopped: %s\n", w.now().UTC().Format(time.RFC3339))
 			break
 		}

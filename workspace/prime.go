@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -165,8 +166,8 @@ func clip(s string, n int) string {
 }
 
 var (
-	placeholder = regexp.MustCompile(`^\[.*\]$`)
-	emptyBullet = regexp.MustCompile(`^-\s+[^:]+:\s*$`)
+	placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[.*\]$`) })
+	emptyBullet = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\s+[^:]+:\s*$`) })
 )
 
 // cleanProject returns PROJECT.md's title and its lines without the
@@ -179,7 +180,7 @@ func cleanProject(text string) (name string, lines []string) {
 			name = strings.TrimSpace(line[2:])
 			continue
 		}
-		if line == "" || placeholder.MatchString(line) || emptyBullet.MatchString(line) {
+		if line == "" || placeholder().MatchString(line) || emptyBullet().MatchString(line) {
 			continue
 		}
 		kept = append(kept, line)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn"
@@ -22,8 +23,10 @@ var _ cairn.TraceStore = (*Workspace)(nil)
 //	11:15 iphone-extraction → cloud-storage | 309GB backup needs offsite
 
 var (
-	traceDay  = regexp.MustCompile(`^## (\d{4}-\d{2}-\d{2})`)
-	traceMove = regexp.MustCompile(`^(\d{2}:\d{2}(?::\d{2})?) (.+?) → (.+?)(?: \| (.*))?$`)
+	traceDay  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^## (\d{4}-\d{2}-\d{2})`) })
+	traceMove = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d{2}:\d{2}(?::\d{2})?) (.+?) → (.+?)(?: \| (.*))?$`)
+	})
 )
 
 func (w *Workspace) tracePath(session string) (string, error) {
@@ -94,7 +97,7 @@ func (w *Workspace) appendMove(session string, m *cairn.Move) error {
 func lastDay(text string) string {
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if m := traceDay.FindStringSubmatch(lines[i]); m != nil {
+		if m := traceDay().FindStringSubmatch(lines[i]); m != nil {
 			return m[1]
 		}
 	}
@@ -106,14 +109,14 @@ func parseTrace(session, text string) (*cairn.Trace, error) {
 	var day time.Time
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r")
-		if m := traceDay.FindStringSubmatch(line); m != nil {
+		if m := traceDay().FindStringSubmatch(line); m != nil {
 			day, _ = time.Parse(time.DateOnly, m[1])
 			continue
 		}
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ">") {
 			continue
 		}
-		m := traceMove.FindStringSubmatch(line)
+		m := traceMove().FindStringSubmatch(line)
 		if m == nil {
 			return nil, cairn.Errorf(cairn.EINVALID, "%s:%d: want \"HH:MM from → to | trigger\", got %q.",
 				filepath.ToSlash(filepath.Join(Dir, cairn.TracesDir, session+".md")), i+1, line)

@@ -72,21 +72,51 @@ func (db *DB) Open() (err error) {
 }
 
 // migrate runs each embedded migration not yet recorded, one transaction each.
+// A store already at the newest schema costs one read, not a write
+// transaction per migration: every command opens the store.
 func (db *DB) migrate() error {
-	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
-		return err
-	}
 	names, err := fs.Glob(migrationFS, "migration/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
+	if db.migrated(names) {
+		return nil
+	}
+	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if err := db.migrateFile(name); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// migrated reports whether every migration in names is recorded, reading
+// through the read pool; any error means "not known to be", and migrate
+// takes the write path.
+func (db *DB) migrated(names []string) bool {
+	rows, err := db.rdb.Query(`SELECT name FROM migrations`)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			return false
+		}
+		have[name] = true
+	}
+	for _, name := range names {
+		if !have[name] {
+			return false
+		}
+	}
+	return rows.Err() == nil
 }
 
 func (db *DB) migrateFile(name string) error {

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -54,5 +56,43 @@ func TestOpen_Reopen(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestOpen_WhileWriting pins that opening a store already at the newest
+// schema takes no write lock: a command that reads (search, a hook) opens
+// at once while an import holds the writer, instead of waiting for it.
+func TestOpen_WhileWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	MustOpenDBAt(t, path)
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	conn, err := raw.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+
+	done := make(chan error, 1)
+	go func() {
+		db := sqlite.NewDB(path)
+		err := db.Open()
+		db.Close()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open waited for the writer's lock")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -89,31 +88,6 @@ func (s *Store) Search(ctx context.Context, queries []string) (Latencies, int, e
 		hits += len(h)
 	}
 	return lat, hits, nil
-}
-
-// Ripgrep times `rg` finding every occurrence of each query's first word
-// (a fixed string, whole word, any case) in the raw files: the search a
-// person does without cairn, which must read every file to the end (-c
-// counts matches per file, like cairn finding every matching round). ok is
-// false when rg is not installed.
-func Ripgrep(dir string, queries []string) (lat Latencies, ok bool, err error) {
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		return nil, false, nil
-	}
-	for _, q := range queries {
-		words := strings.Fields(q)
-		args := []string{"-c", "-i", "-F", "-w", words[0], dir}
-		start := time.Now()
-		out, err := exec.Command(rg, args...).Output()
-		if err != nil && len(out) == 0 {
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-				return nil, true, err
-			}
-		}
-		lat = append(lat, time.Since(start))
-	}
-	return lat, true, nil
 }
 
 // DirSize returns the bytes of *.jsonl files under dir.

@@ -1,7 +1,9 @@
-// Command cairnbench builds a corpus from the sample transcripts and prints
-// the figures the foundation issue names: import MB/s, peak RSS, re-import
-// time after one appended round in a long session, search p50/p99, and the
-// same search done by rg over the raw files.
+// Command cairnbench builds a corpus from real transcripts (copied with
+// fresh uuids) and sessions generated from the samples, and measures whole
+// processes, each beside its yardstick in one paired run: cairn --help
+// against a Go hello world, cairn import (MB/s, peak RSS), cairn search
+// against rg -i -l -F over the raw files, and the re-import of one
+// appended round in a long session.
 //
 //	go run ./bench/cmd/cairnbench -size 1GB -long 100MB
 package main
@@ -42,8 +44,11 @@ func run() error {
 	size := flag.String("size", "200MB", "corpus size (e.g. 200MB, 1GB)")
 	long := flag.String("long", "100MB", "size of the long session for the re-import measure (0 to skip)")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "cairnbench"), "work folder (corpus kept between runs)")
-	samples := flag.String("samples", "testdata/claudecode", "sample transcripts to build from")
-	nq := flag.Int("queries", 200, "search queries to time")
+	samples := flag.String("samples", "testdata/claudecode", "sample transcripts to build generated sessions from")
+	real := flag.String("real", "../shared/testdata/transcripts", "real transcripts, copied with fresh uuids into part of the corpus (\"\" for none)")
+	realShare := flag.Float64("real-share", 0.5, "share of the corpus bytes made of real transcripts")
+	nq := flag.Int("queries", 20, "single-word search queries, each run as a whole cairn process and as rg")
+	runs := flag.Int("runs", 5, "times over the queries (and 8× for startup)")
 	flag.Parse()
 	corpusBytes, err := parseSize(*size)
 	if err != nil {
@@ -58,22 +63,41 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	cairnBin, helloBin, err := buildBinaries(*dir)
+	if err != nil {
+		return err
+	}
 
 	corpus := filepath.Join(*dir, "corpus-"+*size)
-	if err := ensureCorpus(g, corpus, corpusBytes); err != nil {
+	if err := ensureCorpus(g, corpus, corpusBytes, *real, *realShare); err != nil {
 		return err
 	}
 	got, files, err := bench.DirSize(corpus)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("corpus        %d files, %.1f MB (%s)\n", files, float64(got)/1e6, corpus)
+	realBytes, _, _ := bench.DirSize(filepath.Join(corpus, "real"))
+	fmt.Printf("corpus        %d files, %.1f MB, %.1f MB of it real transcripts with fresh uuids (%s)\n", files, float64(got)/1e6, float64(realBytes)/1e6, corpus)
 
-	// Import in a child process, so its peak RSS is the import's own.
+	// Startup: cairn --help against a Go hello world, paired.
+	c, h, err := bench.Paired([][2]bench.Command{{
+		{Name: "cairn --help", Args: []string{cairnBin, "--help"}},
+		{Name: "hello", Args: []string{helloBin}},
+	}}, 8**runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("startup       cairn --help p50 %s, a Go hello world p50 %s: %.1f× (paired, %d runs each, whole process)\n",
+		ms(c.Percentile(50)), ms(h.Percentile(50)), ratio(c, h), len(c))
+
+	// Import: the cairn command, a whole process, for its time and peak RSS.
 	storePath := filepath.Join(*dir, "store-"+*size, "cairn.db")
 	os.RemoveAll(filepath.Dir(storePath))
 	start := time.Now()
-	cmd := exec.Command(os.Args[0], "import-child", storePath, corpus)
+	cmd := exec.Command(cairnBin, "import", "--store", storePath, "-q", corpus)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -81,36 +105,28 @@ func run() error {
 	el := time.Since(start)
 	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
 	dbSize := fileSizes(storePath)
-	fmt.Printf("import        %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB\n",
+	fmt.Printf("import        %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB (cairn import, whole process)\n",
 		float64(got)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(dbSize)/1e6)
 
-	st, err := bench.OpenStore(storePath)
-	if err != nil {
-		return err
+	// Search: each query as a whole cairn process and as rg over the raw
+	// files, in turn. rg -l stops reading a file at its first match, as
+	// cairn lists matching rounds; both ignore case, neither reads syntax.
+	var pairs [][2]bench.Command
+	for _, q := range singleWords(g.Queries(*nq * 4))[:*nq] {
+		pairs = append(pairs, [2]bench.Command{
+			{Name: "cairn search " + q, Args: []string{cairnBin, "search", "--store", storePath, "-n", "20", q}},
+			{Name: "rg " + q, Args: []string{"rg", "-i", "-l", "-F", q, corpus}},
+		})
 	}
-	queries := g.Queries(*nq)
-	st.Search(ctx, queries[:10]) // warm the page cache
-	lat, hits, err := st.Search(ctx, queries)
-	st.Close()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("search        p50 %s, p99 %s over %d queries (%d hits)\n", ms(lat.Percentile(50)), ms(lat.Percentile(99)), len(lat), hits)
-	rgQueries := queries[:min(20, len(queries))]
-	if rgLat, ok, err := bench.Ripgrep(corpus, rgQueries); err != nil {
-		return err
-	} else if ok {
-		// The same queries five times over: a millisecond figure on a shared
-		// machine wants more samples than rg's hundred-millisecond one.
-		var repeated []string
-		for range 5 {
-			repeated = append(repeated, rgQueries...)
-		}
-		cairnLat, _, _ := reopenSearch(ctx, storePath, repeated)
-		fmt.Printf("rg            p50 %s over %d queries: cairn is %.0f× faster (p50 %s on the same queries)\n",
-			ms(rgLat.Percentile(50)), len(rgLat), float64(rgLat.Percentile(50))/float64(max(cairnLat.Percentile(50), 1)), ms(cairnLat.Percentile(50)))
+	if _, err := exec.LookPath("rg"); err != nil {
+		fmt.Println("search        rg not installed: no comparison")
 	} else {
-		fmt.Println("rg            not installed: no comparison")
+		cs, rs, err := bench.Paired(pairs, *runs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("search        cairn search p50 %s p90 %s, rg -i -l -F p50 %s p90 %s: rg p50 / cairn p50 = %.2f (paired, %d queries × %d runs, whole process)\n",
+			ms(cs.Percentile(50)), ms(cs.Percentile(90)), ms(rs.Percentile(50)), ms(rs.Percentile(90)), ratio(rs, cs), len(pairs), *runs)
 	}
 
 	if longBytes > 0 {
@@ -121,13 +137,43 @@ func run() error {
 	return nil
 }
 
-func reopenSearch(ctx context.Context, storePath string, qs []string) (bench.Latencies, int, error) {
-	st, err := bench.OpenStore(storePath)
-	if err != nil {
-		return nil, 0, err
+// ratio is a's median over b's.
+func ratio(a, b bench.Latencies) float64 {
+	return float64(a.Percentile(50)) / float64(max(b.Percentile(50), 1))
+}
+
+// singleWords keeps the queries of one word: rg -F takes a fixed string,
+// so only those are the same search on both sides.
+func singleWords(qs []string) []string {
+	var out []string
+	for _, q := range qs {
+		if !strings.Contains(q, " ") {
+			out = append(out, q)
+		}
 	}
-	defer st.Close()
-	return st.Search(ctx, qs)
+	return out
+}
+
+// buildBinaries builds the cairn command and a Go hello world (the
+// startup yardstick) into dir.
+func buildBinaries(dir string) (cairnBin, helloBin string, err error) {
+	cairnBin = filepath.Join(dir, "cairn")
+	if out, err := exec.Command("go", "build", "-o", cairnBin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build cairn: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", "", err
+	}
+	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"), 0o644)
+	helloBin = filepath.Join(dir, "hello-bin")
+	build := exec.Command("go", "build", "-o", helloBin, ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build hello: %v\n%s", err, out)
+	}
+	return cairnBin, helloBin, nil
 }
 
 // measureReimport imports one long session, then appends one round at a
@@ -217,18 +263,33 @@ func importChild(storePath, corpus string) error {
 	return nil
 }
 
-func ensureCorpus(g *bench.Generator, dir string, size int64) error {
+// ensureCorpus fills dir with size bytes of transcripts: share of them
+// real transcripts from realDir copied with fresh uuids (under real/), the
+// rest generated from the samples (under generated/). A corpus already
+// there is kept.
+func ensureCorpus(g *bench.Generator, dir string, size int64, realDir string, share float64) error {
 	if got, _, err := bench.DirSize(dir); err == nil && got >= size {
 		return nil
 	}
 	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	var total int64
+	if realDir != "" && share > 0 {
+		if _, err := os.Stat(realDir); err != nil {
+			return fmt.Errorf("real transcripts: %w (-real \"\" builds from generated ones only)", err)
+		}
+		n, err := bench.RealCorpus(realDir, filepath.Join(dir, "real"), int64(float64(size)*share))
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	gen := filepath.Join(dir, "generated")
+	if err := os.MkdirAll(gen, 0o755); err != nil {
 		return err
 	}
-	var total int64
 	for total < size {
 		// Sessions of 0.2–4 MB, like real ones.
-		_, n, err := g.Session(dir, int64(200<<10+int(total)%(4<<20)))
+		_, n, err := g.Session(gen, int64(200<<10+int(total)%(4<<20)))
 		if err != nil {
 			return err
 		}

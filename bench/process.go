@@ -1,0 +1,50 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+)
+
+// A Command is one whole process to time: what a person or a hook waits
+// for, startup included.
+type Command struct {
+	Name string
+	Args []string // Args[0] is the program
+}
+
+// Run runs c once and returns how long the process took, start to exit.
+// Exit status 1 with output is taken as "no match" (rg, grep), not an error.
+func (c Command) Run() (time.Duration, error) {
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	start := time.Now()
+	out, err := cmd.Output()
+	el := time.Since(start)
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		return el, fmt.Errorf("%s: %v: %s", c.Name, err, out)
+	}
+	return el, nil
+}
+
+// Paired times each pair of commands in turn, a then b, runs times over
+// the list, so both see the same machine at the same moments: on a shared
+// machine, figures measured apart cannot be compared. It returns each
+// side's latencies in the order run.
+func Paired(pairs [][2]Command, runs int) (a, b Latencies, err error) {
+	for range runs {
+		for _, p := range pairs {
+			da, err := p[0].Run()
+			if err != nil {
+				return nil, nil, err
+			}
+			db, err := p[1].Run()
+			if err != nil {
+				return nil, nil, err
+			}
+			a, b = append(a, da), append(b, db)
+		}
+	}
+	return a, b, nil
+}

@@ -173,6 +173,14 @@ func TestBrowser(t *testing.T) {
 	if n := Eval[int](t, ctx, `document.querySelectorAll('.round[data-seq="2"] .body details.block[open]').length`); n != 0 {
 		t.Fatalf("%d thinking or tool blocks open, want them collapsed", n)
 	}
+	// The answer's markdown is rendered (list items, inline code), not shown
+	// raw, and the round's line starts with the user's prompt.
+	if n := Eval[int](t, ctx, `document.querySelectorAll('.round[data-seq="2"] .block.assistant li code').length`); n == 0 {
+		t.Fatalf("round 2's answer is not rendered markdown: %s", Eval[string](t, ctx, `document.querySelector('.round[data-seq="2"] .block.assistant').innerHTML`))
+	}
+	if got := Eval[string](t, ctx, `document.querySelector('.round[data-seq="2"] .line .index .prompt').textContent`); !strings.HasPrefix(got, "Add a database migration") {
+		t.Fatalf("round 2's line shows prompt %q", got)
+	}
 
 	// Select rounds 1 to 3: a click, then a shift-click.
 	Step(t, ctx, "select rounds 1-3",

@@ -194,7 +194,10 @@ function roundRow(r) {
   const line = el("div", { class: "line" }, toggle,
     el("span", { class: "seq" }, String(r.seq).padStart(3, "0")),
     el("span", { class: "muted mono" }, when(r.started_at)),
-    el("span", { class: "index", title: r.index }, r.index || el("span", { class: "muted" }, r.roles)),
+    el("span", { class: "index", title: (r.user_preview ? r.user_preview + "\n" : "") + r.index },
+      r.user_preview ? el("span", { class: "prompt" }, r.user_preview) : "",
+      r.user_preview && r.index ? el("span", { class: "muted" }, " → ") : "",
+      r.index || (r.user_preview ? "" : el("span", { class: "muted" }, r.roles))),
     el("span", { class: "tags" }, tags));
   line.addEventListener("click", (e) => select(r.seq, e));
   row.append(line);
@@ -260,13 +263,68 @@ async function expand(row, open) {
 
 // blockView renders one block: text plainly, thinking and tool cycles as
 // collapsible details.
+// markdown renders the markdown agents write (paragraphs, headings, lists,
+// fenced code, inline code, bold, italics, http links) as DOM nodes: text is
+// only ever set as text, never parsed as HTML.
+function markdown(src) {
+  const out = [];
+  const lines = src.replace(/\r\n/g, "\n").split("\n");
+  let para = [], list = null;
+  const flush = () => {
+    if (para.length) out.push(el("p", {}, inline(para.join(" "))));
+    para = [];
+    list = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const fence = line.match(/^\s*(`{3,}|~{3,})\s*(\S*)/);
+    if (fence) {
+      flush();
+      const code = [];
+      for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) code.push(lines[i]);
+      out.push(el("pre", {}, el("code", {}, code.join("\n"))));
+      continue;
+    }
+    const h = line.match(/^(#{1,6})\s+(.*)$/);
+    const item = line.match(/^\s*([-*+]|\d+[.)])\s+(.*)$/);
+    if (!line.trim()) flush();
+    else if (h) { flush(); out.push(el("h" + Math.min(6, h[1].length + 3), {}, inline(h[2]))); }
+    else if (item) {
+      const kind = /\d/.test(item[1]) ? "ol" : "ul";
+      if (para.length) { out.push(el("p", {}, inline(para.join(" ")))); para = []; }
+      if (!list || list.tagName.toLowerCase() !== kind) { list = el(kind, {}); out.push(list); }
+      list.append(el("li", {}, inline(item[2])));
+    } else if (list && /^\s+\S/.test(line)) list.lastChild.append(" ", ...inline(line.trim()));
+    else { list = null; para.push(line.trim()); }
+  }
+  flush();
+  return out;
+}
+
+// inline renders `code`, **bold**, *italics* and [text](http…) links.
+function inline(text) {
+  const nodes = [];
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)/g;
+  let last = 0, m;
+  while ((m = re.exec(text))) {
+    if (m.index > last) nodes.push(text.slice(last, m.index));
+    if (m[1] !== undefined) nodes.push(el("code", {}, m[1]));
+    else if (m[2] !== undefined) nodes.push(el("strong", {}, m[2]));
+    else if (m[3] !== undefined) nodes.push(el("em", {}, m[3]));
+    else nodes.push(el("a", { href: m[5], rel: "noreferrer noopener", target: "_blank" }, m[4]));
+    last = re.lastIndex;
+  }
+  if (last < text.length) nodes.push(text.slice(last));
+  return nodes;
+}
+
 function blockView(b) {
   const side = b.sidechain ? " (subagent)" : "";
   switch (b.kind) {
     case "user-text":
       return el("div", { class: "block user" }, el("div", { class: "who" }, "User" + side), el("div", { class: "text" }, b.content));
     case "assistant-text":
-      return el("div", { class: "block assistant" }, el("div", { class: "who" }, "Assistant" + side), el("div", { class: "text" }, b.content));
+      return el("div", { class: "block assistant" }, el("div", { class: "who" }, "Assistant" + side), el("div", { class: "text markdown" }, markdown(b.content)));
     case "thinking":
       return el("details", { class: "block thinking" }, el("summary", {}, `thinking${side} · ${b.content.length} chars`), el("pre", {}, b.content));
     case "tool-use":

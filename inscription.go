@@ -29,8 +29,19 @@ type Inscription struct {
 	Session *Session // identity and metadata; counts are recomputed by the store
 	Source  Source   // position after this inscription
 
+	// Prev, when set, is the position this inscription continues from, as
+	// the importer found it before reading the file (zero for a session
+	// never inscribed). The store checks it inside its write transaction
+	// and refuses the inscription with [ErrStale] when the stored position
+	// is another: a concurrent import moved it on, so this one must start
+	// again from what is stored now. Nil skips the check (a copy).
+	Prev *Source
+
 	// Reset discards the session's index and starts a new generation of
 	// lines: the file was rewritten. Older generations stay in the store.
+	// The store raises Source.Generation past every generation it holds
+	// (and sets it in the inscription), so a new generation never meets
+	// the lines of an older one.
 	Reset bool
 
 	Lines    []*Line         // new lines only
@@ -43,6 +54,22 @@ type Inscription struct {
 	// have no tag yet (auto-tagging while an engagement is active).
 	EngagementID string
 	FrameID      string
+}
+
+// ErrStale is what [InscriptionStore.Inscribe] returns when an
+// inscription's Prev is no longer the stored position: another import got
+// there first. The importer starts over from the stored position; a person
+// never sees it.
+var ErrStale = Errorf(ECONFLICT, "Another import of this session stored new lines first; import again.")
+
+// SamePosition reports whether a stored source is at the position p
+// continues from: same generation, offset and line count. A missing
+// source (nil) is at the zero position.
+func (p *Source) SamePosition(stored *Source) bool {
+	if stored == nil {
+		stored = &Source{}
+	}
+	return p.Generation == stored.Generation && p.Offset == stored.Offset && p.Lines == stored.Lines
 }
 
 // MessageUsage is the usage one API message reported; a message spans

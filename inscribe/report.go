@@ -39,6 +39,27 @@ type FileReport struct {
 	Rounds    int    `json:"rounds"` // rounds in the session afterwards
 }
 
+// merge adds what one attempt at importing a file did: lines stored, and
+// its status and counts if it succeeded (an attempt that lost a race to
+// another import is followed by one that carries on from the winner's).
+func (f *FileReport) merge(try *FileReport, ok bool) {
+	f.SessionID = try.SessionID
+	f.Stored += try.Stored
+	f.Bytes += try.Bytes
+	if !ok {
+		f.Read += try.Stored
+		if f.Status == "" && try.Stored > 0 {
+			f.Status = try.Status
+		}
+		return
+	}
+	f.Read += try.Read
+	f.Pending, f.Rounds = try.Pending, try.Rounds
+	if try.Status != StatusUnchanged || f.Status == "" {
+		f.Status = try.Status
+	}
+}
+
 // A Report sums the import of many files.
 type Report struct {
 	Files    []*FileReport  `json:"files"`

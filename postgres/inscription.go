@@ -84,14 +84,47 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	if err := in.Session.Validate(); err != nil {
 		return err
 	}
-	err := s.db.write(ctx, func(tx *Tx) error { return inscribe(ctx, tx, in) })
+	gen := in.Source.Generation
+	err := s.db.write(ctx, func(tx *Tx) error {
+		in.Source.Generation = gen // a retried transaction starts over
+		return inscribe(ctx, tx, in)
+	})
 	if err != nil {
-		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, storeError(err))
 	}
 	return nil
 }
 
 func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
+	// Writers of one session take turns from here to the commit, so the
+	// position checked is the one the commit moves on.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "cairn session "+in.Session.ID); err != nil {
+		return err
+	}
+	if in.Prev != nil {
+		var src cairn.Source
+		var stored *cairn.Source
+		err := tx.QueryRow(ctx, `SELECT src_offset, src_lines, generation FROM sessions WHERE id = $1`, in.Session.ID).
+			Scan(&src.Offset, &src.Lines, &src.Generation)
+		switch {
+		case err == nil:
+			stored = &src
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		if !in.Prev.SamePosition(stored) {
+			return cairn.ErrStale
+		}
+	}
+	if in.Reset {
+		var top *int
+		if err := tx.QueryRow(ctx, `SELECT MAX(generation) FROM lines WHERE session_id = $1`, in.Session.ID).Scan(&top); err != nil {
+			return err
+		}
+		if top != nil && *top >= in.Source.Generation {
+			in.Source.Generation = *top + 1
+		}
+	}
 	// The session row is written first: it locks the session, so two
 	// writers of one session take turns.
 	if err := upsertSession(ctx, tx, in.Session, in.Source); err != nil {

@@ -84,14 +84,40 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	}
 	defer tx.Rollback()
 	if err := inscribe(ctx, tx, in, chunks); err != nil {
-		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, storeError(s.db, err))
 	}
-	return tx.Commit()
+	return storeError(s.db, tx.Commit())
 }
 
 func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk) error {
 	if err := in.Session.Validate(); err != nil {
 		return err
+	}
+	// The transaction holds the write lock (BEGIN IMMEDIATE): what is
+	// read here cannot change before the commit.
+	if in.Prev != nil || in.Reset {
+		var stored *cairn.Source
+		var src cairn.Source
+		err := tx.QueryRowContext(ctx, `SELECT src_offset, src_lines, generation FROM sessions WHERE id = ?`, in.Session.ID).
+			Scan(&src.Offset, &src.Lines, &src.Generation)
+		switch {
+		case err == nil:
+			stored = &src
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		if in.Prev != nil && !in.Prev.SamePosition(stored) {
+			return cairn.ErrStale
+		}
+	}
+	if in.Reset {
+		var top sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(generation) FROM chunks WHERE session_id = ?`, in.Session.ID).Scan(&top); err != nil {
+			return err
+		}
+		if top.Valid && int(top.Int64) >= in.Source.Generation {
+			in.Source.Generation = int(top.Int64) + 1
+		}
 	}
 	if err := upsertSession(ctx, tx, in.Session, in.Source); err != nil {
 		return err

@@ -95,6 +95,13 @@ type InscriptionStore interface {
 	// Inscribe appends one inscription atomically.
 	Inscribe(ctx context.Context, in *Inscription) error
 
+	// LockSession makes importers of one session take turns, across
+	// processes, from reading the stored position to their last commit:
+	// the loser of a race waits, then finds the work done. It returns when
+	// the lock is held or ctx ends. Correctness does not rest on it (an
+	// inscription's Prev does that); it spares the loser reading again.
+	LockSession(ctx context.Context, sessionID string) (unlock func(), err error)
+
 	// LastRound returns a session's highest round, ENOTFOUND if it has none.
 	LastRound(ctx context.Context, sessionID string) (*Round, error)
 

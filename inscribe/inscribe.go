@@ -253,6 +253,11 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 	}
 	fr.SessionID = sess.ID
 	defer im.lockSession(sess.ID)()
+	unlock, err := im.Store.LockSession(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 
 	var prev *cairn.Source // the stored position this import continues from
 	win := &windows{}

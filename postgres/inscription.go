@@ -326,7 +326,7 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	for i, sess := range sessions {
 		err := s.db.write(ctx, func(tx *Tx) error { return reindexSession(ctx, tx, sess, rebuild) })
 		if err != nil {
-			return fmt.Errorf("reindex %s: %w", sess.ID, err)
+			return fmt.Errorf("reindex %s: %w", sess.ID, storeError(err))
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
@@ -336,7 +336,11 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 }
 
 func reindexSession(ctx context.Context, tx *Tx, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {
-	// Lock the session against concurrent inscriptions while it is rebuilt.
+	// Lock the session against concurrent inscriptions while it is
+	// rebuilt (the lock Inscribe takes first, then the row).
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "cairn session "+sess.ID); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, sess.ID); err != nil {
 		return err
 	}

@@ -28,7 +28,8 @@ var migrationFS embed.FS
 // DB is a cairn store in a PostgreSQL database (or in the schema its DSN's
 // search_path names).
 type DB struct {
-	pool *pgxpool.Pool
+	pool    *pgxpool.Pool
+	lockers chan struct{} // connections LockSession may hold at once
 
 	// DSN is the connection string: a postgres:// URL or key=value pairs.
 	DSN string
@@ -52,6 +53,7 @@ func (db *DB) Open() (err error) {
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
+	db.lockers = make(chan struct{}, max(1, int(cfg.MaxConns)-2))
 	if db.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}

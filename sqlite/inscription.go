@@ -312,7 +312,7 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	}
 	for i, sess := range sessions {
 		if err := s.reindexSession(ctx, sess, rebuild); err != nil {
-			return fmt.Errorf("reindex %s: %w", sess.ID, err)
+			return fmt.Errorf("reindex %s: %w", sess.ID, storeError(s.db, err))
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))

@@ -29,6 +29,7 @@ type DB struct {
 	rdb    *sql.DB // reads
 	ctx    context.Context
 	cancel func()
+	locks  sessionLocks
 
 	// Path is the database file.
 	Path string
@@ -115,6 +116,7 @@ func (db *DB) migrateFile(name string) error {
 // Close closes the database.
 func (db *DB) Close() error {
 	db.cancel()
+	db.locks.close()
 	var err error
 	for _, d := range []*sql.DB{db.rdb, db.db} {
 		if d != nil {

@@ -89,6 +89,10 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 			defer wg.Done()
 			for i := range jobs {
 				f, counted := files[i], int64(0)
+				if f.skip != "" {
+					results[i] = result{&FileReport{Path: f.path, Status: StatusSkipped, Error: f.skip}, nil}
+					continue
+				}
 				advance := func(n int64) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -132,10 +136,13 @@ func (im *Importer) lockSession(id string) (unlock func()) {
 type file struct {
 	path string
 	size int64
+	skip string // why path is not read: a folder that cannot be listed
 }
 
 // transcriptFiles lists the transcript files named by paths: files as
-// given, folders walked for *.jsonl. A path that does not exist is an error.
+// given, folders walked for *.jsonl. A path that does not exist is an
+// error; a folder inside that cannot be listed is reported and skipped,
+// so one unreadable folder does not stop the others from being imported.
 func transcriptFiles(paths []string) ([]file, error) {
 	var out []file
 	for _, p := range paths {
@@ -144,19 +151,25 @@ func transcriptFiles(paths []string) ([]file, error) {
 			return nil, err
 		}
 		if !info.IsDir() {
-			out = append(out, file{p, info.Size()})
+			out = append(out, file{path: p, size: info.Size()})
 			continue
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				if d != nil && d.IsDir() || path == p {
+					out = append(out, file{path: path, skip: fmt.Sprintf("folder skipped: %v", unwrapPath(err))})
+					return fs.SkipDir
+				}
+				out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
+				return nil
 			}
 			if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
 				info, err := d.Info()
 				if err != nil {
-					return err
+					out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
+					return nil
 				}
-				out = append(out, file{path, info.Size()})
+				out = append(out, file{path: path, size: info.Size()})
 			}
 			return nil
 		})
@@ -166,6 +179,16 @@ func transcriptFiles(paths []string) ([]file, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
+}
+
+// unwrapPath returns the reason of a *fs.PathError without its path, which
+// the report names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // ImportFile imports one file.
@@ -199,6 +222,9 @@ func (im *Importer) importFile(ctx context.Context, path string, progress func(i
 			err = fmt.Errorf("the file kept changing while it was read (%d attempts); import it again once it is written", attempt)
 		}
 		fr.Status, fr.Error = StatusFailed, errorText(err)
+		if errors.Is(err, errNotRegular) {
+			fr.Status = StatusSkipped
+		}
 		return fr, problems
 	}
 }

@@ -14,6 +14,7 @@ const (
 	StatusRewritten = "rewritten" // the file changed before the offset: re-inscribed as a new generation
 	StatusFailed    = "failed"    // could not be read or stored; what was stored before is intact
 	StatusEmpty     = "empty"     // a new file without one complete line yet: nothing stored
+	StatusSkipped   = "skipped"   // not read: not a regular file, or a folder that cannot be listed (Error says why)
 )
 
 // A Problem is one line that was stored raw, or not stored, and why.
@@ -115,6 +116,9 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "%s (%d new, %d appended, %d unchanged, %d rewritten, %d failed): %s read, %d stored, %.1f MB",
 		plural(len(r.Files), "file"), counts[StatusNew], counts[StatusAppended], counts[StatusUnchanged], counts[StatusRewritten], counts[StatusFailed],
 		plural(r.Read, "line"), r.Stored, float64(r.Bytes)/1e6)
+	if counts[StatusSkipped] > 0 {
+		fmt.Fprintf(&b, "; %s skipped", plural(counts[StatusSkipped], "path"))
+	}
 	if counts[StatusEmpty] > 0 {
 		fmt.Fprintf(&b, "; %s with no complete line yet", plural(counts[StatusEmpty], "new file"))
 	}

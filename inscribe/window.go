@@ -126,10 +126,13 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, cairn.Errorf(cairn.EINVALID, "%s is not a regular file (%s): skipped.", path, kind(info.Mode()))
+		return nil, fmt.Errorf("%w: %s, not a regular file", errNotRegular, kind(info.Mode()))
 	}
 	return f, nil
 }
+
+// errNotRegular marks a path that is no transcript file: skipped.
+var errNotRegular = errors.New("skipped")
 
 // kind names a file mode's type for people.
 func kind(m os.FileMode) string {

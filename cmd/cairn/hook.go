@@ -252,7 +252,7 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, err
 	}
 	for _, f := range rep.Files {
-		if f.Error != "" {
+		if f.Status == inscribe.StatusFailed {
 			return nil, fmt.Errorf("%s: %s", f.Path, f.Error)
 		}
 	}

@@ -2,13 +2,16 @@ package postgres
 
 import (
 	"context"
+	"math/rand/v2"
+	"time"
 )
 
 // LockSession implements [cairn.InscriptionStore] with a session-level
-// advisory lock held on a connection of its own until unlock. Lockers
-// never take the pool's last connections (the lock holder needs them to
-// finish): without one to spare, importers race unlocked and rely on the
-// position check alone.
+// advisory lock held on a connection of its own until unlock, tried
+// without waiting and again every few milliseconds (a blocking wait would
+// run into statement_timeout). Lockers never take the pool's last
+// connections (the lock holder needs them to finish): without one to
+// spare, importers race unlocked and rely on the position check alone.
 func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (func(), error) {
 	select {
 	case s.db.lockers <- struct{}{}:
@@ -21,10 +24,23 @@ func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (f
 		return nil, storeError(err)
 	}
 	key := "cairn import " + sessionID
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, key); err != nil {
-		conn.Release()
-		<-s.db.lockers
-		return nil, storeError(err)
+	for {
+		var ok bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&ok); err != nil {
+			conn.Release()
+			<-s.db.lockers
+			return nil, storeError(err)
+		}
+		if ok {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(2+rand.IntN(8)) * time.Millisecond):
+		case <-ctx.Done():
+			conn.Release()
+			<-s.db.lockers
+			return nil, ctx.Err()
+		}
 	}
 	return func() {
 		// A fresh context: the lock must go even when ctx was cancelled;

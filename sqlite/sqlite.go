@@ -67,27 +67,64 @@ func (db *DB) Open() (err error) {
 	}
 	db.db.SetMaxOpenConns(1)
 	if err := db.migrate(); err != nil {
+		if e := storeError(db, err); e != err {
+			return e
+		}
 		return fmt.Errorf("migrate %s: %w", db.Path, err)
 	}
 	return nil
 }
 
-// migrate runs each embedded migration not yet recorded, one transaction each.
+// migrate runs each embedded migration not yet recorded, one transaction
+// each. Whether any is due is read first without a lock, so opening an
+// up-to-date store never waits for a writer: search, export and the
+// SessionStart hook answer while an import holds the write lock.
 func (db *DB) migrate() error {
-	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
-		return err
-	}
 	names, err := fs.Glob(migrationFS, "migration/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
+	if db.current(names) {
+		return nil
+	}
+	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if err := db.migrateFile(name); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// current reports whether every migration in names is recorded, read
+// through the read pool (WAL: never waits). Any error says "not known to
+// be current", and migrate takes the write lock to find out.
+func (db *DB) current(names []string) bool {
+	rows, err := db.rdb.Query(`SELECT name FROM migrations`)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			return false
+		}
+		done[name] = true
+	}
+	if rows.Err() != nil {
+		return false
+	}
+	for _, name := range names {
+		if !done[name] {
+			return false
+		}
+	}
+	return true
 }
 
 func (db *DB) migrateFile(name string) error {

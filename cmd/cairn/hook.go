@@ -56,6 +56,7 @@ carries on from; it never exits 2, which would block the agent.`)
 		return &hookError{fmt.Errorf("hook takes one EVENT: %s", strings.Join(claudecode.HookEvents, ", "))}
 	}
 	event := fs.Arg(0)
+	m.inHook = true
 	if err := m.hook(ctx, event); err != nil {
 		return &hookError{fmt.Errorf("hook %s: %s", event, strings.Join(strings.Fields(errorText(err)), " "))}
 	}

@@ -33,6 +33,8 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
+
+	inHook bool // running as a Claude Code hook: short store timeouts
 }
 
 // NewMain returns a Main for the given streams and the process environment.

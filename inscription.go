@@ -1,17 +1,42 @@
 package cairn
 
-import "context"
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+)
 
 // A Source is how far a session's transcript file has been inscribed, so a
 // re-import reads only new bytes and notices a file that was rewritten.
 type Source struct {
 	SessionID  string
+	Agent      string // the session's harness, as stored (FindSource fills it)
 	Path       string
 	Offset     int64  // bytes inscribed; the next import starts here
 	Lines      int    // lines inscribed
 	HeadHash   []byte // hash of the file's first bytes (up to HeadSize)
 	TailHash   []byte // hash of the bytes just before Offset (up to TailSize)
 	Generation int    // bumped each time a rewritten file is re-inscribed
+}
+
+// A SourceKey is what identifies a session read from a transcript: the
+// harness that wrote it (a Session's Agent), the id the harness gave it,
+// and the file it was read from. Two files with one id (a backup beside
+// the live folder, a copy on another disk) are two sources: the first
+// inscribed keeps the id, another gets [SourceKey.CopyID], unless it
+// holds nothing the first does not (then it is not stored twice).
+type SourceKey struct {
+	Agent string
+	ID    string
+	Path  string
+}
+
+// CopyID is the session ID of a source whose id another file already
+// holds: the id, "~" and eight hex digits of a hash of the harness and
+// path, the same at every import of that file.
+func (k SourceKey) CopyID() string {
+	h := sha256.Sum256([]byte(k.Agent + "\x00" + k.Path))
+	return k.ID + "~" + hex.EncodeToString(h[:4])
 }
 
 // Sizes of the hashed windows that detect a rewritten file without reading

@@ -272,12 +272,15 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 	if err != nil {
 		return nil, err
 	}
-	if known, err := im.Store.FindSourceByPath(ctx, path); err == nil {
-		sess.ID = known.SessionID
-	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+	dup, err := im.resolve(ctx, f, path, size, sess)
+	if err != nil {
 		return nil, err
 	}
 	fr.SessionID = sess.ID
+	if dup {
+		fr.Status = StatusDuplicate
+		return nil, nil
+	}
 	defer im.lockSession(sess.ID)()
 	unlock, err := im.Store.LockSession(ctx, sess.ID)
 	if err != nil {

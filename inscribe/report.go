@@ -14,6 +14,7 @@ const (
 	StatusRewritten = "rewritten" // the file changed before the offset: re-inscribed as a new generation
 	StatusFailed    = "failed"    // could not be read or stored; what was stored before is intact
 	StatusEmpty     = "empty"     // a new file without one complete line yet: nothing stored
+	StatusDuplicate = "duplicate" // a copy of a session read from another file, holding nothing more: not stored twice
 	StatusSkipped   = "skipped"   // not read: not a regular file, or a folder that cannot be listed (Error says why)
 )
 
@@ -116,6 +117,13 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "%s (%d new, %d appended, %d unchanged, %d rewritten, %d failed): %s read, %d stored, %.1f MB",
 		plural(len(r.Files), "file"), counts[StatusNew], counts[StatusAppended], counts[StatusUnchanged], counts[StatusRewritten], counts[StatusFailed],
 		plural(r.Read, "line"), r.Stored, float64(r.Bytes)/1e6)
+	if counts[StatusDuplicate] > 0 {
+		copies := "copies"
+		if counts[StatusDuplicate] == 1 {
+			copies = "copy"
+		}
+		fmt.Fprintf(&b, "; %d %s of sessions read from other files, not stored twice", counts[StatusDuplicate], copies)
+	}
 	if counts[StatusSkipped] > 0 {
 		fmt.Fprintf(&b, "; %s skipped", plural(counts[StatusSkipped], "path"))
 	}

@@ -53,8 +53,8 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (*
 
 func findSource(ctx context.Context, tx *Tx, cond string, arg any) (*cairn.Source, error) {
 	var src cairn.Source
-	err := tx.QueryRow(ctx, `SELECT id, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE `+cond, arg).
-		Scan(&src.SessionID, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err := tx.QueryRow(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE `+cond, arg).
+		Scan(&src.SessionID, &src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", arg)
 	}

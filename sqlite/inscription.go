@@ -33,8 +33,8 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*c
 	}
 	defer tx.Rollback()
 	src := cairn.Source{SessionID: sessionID}
-	err = tx.QueryRowContext(ctx, `SELECT path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
-		Scan(&src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err = tx.QueryRowContext(ctx, `SELECT agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
+		Scan(&src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", sessionID)
 	}

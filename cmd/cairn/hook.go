@@ -237,6 +237,9 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	if _, err := os.Stat(in.TranscriptPath); errors.Is(err, os.ErrNotExist) {
 		return nil, nil // nothing written yet
 	}
+	if err := m.checkTranscriptPath(in.TranscriptPath); err != nil {
+		return nil, err
+	}
 	st, err := m.openStore("")
 	if err != nil {
 		return nil, err
@@ -265,6 +268,44 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, nil
 	}
 	return last, err
+}
+
+// checkTranscriptPath refuses a transcript_path outside the folders a
+// client keeps transcripts in: Claude Code's projects folder under $HOME
+// or $CLAUDE_CONFIG_DIR, and the folders $CAIRN_TRANSCRIPT_DIRS lists
+// (separated by the path list separator). Symlinks are resolved first, so
+// hook input naming /etc/passwd, or a link to it, stores and exports
+// nothing.
+func (m *Main) checkTranscriptPath(path string) error {
+	var dirs []string
+	if home := m.Getenv("HOME"); home != "" {
+		dirs = append(dirs, claudecode.ProjectsDir(home))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, claudecode.ProjectsDir(home))
+	}
+	if cfg := m.Getenv("CLAUDE_CONFIG_DIR"); cfg != "" {
+		dirs = append(dirs, filepath.Join(cfg, "projects"))
+	}
+	dirs = append(dirs, filepath.SplitList(m.Getenv("CAIRN_TRANSCRIPT_DIRS"))...)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	real, _ = filepath.Abs(real)
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		d, _ = filepath.Abs(d)
+		if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "." {
+			return nil
+		}
+	}
+	return cairn.Errorf(cairn.EINVALID, "The hook's transcript_path %s is not under a transcript folder (%s): not read. Add its folder to $CAIRN_TRANSCRIPT_DIRS to read it.",
+		path, strings.Join(dirs, ", "))
 }
 
 // activeTags returns what new rounds are tagged with: the workspace's

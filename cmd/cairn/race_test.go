@@ -165,3 +165,33 @@ func TestHookSessionStartUnderImport(t *testing.T) {
 		t.Fatal("SessionStart waited for the writer")
 	}
 }
+
+// TestHookTranscriptOutside: a hook reads only transcripts under the
+// client's projects folder (or $CAIRN_TRANSCRIPT_DIRS): hook input naming
+// another file, directly or through a symlink, stores nothing.
+func TestHookTranscriptOutside(t *testing.T) {
+	ws, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	var out, errb bytes.Buffer
+	if err := hookMain(ws, home, "", &out, &errb).Run(context.Background(), []string{"init"}); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	id := "0d0d0d0d-0000-4000-8000-0000000000e1"
+	secret := filepath.Join(elsewhere, id+".jsonl")
+	os.WriteFile(secret, []byte(raceLine(id, 1)), 0o644)
+	projects := filepath.Join(home, ".claude", "projects", "-w")
+	os.MkdirAll(projects, 0o755)
+	link := filepath.Join(projects, "0d0d0d0d-0000-4000-8000-0000000000e2.jsonl")
+	os.Symlink(secret, link)
+	for _, path := range []string{secret, link} {
+		errb.Reset()
+		stdin := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":"Stop"}`, id, path, ws)
+		err := hookMain(ws, home, stdin, &out, &errb).Run(context.Background(), []string{"hook", "Stop"})
+		if err == nil || exitCode(err) != 1 || !strings.Contains(errorText(err), "not under a transcript folder") {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	stdout, _, err := runMain(t, filepath.Join(ws, StoreDir, "cairn.db"), "sessions")
+	if err != nil || !strings.Contains(stdout, "No sessions") {
+		t.Fatalf("sessions after refused hooks: %q %v", stdout, err)
+	}
+}

@@ -58,11 +58,26 @@ type Server struct {
 
 	// Export writes what a surgical action made; see [ExportFunc].
 	Export ExportFunc
+
+	// MaxConns caps the connections served at once; more wait to be
+	// accepted. 0 means no cap.
+	MaxConns int
+
+	// ReadTimeout bounds reading a request, body included, and
+	// IdleTimeout how long a kept-alive connection may wait for the
+	// next; zero keeps NewServer's (30 s and a minute).
+	ReadTimeout, IdleTimeout time.Duration
 }
+
+// DefaultMaxConns is the connections the viewer serves at once.
+const DefaultMaxConns = 64
 
 // NewServer returns a Server with its routes registered.
 func NewServer() *Server {
-	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second}, mux: http.NewServeMux()}
+	// A client that stalls (a body that never ends, a connection kept
+	// idle) is dropped, so stalled clients cannot exhaust descriptors.
+	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}, mux: http.NewServeMux(), MaxConns: DefaultMaxConns}
 	s.server.Handler = http.HandlerFunc(s.serveHTTP)
 
 	s.mux.HandleFunc("/", s.handleUI)
@@ -90,6 +105,16 @@ func (s *Server) Open() (err error) {
 	}
 	if s.ln, err = net.Listen("tcp", s.Addr); err != nil {
 		return err
+	}
+	if s.MaxConns > 0 {
+		s.ln = limitListener(s.ln, s.MaxConns)
+	}
+	if s.ReadTimeout > 0 {
+		s.server.ReadTimeout = s.ReadTimeout
+		s.server.ReadHeaderTimeout = min(s.server.ReadHeaderTimeout, s.ReadTimeout)
+	}
+	if s.IdleTimeout > 0 {
+		s.server.IdleTimeout = s.IdleTimeout
 	}
 	go s.server.Serve(s.ln)
 	return nil

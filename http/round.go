@@ -2,9 +2,9 @@ package http
 
 import (
 	"fmt"
-	"unicode/utf8"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"cairn"
 	"cairn/export"

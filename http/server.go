@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -63,6 +64,11 @@ type Server struct {
 	// accepted. 0 means no cap.
 	MaxConns int
 
+	// Redact, when set, replaces secrets in every API response; it is
+	// required to listen beyond loopback, where the viewer never shows
+	// a secret (cmd/cairn passes package redact's gitleaks rules).
+	Redact func(string) string
+
 	// ReadTimeout bounds reading a request, body included, and
 	// IdleTimeout how long a kept-alive connection may wait for the
 	// next; zero keeps NewServer's (30 s and a minute).
@@ -99,6 +105,9 @@ func (s *Server) Open() (err error) {
 	}
 	if !IsLoopback(s.Addr) && s.Token == "" {
 		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires a token.", s.Addr)
+	}
+	if !IsLoopback(s.Addr) && s.Redact == nil {
+		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires redaction of secrets.", s.Addr)
 	}
 	if s.Token != "" {
 		s.loginCode = RandomToken()
@@ -201,8 +210,26 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Cross-site request refused: send the " + CSRFHeader + " header from this origin."})
 		return
 	}
+	if s.Redact != nil && strings.HasPrefix(r.URL.Path, "/api/") {
+		rw := &redactingWriter{ResponseWriter: w, status: http.StatusOK}
+		s.mux.ServeHTTP(rw, r)
+		w.WriteHeader(rw.status)
+		w.Write([]byte(s.Redact(rw.buf.String())))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
+
+// redactingWriter holds a response so its secrets can be replaced before
+// it is sent. Responses are bounded (a round's blocks come in pages).
+type redactingWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (w *redactingWriter) WriteHeader(status int)      { w.status = status }
+func (w *redactingWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
 
 // authorized reports whether r carries the token, when one is required.
 func (s *Server) authorized(r *http.Request) bool {

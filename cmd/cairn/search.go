@@ -28,6 +28,7 @@ Examples:
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
+	red := redactFlag(fs)
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -43,46 +44,48 @@ Examples:
 	if q.Until, err = parseWhen(*until); err != nil {
 		return err
 	}
-	st, err := m.openStore(sf.store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if *session != "" {
-		s, err := st.sessions.FindSessionByID(ctx, *session)
+	return m.redacted(*red, func() error {
+		st, err := m.openStore(sf.store)
 		if err != nil {
 			return err
 		}
-		q.SessionID = s.ID
-	}
-	hits, err := st.searcher.Search(ctx, q)
-	if err != nil {
-		return err
-	}
-	if sf.json {
-		for _, h := range hits {
-			h.Snippet = highlight(h.Snippet, "**", "**")
+		defer st.Close()
+		if *session != "" {
+			s, err := st.sessions.FindSessionByID(ctx, *session)
+			if err != nil {
+				return err
+			}
+			q.SessionID = s.ID
 		}
-		return json.NewEncoder(m.Stdout).Encode(map[string]any{"query": q.Text, "hits": orEmpty(hits)})
-	}
-	if len(hits) == 0 {
-		fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
+		hits, err := st.searcher.Search(ctx, q)
+		if err != nil {
+			return err
+		}
+		if sf.json {
+			for _, h := range hits {
+				h.Snippet = highlight(h.Snippet, "**", "**")
+			}
+			return json.NewEncoder(m.Stdout).Encode(map[string]any{"query": q.Text, "hits": orEmpty(hits)})
+		}
+		if len(hits) == 0 {
+			fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
+			return nil
+		}
+		on, off := "**", "**"
+		if isTerminal(m.Stdout) {
+			on, off = "\033[1;33m", "\033[0m"
+		}
+		for _, h := range hits {
+			fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
+				h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
+		}
+		noun := "rounds"
+		if len(hits) == 1 {
+			noun = "round"
+		}
+		fmt.Fprintf(m.Stdout, "\n%d %s. Read one in full: cairn show SESSION ROUND\n", len(hits), noun)
 		return nil
-	}
-	on, off := "**", "**"
-	if isTerminal(m.Stdout) {
-		on, off = "\033[1;33m", "\033[0m"
-	}
-	for _, h := range hits {
-		fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
-			h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
-	}
-	noun := "rounds"
-	if len(hits) == 1 {
-		noun = "round"
-	}
-	fmt.Fprintf(m.Stdout, "\n%d %s. Read one in full: cairn show SESSION ROUND\n", len(hits), noun)
-	return nil
+	})
 }
 
 func highlight(s, on, off string) string {

@@ -10,10 +10,31 @@ import (
 	"cairn/redact"
 )
 
+// redactUsage is --redact's help, the same on every command.
+const redactUsage = "replace secrets (API keys, tokens, passwords; gitleaks' rules) with [REDACTED:rule] in what is written; the store is unchanged"
+
 // redactFlag registers --redact, which commands that write history out
 // share.
-func redactFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("redact", false, "replace secrets (API keys, tokens, passwords; gitleaks' rules) with [REDACTED:rule] in what is written; the store is unchanged")
+func redactFlag(fs *flag.FlagSet) *bool { return fs.Bool("redact", false, redactUsage) }
+
+// redactLines replaces secrets in each line of a session about to be
+// written (a mark holds no JSON syntax, so a JSON line stays one) and
+// says how many on stderr.
+func (m *Main) redactLines(lines [][]byte) ([][]byte, error) {
+	r, err := redact.New()
+	if err != nil {
+		return nil, fmt.Errorf("redaction rules: %w", err)
+	}
+	var all []redact.Finding
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		s, found := r.String(string(l))
+		out[i], all = []byte(s), append(all, found...)
+	}
+	if len(all) > 0 {
+		fmt.Fprintf(m.Stderr, "redacted %s\n", countRules(all))
+	}
+	return out, nil
 }
 
 // redacted runs run with m.Stdout replaced, when on, by a writer that

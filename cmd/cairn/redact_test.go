@@ -19,7 +19,7 @@ func TestRedact(t *testing.T) {
 	pw := "Zq8vT2mLx9Rk4Wn7"
 	id := "0d0d0d0d-0000-4000-8000-000000005ec7"
 	prompt := "deploy with AWS_ACCESS_KEY_ID=" + aws + " and ANTHROPIC_API_KEY=" + ant + " then db_password=" + pw + " please"
-	transcript := strings.Replace(raceLine(id, 1), "question 1", prompt, 1) + raceLine(id, 2)
+	transcript := strings.Replace(raceLine(id, 1), "question 1", prompt, 1) + raceLine(id, 2) + strings.Replace(raceLine(id, 3), "question 3", prompt, 1) + raceLine(id, 4)
 	path := filepath.Join(dir, id+".jsonl")
 	os.WriteFile(path, []byte(transcript), 0o644)
 	if _, stderr, err := runMain(t, store, "import", "-q", path); err != nil {
@@ -31,17 +31,39 @@ func TestRedact(t *testing.T) {
 		{"export", "--format", "markdown", id},
 		{"show", id, "1"},
 		{"search", "deploy"},
+		{"compress-before", "--format", "markdown", id, "2"},
+		{"inject", id, "1"},
+		{"compress-before", "--format", "claude", "--out", filepath.Join(dir, "cut"), "--cwd", dir, id, "2"},
 	} {
 		plain, _, err := runMain(t, store, args...)
 		if err != nil {
 			t.Fatal(args, err)
 		}
-		if !strings.Contains(plain, aws) {
-			t.Fatalf("%v without --redact lacks the key: the test plants nothing", args)
-		}
 		out, stderr, err := runMain(t, store, append([]string{args[0], "--redact"}, args[1:]...)...)
 		if err != nil {
 			t.Fatal(args, err)
+		}
+		if len(args) > 2 && args[2] == "claude" {
+			// The session written is what leaves.
+			files, _ := filepath.Glob(filepath.Join(dir, "cut", "*.jsonl"))
+			plain, out = "", ""
+			for i, f := range files {
+				data, _ := os.ReadFile(f)
+				if i == 0 {
+					plain = string(data)
+				} else {
+					out = string(data)
+				}
+			}
+			if len(files) != 2 {
+				t.Fatalf("%d sessions written", len(files))
+			}
+			if strings.Contains(out, aws) {
+				plain, out = out, plain
+			}
+		}
+		if !strings.Contains(plain, aws) {
+			t.Fatalf("%v without --redact lacks the key: the test plants nothing", args)
 		}
 		for _, s := range secrets {
 			if strings.Contains(out, s) {

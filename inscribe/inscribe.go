@@ -53,6 +53,12 @@ type Importer struct {
 
 	sessions sync.Map // session ID → *sync.Mutex
 
+	// Redact, when set, replaces secrets in each line before it is
+	// parsed and stored (an import into a shared store). Positions and
+	// hashes still describe the file as read, so later imports carry on;
+	// the stored lines are the redacted ones.
+	Redact func(raw []byte) []byte
+
 	// Tag, when set, names the engagement and frame active while a session
 	// is inscribed (for example workspace.ActiveEngagement); the rounds an
 	// import adds are tagged with them unless already tagged. Tags go to
@@ -470,7 +476,11 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 		if len(raw) > 0 {
 			r.win.add(raw)
 			count++
-			l := &cairn.Line{SessionID: r.sess.ID, No: count, Offset: offset, Raw: raw}
+			stored := raw
+			if r.im.Redact != nil {
+				stored = r.im.Redact(raw)
+			}
+			l := &cairn.Line{SessionID: r.sess.ID, No: count, Offset: offset, Raw: stored}
 			if p := r.builder.Add(l); p != "" {
 				r.problems = append(r.problems, Problem{Path: r.fr.Path, Line: l.No, Reason: p})
 			}

@@ -251,6 +251,11 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	}
 	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
 		Tag: func(*cairn.Session) (string, string) { return engagement, frame }}
+	// $CAIRN_REDACT: every hook stores lines with secrets replaced (a
+	// shared store).
+	if im.Redact, err = lineRedactor(m.Getenv("CAIRN_REDACT") != ""); err != nil {
+		return nil, err
+	}
 	rep, err := im.Import(ctx, paths)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,25 @@ func (m *Main) redacted(on bool, run func() error) error {
 	return err
 }
 
+// lineRedactor returns what replaces secrets in a raw line on its way into
+// a store (import --redact, migrate --redact, hooks with $CAIRN_REDACT),
+// or nil when off. A line without secrets comes back as it was.
+func lineRedactor(on bool) (func([]byte) []byte, error) {
+	if !on {
+		return nil, nil
+	}
+	r, err := redact.New()
+	if err != nil {
+		return nil, fmt.Errorf("redaction rules: %w", err)
+	}
+	return func(raw []byte) []byte {
+		if s, found := r.String(string(raw)); len(found) > 0 {
+			return []byte(s)
+		}
+		return raw
+	}, nil
+}
+
 // redactingWriter wraps w, when on, so what is written to it leaves
 // without secrets once it is closed; the findings go to found.
 func redactingWriter(on bool, w io.Writer, found *[]redact.Finding) (io.WriteCloser, error) {

@@ -92,3 +92,46 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactIntoSharedStore: import --redact and migrate --redact store
+// lines without the secrets (the store a team shares never holds them),
+// and a later import of the grown transcript carries on.
+func TestRedactIntoSharedStore(t *testing.T) {
+	dir := t.TempDir()
+	aws := "AKIAZ7VRSQ5TKQ2MBXNA"
+	id := "0d0d0d0d-0000-4000-8000-000000005ec8"
+	path := filepath.Join(dir, id+".jsonl")
+	transcript := strings.Replace(raceLine(id, 1), "question 1", "key AWS_ACCESS_KEY_ID="+aws, 1) + raceLine(id, 2)
+	os.WriteFile(path, []byte(transcript), 0o644)
+	local, shared, imported := filepath.Join(dir, "local.db"), filepath.Join(dir, "shared.db"), filepath.Join(dir, "imported.db")
+	if _, stderr, err := runMain(t, local, "import", "-q", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if _, stderr, err := runMain(t, local, "migrate", "--redact", "--to", shared); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if _, stderr, err := runMain(t, imported, "import", "-q", "--redact", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(raceLine(id, 3))
+	f.Close()
+	for _, store := range []string{shared, imported} {
+		if out, stderr, err := runMain(t, store, "import", "--redact", path); err != nil || !strings.Contains(out, "1 appended") {
+			t.Fatalf("%s: a later import: %s %s %v", store, out, stderr, err)
+		}
+		out, _, err := runMain(t, store, "export", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, aws) || !strings.Contains(out, "[REDACTED:aws-access-token]") || strings.Count(out, "\n") != 3 {
+			t.Fatalf("%s holds:\n%s", store, out)
+		}
+		if out, _, _ := runMain(t, store, "search", "key"); strings.Contains(out, aws) || !strings.Contains(out, "REDACTED") {
+			t.Fatalf("%s: search finds the key", store)
+		}
+	}
+	if out, _, _ := runMain(t, local, "export", id); !strings.Contains(out, aws) {
+		t.Fatal("the local store changed")
+	}
+}

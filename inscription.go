@@ -2,6 +2,8 @@ package cairn
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 )
 
@@ -9,12 +11,33 @@ import (
 // re-import reads only new bytes and notices a file that was rewritten.
 type Source struct {
 	SessionID  string
+	Agent      string // the session's harness, as stored (FindSource fills it)
 	Path       string
 	Offset     int64  // bytes inscribed; the next import starts here
 	Lines      int    // lines inscribed
 	HeadHash   []byte // hash of the file's first bytes (up to HeadSize)
 	TailHash   []byte // hash of the bytes just before Offset (up to TailSize)
 	Generation int    // bumped each time a rewritten file is re-inscribed
+}
+
+// A SourceKey is what identifies a session read from a transcript: the
+// harness that wrote it (a Session's Agent), the id the harness gave it,
+// and the file it was read from. Two files with one id (a backup beside
+// the live folder, a copy on another disk) are two sources: the first
+// inscribed keeps the id, another gets [SourceKey.CopyID], unless it
+// holds nothing the first does not (then it is not stored twice).
+type SourceKey struct {
+	Agent string
+	ID    string
+	Path  string
+}
+
+// CopyID is the session ID of a source whose id another file already
+// holds: the id, "~" and eight hex digits of a hash of the harness and
+// path, the same at every import of that file.
+func (k SourceKey) CopyID() string {
+	h := sha256.Sum256([]byte(k.Agent + "\x00" + k.Path))
+	return k.ID + "~" + hex.EncodeToString(h[:4])
 }
 
 // Sizes of the hashed windows that detect a rewritten file without reading
@@ -32,8 +55,19 @@ type Inscription struct {
 	Session *Session // identity and metadata; counts are recomputed by the store
 	Source  Source   // position after this inscription
 
+	// Prev, when set, is the position this inscription continues from, as
+	// the importer found it before reading the file (zero for a session
+	// never inscribed). The store checks it inside its write transaction
+	// and refuses the inscription with [ErrStale] when the stored position
+	// is another: a concurrent import moved it on, so this one must start
+	// again from what is stored now. Nil skips the check (a copy).
+	Prev *Source
+
 	// Reset discards the session's index and starts a new generation of
 	// lines: the file was rewritten. Older generations stay in the store.
+	// The store raises Source.Generation past every generation it holds
+	// (and sets it in the inscription), so a new generation never meets
+	// the lines of an older one.
 	Reset bool
 
 	Lines    []*Line         // new lines only
@@ -86,6 +120,22 @@ func (in *Inscription) AutoTags() []RoundTag {
 	return tags
 }
 
+// ErrStale is what [InscriptionStore.Inscribe] returns when an
+// inscription's Prev is no longer the stored position: another import got
+// there first. The importer starts over from the stored position; a person
+// never sees it.
+var ErrStale = Errorf(ECONFLICT, "Another import of this session stored new lines first; import again.")
+
+// SamePosition reports whether a stored source is at the position p
+// continues from: same generation, offset and line count. A missing
+// source (nil) is at the zero position.
+func (p *Source) SamePosition(stored *Source) bool {
+	if stored == nil {
+		stored = &Source{}
+	}
+	return p.Generation == stored.Generation && p.Offset == stored.Offset && p.Lines == stored.Lines
+}
+
 // MessageUsage is the usage one API message reported; a message spans
 // several lines that each repeat it, so usage is counted once per message.
 type MessageUsage struct {
@@ -108,6 +158,13 @@ type InscriptionStore interface {
 
 	// Inscribe appends one inscription atomically.
 	Inscribe(ctx context.Context, in *Inscription) error
+
+	// LockSession makes importers of one session take turns, across
+	// processes, from reading the stored position to their last commit:
+	// the loser of a race waits, then finds the work done. It returns when
+	// the lock is held or ctx ends. Correctness does not rest on it (an
+	// inscription's Prev does that); it spares the loser reading again.
+	LockSession(ctx context.Context, sessionID string) (unlock func(), err error)
 
 	// LastRound returns a session's highest round, ENOTFOUND if it has none.
 	LastRound(ctx context.Context, sessionID string) (*Round, error)

@@ -22,6 +22,7 @@ var layers = map[string][]string{
 	"cairn/assemble":   {"cairn"},
 	"cairn/workspace":  {"cairn"},
 	"cairn/mock":       {"cairn"},
+	"cairn/redact":     {},
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
 	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},

@@ -1,8 +1,10 @@
 package http
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"cairn"
 	"cairn/export"
@@ -79,7 +81,22 @@ func (s *Server) handleRounds(w http.ResponseWriter, r *http.Request) {
 type RoundResponse struct {
 	Round    *cairn.Round `json:"round"`
 	Fidelity string       `json:"fidelity"`
+
+	// A round's blocks come a page at a time (a message of a million
+	// blocks must not make one response of hundreds of megabytes):
+	// Round.Blocks are blocks BlocksFrom.. of BlocksTotal, and NextBlocks,
+	// when not 0, is the blocks_from of the next page.
+	BlocksFrom  int `json:"blocks_from"`
+	BlocksTotal int `json:"blocks_total"`
+	NextBlocks  int `json:"next_blocks,omitempty"`
 }
+
+// Limits of one page of a round's blocks: how many, and how many bytes of
+// content. A single block longer than the byte limit is cut to it, marked.
+const (
+	MaxPageBlocks = 1000
+	MaxPageBytes  = 4 << 20
+)
 
 // handleRound handles GET /api/sessions/{id}/rounds/{seq}?fidelity=….
 func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +125,46 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 	if fid == "" {
 		fid = "full"
 	}
-	writeJSON(w, http.StatusOK, &RoundResponse{Round: render(rd), Fidelity: fid})
+	from := 0
+	if v := r.URL.Query().Get("blocks_from"); v != "" {
+		if from, err = strconv.Atoi(v); err != nil || from < 0 {
+			Error(w, r, cairn.Errorf(cairn.EINVALID, "blocks_from %q: want a block index.", v))
+			return
+		}
+	}
+	resp := &RoundResponse{Round: render(rd), Fidelity: fid, BlocksFrom: from}
+	resp.BlocksTotal, resp.NextBlocks = pageBlocks(resp.Round, from)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// pageBlocks keeps in rd the page of its blocks that starts at from, and
+// returns how many blocks it had and where the next page starts (0: none).
+func pageBlocks(rd *cairn.Round, from int) (total, next int) {
+	all := rd.Blocks
+	total = len(all)
+	from = min(from, total)
+	var page []*cairn.Block
+	size := 0
+	for i := from; i < total; i++ {
+		if len(page) == MaxPageBlocks || (len(page) > 0 && size+len(all[i].Content) > MaxPageBytes) {
+			next = i
+			break
+		}
+		b := all[i]
+		if len(b.Content) > MaxPageBytes {
+			c := *b
+			cut := MaxPageBytes
+			for cut > 0 && !utf8.RuneStart(c.Content[cut]) {
+				cut--
+			}
+			c.Content = c.Content[:cut] + fmt.Sprintf("\n… [cut: %d more bytes; `cairn show` prints the whole block]", len(b.Content)-cut)
+			b = &c
+		}
+		size += len(b.Content)
+		page = append(page, b)
+	}
+	rd.Blocks = page
+	return total, next
 }
 
 // fidelity returns what renders a round at the fidelity named by s: full

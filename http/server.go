@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -59,11 +60,31 @@ type Server struct {
 
 	// Export writes what a surgical action made; see [ExportFunc].
 	Export ExportFunc
+
+	// MaxConns caps the connections served at once; more wait to be
+	// accepted. 0 means no cap.
+	MaxConns int
+
+	// Redact, when set, replaces secrets in every API response; it is
+	// required to listen beyond loopback, where the viewer never shows
+	// a secret (cmd/cairn passes package redact's gitleaks rules).
+	Redact func(string) string
+
+	// ReadTimeout bounds reading a request, body included, and
+	// IdleTimeout how long a kept-alive connection may wait for the
+	// next; zero keeps NewServer's (30 s and a minute).
+	ReadTimeout, IdleTimeout time.Duration
 }
+
+// DefaultMaxConns is the connections the viewer serves at once.
+const DefaultMaxConns = 64
 
 // NewServer returns a Server with its routes registered.
 func NewServer() *Server {
-	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second}, mux: http.NewServeMux()}
+	// A client that stalls (a body that never ends, a connection kept
+	// idle) is dropped, so stalled clients cannot exhaust descriptors.
+	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}, mux: http.NewServeMux(), MaxConns: DefaultMaxConns}
 	s.server.Handler = http.HandlerFunc(s.serveHTTP)
 
 	s.mux.HandleFunc("/", s.handleUI)
@@ -86,11 +107,24 @@ func (s *Server) Open() (err error) {
 	if !IsLoopback(s.Addr) && s.Token == "" {
 		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires a token.", s.Addr)
 	}
+	if !IsLoopback(s.Addr) && s.Redact == nil {
+		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires redaction of secrets.", s.Addr)
+	}
 	if s.Token != "" {
 		s.loginCode = RandomToken()
 	}
 	if s.ln, err = net.Listen("tcp", s.Addr); err != nil {
 		return err
+	}
+	if s.MaxConns > 0 {
+		s.ln = limitListener(s.ln, s.MaxConns)
+	}
+	if s.ReadTimeout > 0 {
+		s.server.ReadTimeout = s.ReadTimeout
+		s.server.ReadHeaderTimeout = min(s.server.ReadHeaderTimeout, s.ReadTimeout)
+	}
+	if s.IdleTimeout > 0 {
+		s.server.IdleTimeout = s.IdleTimeout
 	}
 	go s.server.Serve(s.ln)
 	return nil
@@ -208,8 +242,26 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Cross-site request refused: send the " + CSRFHeader + " header from this origin."})
 		return
 	}
+	if s.Redact != nil && strings.HasPrefix(r.URL.Path, "/api/") {
+		rw := &redactingWriter{ResponseWriter: w, status: http.StatusOK}
+		s.mux.ServeHTTP(rw, r)
+		w.WriteHeader(rw.status)
+		w.Write([]byte(s.Redact(rw.buf.String())))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
+
+// redactingWriter holds a response so its secrets can be replaced before
+// it is sent. Responses are bounded (a round's blocks come in pages).
+type redactingWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (w *redactingWriter) WriteHeader(status int)      { w.status = status }
+func (w *redactingWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
 
 // authorized reports whether r carries the token, when one is required.
 func (s *Server) authorized(r *http.Request) bool {

@@ -26,6 +26,7 @@ type CopyReport struct {
 	Bytes       int64 `json:"bytes"`       // their raw bytes
 	Verified    int   `json:"verified"`    // lines whose SHA-256 matched in the target
 	Rounds      int   `json:"rounds"`      // rounds the target indexes
+	Redacted    int   `json:"redacted"`    // lines whose secrets were replaced (CopyRedacted)
 }
 
 // Copy copies every session of src into dst: its lineage, every line of
@@ -38,13 +39,22 @@ type CopyReport struct {
 // in src and dst. Returns ECONFLICT if dst holds a session at a different
 // position and EINVALID for a session of an agent formats does not know.
 func Copy(ctx context.Context, src, dst FullStore, formats map[string]cairn.Transcript, progress func(done, total int)) (*CopyReport, error) {
+	return CopyRedacted(ctx, src, dst, formats, nil, progress)
+}
+
+// CopyRedacted is [Copy] with every line passed through redact (when not
+// nil) on its way into dst, as a shared store should receive it: dst
+// holds the redacted lines and an index built from them, and is verified
+// against them; the source position is copied as it is, since it
+// describes the transcript file, so later imports into dst carry on.
+func CopyRedacted(ctx context.Context, src, dst FullStore, formats map[string]cairn.Transcript, redact func([]byte) []byte, progress func(done, total int)) (*CopyReport, error) {
 	sessions, _, err := src.FindSessions(ctx, cairn.SessionFilter{Subagents: true})
 	if err != nil {
 		return nil, err
 	}
 	rep := &CopyReport{Sessions: len(sessions)}
 	for i, sess := range sessions {
-		if err := copySession(ctx, src, dst, formats, sess, rep); err != nil {
+		if err := copySession(ctx, src, dst, formats, redact, sess, rep); err != nil {
 			return rep, fmt.Errorf("copy %s: %w", sess.ID, err)
 		}
 		if progress != nil {
@@ -54,7 +64,7 @@ func Copy(ctx context.Context, src, dst FullStore, formats map[string]cairn.Tran
 	return rep, nil
 }
 
-func copySession(ctx context.Context, src, dst FullStore, formats map[string]cairn.Transcript, sess *cairn.Session, rep *CopyReport) error {
+func copySession(ctx context.Context, src, dst FullStore, formats map[string]cairn.Transcript, redact func([]byte) []byte, sess *cairn.Session, rep *CopyReport) error {
 	pos, err := src.FindSource(ctx, sess.ID)
 	if err != nil {
 		return err
@@ -63,9 +73,17 @@ func copySession(ctx context.Context, src, dst FullStore, formats map[string]cai
 	if err != nil {
 		return err
 	}
-	for _, l := range lines {
+	for i, l := range lines {
 		rep.Lines++
 		rep.Bytes += int64(len(l.Raw))
+		if redact != nil {
+			if raw := redact(l.Raw); !bytes.Equal(raw, l.Raw) {
+				c := *l
+				c.Raw = raw
+				lines[i] = &c
+				rep.Redacted++
+			}
+		}
 	}
 	// done is the last generation dst already holds whole: a copy stopped
 	// between the generations of a session carries on after it.

@@ -68,8 +68,9 @@ func TestImport_TruncatedLastLine(t *testing.T) {
 }
 
 // TestImport_UnterminatedCompleteLine: a last line that is whole JSON but
-// has no newline is stored, and the newline that follows later becomes a
-// line of its own, so the export stays byte for byte.
+// has no newline yet is left for the next import (it may still be cut
+// short), so when the newline arrives the line is stored once: no empty
+// phantom line, no drift in line numbers.
 func TestImport_UnterminatedCompleteLine(t *testing.T) {
 	dir := t.TempDir()
 	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
@@ -77,14 +78,28 @@ func TestImport_UnterminatedCompleteLine(t *testing.T) {
 	file := filepath.Join(dir, sid+".jsonl")
 	l1, l2 := chainLine(1, "user", "q"), chainLine(2, "assistant", "a")
 	writeFile(t, file, l1, strings.TrimSuffix(l2, "\n"))
-	if f := mustImport(t, im, file).Files[0]; f.Read != 2 {
+	if f := mustImport(t, im, file).Files[0]; f.Read != 1 || f.Stored != 1 || f.Pending != 1 {
 		t.Fatalf("%+v", f)
 	}
 	l3 := chainLine(3, "user", "next")
 	writeFile(t, file, l1, l2, l3)
-	mustImport(t, im, file)
+	if f := mustImport(t, im, file).Files[0]; f.Stored != 2 || f.Pending != 0 {
+		t.Fatalf("after the newline: %+v", f)
+	}
 	if got := exported(t, st, sid); string(got) != l1+l2+l3 {
 		t.Fatalf("export = %q", got)
+	}
+	lines, err := st.FindLines(context.Background(), sid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d lines stored, want 3", len(lines))
+	}
+	for i, l := range lines {
+		if l.No != i+1 || len(l.Raw) < 2 || l.Raw[len(l.Raw)-1] != '\n' {
+			t.Fatalf("line %d: No %d, raw %q", i+1, l.No, l.Raw)
+		}
 	}
 }
 

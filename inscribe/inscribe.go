@@ -10,12 +10,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,6 +52,12 @@ type Importer struct {
 	Workers int
 
 	sessions sync.Map // session ID → *sync.Mutex
+
+	// Redact, when set, replaces secrets in each line before it is
+	// parsed and stored (an import into a shared store). Positions and
+	// hashes still describe the file as read, so later imports carry on;
+	// the stored lines are the redacted ones.
+	Redact func(raw []byte) []byte
 
 	// Tag, when set, names the engagement and frame active while a session
 	// is inscribed (for example workspace.ActiveEngagement); the rounds an
@@ -96,6 +101,10 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 			defer wg.Done()
 			for i := range jobs {
 				f, counted := files[i], int64(0)
+				if f.skip != "" {
+					results[i] = result{&FileReport{Path: f.path, Status: StatusSkipped, Error: f.skip}, nil}
+					continue
+				}
 				advance := func(n int64) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -139,10 +148,13 @@ func (im *Importer) lockSession(id string) (unlock func()) {
 type file struct {
 	path string
 	size int64
+	skip string // why path is not read: a folder that cannot be listed
 }
 
 // transcriptFiles lists the transcript files named by paths: files as
-// given, folders walked for *.jsonl. A path that does not exist is an error.
+// given, folders walked for *.jsonl. A path that does not exist is an
+// error; a folder inside that cannot be listed is reported and skipped,
+// so one unreadable folder does not stop the others from being imported.
 func transcriptFiles(paths []string) ([]file, error) {
 	var out []file
 	for _, p := range paths {
@@ -151,19 +163,25 @@ func transcriptFiles(paths []string) ([]file, error) {
 			return nil, err
 		}
 		if !info.IsDir() {
-			out = append(out, file{p, info.Size()})
+			out = append(out, file{path: p, size: info.Size()})
 			continue
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				if d != nil && d.IsDir() || path == p {
+					out = append(out, file{path: path, skip: fmt.Sprintf("folder skipped: %v", unwrapPath(err))})
+					return fs.SkipDir
+				}
+				out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
+				return nil
 			}
 			if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
 				info, err := d.Info()
 				if err != nil {
-					return err
+					out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
+					return nil
 				}
-				out = append(out, file{path, info.Size()})
+				out = append(out, file{path: path, size: info.Size()})
 			}
 			return nil
 		})
@@ -173,6 +191,16 @@ func transcriptFiles(paths []string) ([]file, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
+}
+
+// unwrapPath returns the reason of a *fs.PathError without its path, which
+// the report names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // ImportFile imports one file.
@@ -185,15 +213,59 @@ func (im *Importer) importFile(ctx context.Context, path string, progress func(i
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	problems, err := im.inscribe(ctx, path, fr, progress)
-	if err != nil {
-		fr.Status, fr.Error = StatusFailed, err.Error()
+	var problems []Problem
+	for attempt := 1; ; attempt++ {
+		try := &FileReport{Path: fr.Path}
+		p, err := im.inscribe(ctx, path, try, progress)
+		problems = append(problems, p...)
+		fr.merge(try, err == nil)
+		if err == nil {
+			return fr, problems
+		}
+		// Another import stored this session's lines first, or the file
+		// changed while it was read: start again from what is stored now.
+		// Each lost race means another import made progress, so this ends.
+		again := errors.Is(err, cairn.ErrStale) || errors.Is(err, errChanged)
+		if again && attempt < maxAttempts && ctx.Err() == nil {
+			time.Sleep(time.Duration(rand.IntN(attempt*2+1)) * time.Millisecond)
+			continue
+		}
+		if errors.Is(err, errChanged) {
+			err = fmt.Errorf("the file kept changing while it was read (%d attempts); import it again once it is written", attempt)
+		}
+		fr.Status, fr.Error = StatusFailed, errorText(err)
+		if errors.Is(err, errNotRegular) {
+			fr.Status = StatusSkipped
+		}
+		return fr, problems
 	}
-	return fr, problems
+}
+
+// maxAttempts bounds how often one file is read again after a lost race
+// or a change under the import.
+const maxAttempts = 50
+
+// errChanged says the file changed under an import between reading a batch
+// and storing it: replaced, truncated or rewritten in place.
+var errChanged = errors.New("file changed while it was read")
+
+// errorText is what a person reads for err in a report: a domain error's
+// message after its context ("line 12: …"), any other error as it is.
+func errorText(err error) string {
+	var e *cairn.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	if text := err.Error(); strings.HasPrefix(text, "line ") {
+		if i := strings.Index(text, ": "); i > 0 {
+			return text[:i+2] + e.Message
+		}
+	}
+	return e.Message
 }
 
 func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, progress func(int64)) ([]Problem, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -212,29 +284,40 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 	if err != nil {
 		return nil, err
 	}
-	if known, err := im.Store.FindSourceByPath(ctx, path); err == nil {
-		sess.ID = known.SessionID
-	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+	dup, err := im.resolve(ctx, f, path, size, sess)
+	if err != nil {
 		return nil, err
 	}
 	fr.SessionID = sess.ID
+	if dup {
+		fr.Status = StatusDuplicate
+		return nil, nil
+	}
 	defer im.lockSession(sess.ID)()
+	unlock, err := im.Store.LockSession(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 
+	var prev *cairn.Source // the stored position this import continues from
+	win := &windows{}
 	src, err := im.Store.FindSource(ctx, sess.ID)
 	switch {
 	case cairn.ErrorCode(err) == cairn.ENOTFOUND:
-		src, fr.Status = &cairn.Source{SessionID: sess.ID}, StatusNew
+		src, prev, fr.Status = &cairn.Source{SessionID: sess.ID}, &cairn.Source{}, StatusNew
 	case err != nil:
 		return nil, err
 	default:
-		fr.Status = StatusAppended
-		same, err := samePrefix(f, size, src)
+		stored := *src
+		prev, fr.Status = &stored, StatusAppended
+		same, err := win.load(f, size, src)
 		if err != nil {
 			return nil, err
 		}
 		if !same {
 			fr.Status = StatusRewritten
-			src = &cairn.Source{SessionID: sess.ID, Generation: src.Generation + 1}
+			src, win = &cairn.Source{SessionID: sess.ID, Generation: src.Generation + 1}, &windows{}
 		} else if size == src.Offset {
 			fr.Status = StatusUnchanged
 			return nil, nil
@@ -242,12 +325,13 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 	}
 	src.Path = path
 
-	r := &run{im: im, f: f, sess: sess, src: src, fr: fr, reset: fr.Status == StatusRewritten, progress: progress}
+	r := &run{im: im, f: f, info: info, path: path, sess: sess, src: src, prev: prev, win: win, fr: fr,
+		reset: fr.Status == StatusRewritten, progress: progress}
 	if err := r.start(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.read(ctx, size); err != nil {
-		return r.problems, err
+		return r.committedProblems(), err
 	}
 	last, err := im.Store.LastRound(ctx, sess.ID)
 	if err == nil {
@@ -271,42 +355,16 @@ func headLines(f *os.File) ([][]byte, error) {
 	return lines, nil
 }
 
-// samePrefix reports whether the file still begins with what was
-// inscribed: same head, same bytes just before the offset.
-func samePrefix(f *os.File, size int64, src *cairn.Source) (bool, error) {
-	if size < src.Offset {
-		return false, nil
-	}
-	head, tail, err := hashes(f, src.Offset)
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(head, src.HeadHash) && bytes.Equal(tail, src.TailHash), nil
-}
-
-// hashes returns the SHA-256 of the first HeadSize bytes and of the
-// TailSize bytes before offset (both clipped to [0, offset)).
-func hashes(f *os.File, offset int64) (head, tail []byte, err error) {
-	sum := func(from, to int64) ([]byte, error) {
-		h := sha256.New()
-		if _, err := io.Copy(h, io.NewSectionReader(f, from, to-from)); err != nil {
-			return nil, err
-		}
-		return h.Sum(nil), nil
-	}
-	if head, err = sum(0, min(offset, cairn.HeadSize)); err != nil {
-		return nil, nil, err
-	}
-	tail, err = sum(max(0, offset-cairn.TailSize), offset)
-	return head, tail, err
-}
-
 // run is one file's import in progress.
 type run struct {
 	im       *Importer
 	f        *os.File
+	info     os.FileInfo // f when opened: its identity is checked at each commit
+	path     string
 	sess     *cairn.Session
 	src      *cairn.Source
+	prev     *cairn.Source // the stored position the next commit continues from
+	win      *windows      // the bytes before the read position that hashes cover
 	fr       *FileReport
 	reset    bool
 	progress func(int64)
@@ -353,6 +411,10 @@ type batch struct {
 	rounds   []*cairn.Round
 	blocks   []*cairn.Block
 	messages []*cairn.MessageUsage
+
+	// Hashes of the bytes read before offset: the first HeadSize and the
+	// last TailSize (cairn.Source's HeadHash and TailHash).
+	headHash, tailHash []byte
 }
 
 // read reads from the stored offset to size. Parsing and storing overlap:
@@ -392,6 +454,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	b := &batch{}
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
+		b.headHash, b.tailHash = r.win.sums()
 		b.rounds, b.blocks, b.messages = r.builder.Finish()
 		// The builder goes on filling in the session (title, project) while
 		// the batch is stored: the batch carries a copy.
@@ -409,14 +472,21 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	}
 	for {
 		raw, err := readLine(br)
-		if len(raw) > 0 && raw[len(raw)-1] != '\n' && !json.Valid(raw) {
-			// The client is still writing this line: leave it for next time.
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+			// The client is still writing this line (even a line that
+			// parses may be cut short: its terminator comes last): it is
+			// read again, whole, by the next import.
 			r.fr.Pending++
 			break
 		}
 		if len(raw) > 0 {
+			r.win.add(raw)
 			count++
-			l := &cairn.Line{SessionID: r.sess.ID, No: count, Offset: offset, Raw: raw}
+			stored := raw
+			if r.im.Redact != nil {
+				stored = r.im.Redact(raw)
+			}
+			l := &cairn.Line{SessionID: r.sess.ID, No: count, Offset: offset, Raw: stored}
 			if p := r.builder.Add(l); p != "" {
 				r.problems = append(r.problems, Problem{Path: r.fr.Path, Line: l.No, Reason: p})
 			}
@@ -464,13 +534,13 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 		}
 		return nil
 	}
-	head, tail, err := hashes(r.f, b.offset)
-	if err != nil {
+	if err := r.unchanged(b); err != nil {
 		return err
 	}
-	r.src.Offset, r.src.Lines, r.src.HeadHash, r.src.TailHash = b.offset, b.count, head, tail
+	src := *r.src
+	src.Offset, src.Lines, src.HeadHash, src.TailHash = b.offset, b.count, b.headHash, b.tailHash
 	in := &cairn.Inscription{
-		Session: &b.session, Source: *r.src, Reset: r.reset, Lines: b.lines,
+		Session: &b.session, Source: src, Prev: r.prev, Reset: r.reset, Lines: b.lines,
 		FromSeq: b.fromSeq, Rounds: b.rounds, Blocks: b.blocks, Messages: b.messages,
 	}
 	if r.im.Tag != nil {
@@ -480,6 +550,10 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	if err := r.im.Store.Inscribe(ctx, in); err != nil {
 		return fmt.Errorf("line %d: %w", b.count, err)
 	}
+	// The store may have raised a new generation past older ones.
+	*r.src = in.Source
+	stored := in.Source
+	r.prev = &stored
 	r.fr.Stored += len(b.lines)
 	r.fr.Bytes += int64(b.bytes)
 	r.reset = false

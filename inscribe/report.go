@@ -14,6 +14,8 @@ const (
 	StatusRewritten = "rewritten" // the file changed before the offset: re-inscribed as a new generation
 	StatusFailed    = "failed"    // could not be read or stored; what was stored before is intact
 	StatusEmpty     = "empty"     // a new file without one complete line yet: nothing stored
+	StatusDuplicate = "duplicate" // a copy of a session read from another file, holding nothing more: not stored twice
+	StatusSkipped   = "skipped"   // not read: not a regular file, or a folder that cannot be listed (Error says why)
 )
 
 // A Problem is one line that was stored raw, or not stored, and why.
@@ -37,6 +39,27 @@ type FileReport struct {
 	Stored    int    `json:"stored"` // lines stored (every line read, complete ones)
 	Pending   int    `json:"pending"`
 	Rounds    int    `json:"rounds"` // rounds in the session afterwards
+}
+
+// merge adds what one attempt at importing a file did: lines stored, and
+// its status and counts if it succeeded (an attempt that lost a race to
+// another import is followed by one that carries on from the winner's).
+func (f *FileReport) merge(try *FileReport, ok bool) {
+	f.SessionID = try.SessionID
+	f.Stored += try.Stored
+	f.Bytes += try.Bytes
+	if !ok {
+		f.Read += try.Stored
+		if f.Status == "" && try.Stored > 0 {
+			f.Status = try.Status
+		}
+		return
+	}
+	f.Read += try.Read
+	f.Pending, f.Rounds = try.Pending, try.Rounds
+	if try.Status != StatusUnchanged || f.Status == "" {
+		f.Status = try.Status
+	}
 }
 
 // A Report sums the import of many files.
@@ -94,6 +117,16 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "%s (%d new, %d appended, %d unchanged, %d rewritten, %d failed): %s read, %d stored, %.1f MB",
 		plural(len(r.Files), "file"), counts[StatusNew], counts[StatusAppended], counts[StatusUnchanged], counts[StatusRewritten], counts[StatusFailed],
 		plural(r.Read, "line"), r.Stored, float64(r.Bytes)/1e6)
+	if counts[StatusDuplicate] > 0 {
+		copies := "copies"
+		if counts[StatusDuplicate] == 1 {
+			copies = "copy"
+		}
+		fmt.Fprintf(&b, "; %d %s of sessions read from other files, not stored twice", counts[StatusDuplicate], copies)
+	}
+	if counts[StatusSkipped] > 0 {
+		fmt.Fprintf(&b, "; %s skipped", plural(counts[StatusSkipped], "path"))
+	}
 	if counts[StatusEmpty] > 0 {
 		fmt.Fprintf(&b, "; %s with no complete line yet", plural(counts[StatusEmpty], "new file"))
 	}

@@ -53,8 +53,8 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (*
 
 func findSource(ctx context.Context, tx *Tx, cond string, arg any) (*cairn.Source, error) {
 	var src cairn.Source
-	err := tx.QueryRow(ctx, `SELECT id, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE `+cond, arg).
-		Scan(&src.SessionID, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err := tx.QueryRow(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE `+cond, arg).
+		Scan(&src.SessionID, &src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", arg)
 	}
@@ -84,14 +84,47 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	if err := in.Session.Validate(); err != nil {
 		return err
 	}
-	err := s.db.write(ctx, func(tx *Tx) error { return inscribe(ctx, tx, in) })
+	gen := in.Source.Generation
+	err := s.db.write(ctx, func(tx *Tx) error {
+		in.Source.Generation = gen // a retried transaction starts over
+		return inscribe(ctx, tx, in)
+	})
 	if err != nil {
-		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, storeError(err))
 	}
 	return nil
 }
 
 func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
+	// Writers of one session take turns from here to the commit, so the
+	// position checked is the one the commit moves on.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "cairn session "+in.Session.ID); err != nil {
+		return err
+	}
+	if in.Prev != nil {
+		var src cairn.Source
+		var stored *cairn.Source
+		err := tx.QueryRow(ctx, `SELECT src_offset, src_lines, generation FROM sessions WHERE id = $1`, in.Session.ID).
+			Scan(&src.Offset, &src.Lines, &src.Generation)
+		switch {
+		case err == nil:
+			stored = &src
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		if !in.Prev.SamePosition(stored) {
+			return cairn.ErrStale
+		}
+	}
+	if in.Reset {
+		var top *int
+		if err := tx.QueryRow(ctx, `SELECT MAX(generation) FROM lines WHERE session_id = $1`, in.Session.ID).Scan(&top); err != nil {
+			return err
+		}
+		if top != nil && *top >= in.Source.Generation {
+			in.Source.Generation = *top + 1
+		}
+	}
 	// The session row is written first: it locks the session, so two
 	// writers of one session take turns.
 	if err := upsertSession(ctx, tx, in.Session, in.Source); err != nil {
@@ -293,7 +326,7 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	for i, sess := range sessions {
 		err := s.db.write(ctx, func(tx *Tx) error { return reindexSession(ctx, tx, sess, rebuild) })
 		if err != nil {
-			return fmt.Errorf("reindex %s: %w", sess.ID, err)
+			return fmt.Errorf("reindex %s: %w", sess.ID, storeError(err))
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
@@ -303,7 +336,11 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 }
 
 func reindexSession(ctx context.Context, tx *Tx, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {
-	// Lock the session against concurrent inscriptions while it is rebuilt.
+	// Lock the session against concurrent inscriptions while it is
+	// rebuilt (the lock Inscribe takes first, then the row).
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "cairn session "+sess.ID); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, sess.ID); err != nil {
 		return err
 	}

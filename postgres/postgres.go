@@ -15,7 +15,11 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
+
+	"cairn"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -28,14 +32,29 @@ var migrationFS embed.FS
 // DB is a cairn store in a PostgreSQL database (or in the schema its DSN's
 // search_path names).
 type DB struct {
-	pool *pgxpool.Pool
+	pool    *pgxpool.Pool
+	lockers chan struct{} // connections LockSession may hold at once
 
 	// DSN is the connection string: a postgres:// URL or key=value pairs.
 	DSN string
 
 	// Now returns the current time; tests replace it for stable output.
 	Now func() time.Time
+
+	// ConnectTimeout bounds connecting (and Open as a whole), so a server
+	// that does not answer fails a command instead of hanging it; a DSN's
+	// connect_timeout wins. StatementTimeout is the server's
+	// statement_timeout unless the DSN sets one. Zero keeps the defaults.
+	ConnectTimeout   time.Duration
+	StatementTimeout time.Duration
 }
+
+// Default timeouts: a few seconds to connect; statements long enough for
+// a large import batch. Hooks set shorter ones.
+const (
+	DefaultConnectTimeout   = 5 * time.Second
+	DefaultStatementTimeout = 60 * time.Second
+)
 
 // NewDB returns a DB for dsn; call [DB.Open] before use.
 func NewDB(dsn string) *DB {
@@ -47,16 +66,38 @@ func (db *DB) Open() (err error) {
 	if db.DSN == "" {
 		return fmt.Errorf("postgres: DSN required")
 	}
-	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(db.DSN)
 	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
+		return cairn.Errorf(cairn.EINVALID, "The PostgreSQL DSN cannot be read: %v.", err)
 	}
+	connect, statement := db.ConnectTimeout, db.StatementTimeout
+	if connect <= 0 {
+		connect = DefaultConnectTimeout
+	}
+	if statement <= 0 {
+		statement = DefaultStatementTimeout
+	}
+	if !strings.Contains(db.DSN, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = connect
+	} else {
+		connect = max(connect, cfg.ConnConfig.ConnectTimeout)
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statement.Milliseconds(), 10)
+	}
+	// Opening connects and checks the schema: bounded as a whole, so a
+	// server that accepts and then stays silent cannot hang it.
+	ctx, cancel := context.WithTimeout(context.Background(), connect+statement)
+	defer cancel()
+	db.lockers = make(chan struct{}, max(1, int(cfg.MaxConns)-2))
 	if db.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	if err := db.migrate(ctx); err != nil {
 		db.pool.Close()
+		if e := storeError(err); e != err {
+			return cairn.Errorf(cairn.ErrorCode(e), "%s (%s)", strings.TrimSuffix(cairn.ErrorMessage(e), "."), redact(cfg))
+		}
 		return fmt.Errorf("migrate %s: %w", redact(cfg), err)
 	}
 	return nil
@@ -78,12 +119,44 @@ func (db *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
+	if db.current(ctx, names) {
+		return nil
+	}
 	for _, name := range names {
 		if err := db.migrateFile(ctx, name); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// current reports whether every migration in names is recorded, without
+// taking the migration lock: opening an up-to-date store never waits
+// behind another process's migration or writes. Any error says "not
+// known to be current", and migrate takes the lock to find out.
+func (db *DB) current(ctx context.Context, names []string) bool {
+	rows, err := db.pool.Query(ctx, `SELECT name FROM migrations`)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			return false
+		}
+		done[name] = true
+	}
+	if rows.Err() != nil {
+		return false
+	}
+	for _, name := range names {
+		if !done[name] {
+			return false
+		}
+	}
+	return true
 }
 
 func (db *DB) migrateFile(ctx context.Context, name string) error {

@@ -33,8 +33,8 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*c
 	}
 	defer tx.Rollback()
 	src := cairn.Source{SessionID: sessionID}
-	err = tx.QueryRowContext(ctx, `SELECT path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
-		Scan(&src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err = tx.QueryRowContext(ctx, `SELECT agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
+		Scan(&src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", sessionID)
 	}
@@ -84,14 +84,40 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	}
 	defer tx.Rollback()
 	if err := inscribe(ctx, tx, in, chunks); err != nil {
-		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, storeError(s.db, err))
 	}
-	return tx.Commit()
+	return storeError(s.db, tx.Commit())
 }
 
 func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk) error {
 	if err := in.Session.Validate(); err != nil {
 		return err
+	}
+	// The transaction holds the write lock (BEGIN IMMEDIATE): what is
+	// read here cannot change before the commit.
+	if in.Prev != nil || in.Reset {
+		var stored *cairn.Source
+		var src cairn.Source
+		err := tx.QueryRowContext(ctx, `SELECT src_offset, src_lines, generation FROM sessions WHERE id = ?`, in.Session.ID).
+			Scan(&src.Offset, &src.Lines, &src.Generation)
+		switch {
+		case err == nil:
+			stored = &src
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		if in.Prev != nil && !in.Prev.SamePosition(stored) {
+			return cairn.ErrStale
+		}
+	}
+	if in.Reset {
+		var top sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(generation) FROM chunks WHERE session_id = ?`, in.Session.ID).Scan(&top); err != nil {
+			return err
+		}
+		if top.Valid && int(top.Int64) >= in.Source.Generation {
+			in.Source.Generation = int(top.Int64) + 1
+		}
 	}
 	if err := upsertSession(ctx, tx, in.Session, in.Source); err != nil {
 		return err
@@ -286,7 +312,7 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	}
 	for i, sess := range sessions {
 		if err := s.reindexSession(ctx, sess, rebuild); err != nil {
-			return fmt.Errorf("reindex %s: %w", sess.ID, err)
+			return fmt.Errorf("reindex %s: %w", sess.ID, storeError(s.db, err))
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))

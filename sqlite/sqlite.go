@@ -29,6 +29,7 @@ type DB struct {
 	rdb    *sql.DB // reads
 	ctx    context.Context
 	cancel func()
+	locks  sessionLocks
 
 	// Path is the database file.
 	Path string
@@ -66,21 +67,25 @@ func (db *DB) Open() (err error) {
 	}
 	db.db.SetMaxOpenConns(1)
 	if err := db.migrate(); err != nil {
+		if e := storeError(db, err); e != err {
+			return e
+		}
 		return fmt.Errorf("migrate %s: %w", db.Path, err)
 	}
 	return nil
 }
 
-// migrate runs each embedded migration not yet recorded, one transaction each.
-// A store already at the newest schema costs one read, not a write
-// transaction per migration: every command opens the store.
+// migrate runs each embedded migration not yet recorded, one transaction
+// each. Whether any is due is read first without a lock, so opening an
+// up-to-date store never waits for a writer: search, export and the
+// SessionStart hook answer while an import holds the write lock.
 func (db *DB) migrate() error {
 	names, err := fs.Glob(migrationFS, "migration/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
-	if db.migrated(names) {
+	if db.current(names) {
 		return nil
 	}
 	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
@@ -94,29 +99,32 @@ func (db *DB) migrate() error {
 	return nil
 }
 
-// migrated reports whether every migration in names is recorded, reading
-// through the read pool; any error means "not known to be", and migrate
-// takes the write path.
-func (db *DB) migrated(names []string) bool {
+// current reports whether every migration in names is recorded, read
+// through the read pool (WAL: never waits). Any error says "not known to
+// be current", and migrate takes the write lock to find out.
+func (db *DB) current(names []string) bool {
 	rows, err := db.rdb.Query(`SELECT name FROM migrations`)
 	if err != nil {
 		return false
 	}
 	defer rows.Close()
-	have := map[string]bool{}
+	done := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if rows.Scan(&name) != nil {
 			return false
 		}
-		have[name] = true
+		done[name] = true
+	}
+	if rows.Err() != nil {
+		return false
 	}
 	for _, name := range names {
-		if !have[name] {
+		if !done[name] {
 			return false
 		}
 	}
-	return rows.Err() == nil
+	return true
 }
 
 func (db *DB) migrateFile(name string) error {
@@ -145,6 +153,7 @@ func (db *DB) migrateFile(name string) error {
 // Close closes the database.
 func (db *DB) Close() error {
 	db.cancel()
+	db.locks.close()
 	var err error
 	for _, d := range []*sql.DB{db.rdb, db.db} {
 		if d != nil {

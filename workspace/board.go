@@ -28,12 +28,34 @@ func (w *Workspace) Situation(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rel, err := filepath.Rel(w.Root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", cairn.Errorf(cairn.EINVALID, "%s is outside the workspace %s.", dir, w.Root)
-	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+		if _, err := w.inside(abs, dir); err != nil {
+			return "", err
+		}
 		return "", cairn.Errorf(cairn.ENOTFOUND, "No folder %s: a situation is a folder with a board.md and an index.md.", dir)
+	}
+	return w.inside(abs, dir)
+}
+
+// inside returns path relative to the workspace root, both with every
+// symlink resolved, or EINVALID if path leads outside the workspace: a
+// symlinked folder must not let a board or an index be read or written
+// elsewhere. name is path as the user gave it, for the message.
+func (w *Workspace) inside(path, name string) (string, error) {
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		root = w.Root
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path // does not exist yet: checked as written
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if real != path {
+			return "", cairn.Errorf(cairn.EINVALID, "%s leads outside the workspace %s (to %s, through a symlink).", name, w.Root, real)
+		}
+		return "", cairn.Errorf(cairn.EINVALID, "%s is outside the workspace %s.", name, w.Root)
 	}
 	return filepath.ToSlash(rel), nil
 }
@@ -42,6 +64,9 @@ func (w *Workspace) situationDir(situation string) (string, error) {
 	dir := filepath.Join(w.Root, filepath.FromSlash(situation))
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return "", cairn.Errorf(cairn.ENOTFOUND, "No situation %q: %s is not a folder.", situation, dir)
+	}
+	if _, err := w.inside(dir, situation); err != nil {
+		return "", err
 	}
 	return dir, nil
 }

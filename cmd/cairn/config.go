@@ -82,6 +82,9 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.inHook && isPostgres(location) {
+		return openPostgres(location, hookConnectTimeout, hookStatementTimeout)
+	}
 	return openStoreAt(location)
 }
 
@@ -101,17 +104,17 @@ func (m *Main) readStore(flagValue string) (*store, error) {
 	return openStoreAt(location)
 }
 
+// A hook's PostgreSQL timeouts: Claude Code waits for hooks, so a server
+// that does not answer fails the hook in seconds (the DSN's
+// connect_timeout and statement_timeout win).
+const (
+	hookConnectTimeout   = 3 * time.Second
+	hookStatementTimeout = 10 * time.Second
+)
+
 func openStoreAt(location string) (*store, error) {
 	if isPostgres(location) {
-		db := postgres.NewDB(location)
-		if err := db.Open(); err != nil {
-			return nil, err
-		}
-		return &store{
-			Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
-			inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
-			frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
-		}, nil
+		return openPostgres(location, 0, 0)
 	}
 	db := sqlite.NewDB(location)
 	if err := db.Open(); err != nil {
@@ -121,6 +124,21 @@ func openStoreAt(location string) (*store, error) {
 		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
+	}, nil
+}
+
+// openPostgres opens a shared store with the given timeouts (0: the
+// defaults).
+func openPostgres(location string, connect, statement time.Duration) (*store, error) {
+	db := postgres.NewDB(location)
+	db.ConnectTimeout, db.StatementTimeout = connect, statement
+	if err := db.Open(); err != nil {
+		return nil, err
+	}
+	return &store{
+		Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
+		inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
+		frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
 	}, nil
 }
 

@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"os"
 
 	"cairn"
 	"cairn/export"
+	"cairn/redact"
 )
 
 func (m *Main) runExport(ctx context.Context, args []string) error {
@@ -22,6 +25,7 @@ Examples:
 	sf.register(fs, false)
 	format := fs.String("format", "jsonl", "jsonl | markdown")
 	out := fs.String("o", "", "write to this file instead of standard output")
+	red := redactFlag(fs)
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -41,15 +45,27 @@ Examples:
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(m.Stdout, 1<<20)
+	var dst io.Writer = m.Stdout
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		w = bufio.NewWriterSize(f, 1<<20)
+		dst = f
 	}
+	var found []redact.Finding
+	rw, err := redactingWriter(*red, dst, &found)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if len(found) > 0 {
+			fmt.Fprintf(m.Stderr, "redacted %s\n", countRules(found))
+		}
+	}()
+	defer rw.Close()
+	w := bufio.NewWriterSize(rw, 1<<20)
 	switch *format {
 	case "jsonl":
 		lines, err := st.lines.FindLines(ctx, sess.ID, 0, 0)
@@ -69,5 +85,8 @@ Examples:
 			return err
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return rw.Close()
 }

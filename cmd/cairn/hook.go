@@ -56,6 +56,7 @@ carries on from; it never exits 2, which would block the agent.`)
 		return &hookError{fmt.Errorf("hook takes one EVENT: %s", strings.Join(claudecode.HookEvents, ", "))}
 	}
 	event := fs.Arg(0)
+	m.inHook = true
 	if err := m.hook(ctx, event); err != nil {
 		return &hookError{fmt.Errorf("hook %s: %s", event, strings.Join(strings.Fields(errorText(err)), " "))}
 	}
@@ -236,6 +237,9 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	if _, err := os.Stat(in.TranscriptPath); errors.Is(err, os.ErrNotExist) {
 		return nil, nil // nothing written yet
 	}
+	if err := m.checkTranscriptPath(in.TranscriptPath); err != nil {
+		return nil, err
+	}
 	st, err := m.openStore("")
 	if err != nil {
 		return nil, err
@@ -248,12 +252,17 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
 		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },
 		EngagementSince: t.EngagementSince, FrameSince: t.FrameSince}
+	// $CAIRN_REDACT: every hook stores lines with secrets replaced (a
+	// shared store).
+	if im.Redact, err = lineRedactor(m.Getenv("CAIRN_REDACT") != ""); err != nil {
+		return nil, err
+	}
 	rep, err := im.Import(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range rep.Files {
-		if f.Error != "" {
+		if f.Status == inscribe.StatusFailed {
 			return nil, fmt.Errorf("%s: %s", f.Path, f.Error)
 		}
 	}
@@ -265,6 +274,44 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, nil
 	}
 	return last, err
+}
+
+// checkTranscriptPath refuses a transcript_path outside the folders a
+// client keeps transcripts in: Claude Code's projects folder under $HOME
+// or $CLAUDE_CONFIG_DIR, and the folders $CAIRN_TRANSCRIPT_DIRS lists
+// (separated by the path list separator). Symlinks are resolved first, so
+// hook input naming /etc/passwd, or a link to it, stores and exports
+// nothing.
+func (m *Main) checkTranscriptPath(path string) error {
+	var dirs []string
+	if home := m.Getenv("HOME"); home != "" {
+		dirs = append(dirs, claudecode.ProjectsDir(home))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, claudecode.ProjectsDir(home))
+	}
+	if cfg := m.Getenv("CLAUDE_CONFIG_DIR"); cfg != "" {
+		dirs = append(dirs, filepath.Join(cfg, "projects"))
+	}
+	dirs = append(dirs, filepath.SplitList(m.Getenv("CAIRN_TRANSCRIPT_DIRS"))...)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	real, _ = filepath.Abs(real)
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		d, _ = filepath.Abs(d)
+		if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "." {
+			return nil
+		}
+	}
+	return cairn.Errorf(cairn.EINVALID, "The hook's transcript_path %s is not under a transcript folder (%s): not read. Add its folder to $CAIRN_TRANSCRIPT_DIRS to read it.",
+		path, strings.Join(dirs, ", "))
 }
 
 // activeTagsSince returns what new rounds are tagged with: the workspace's

@@ -35,6 +35,7 @@ Examples:
   cairn import --json session.jsonl`)
 	sf.register(fs, true)
 	quiet := fs.Bool("q", false, "no progress and no problem lines, only the summary")
+	red := fs.Bool("redact", false, "store lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules), for a shared store; the transcript files are unchanged")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -56,6 +57,9 @@ Examples:
 	defer st.Close()
 
 	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+	if im.Redact, err = lineRedactor(*red); err != nil {
+		return err
+	}
 	// In a workspace, new rounds are tagged with the active engagement and
 	// frame, as the hooks tag them.
 	switch w, err := m.openWorkspace(wsFlags{}); cairn.ErrorCode(err) {

@@ -33,6 +33,8 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
+
+	inHook bool // running as a Claude Code hook: short store timeouts
 }
 
 // NewMain returns a Main for the given streams and the process environment.
@@ -98,11 +100,12 @@ var commands = []struct {
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
+	{"scan", command{"list the secrets the store holds, by rule (never printed)", (*Main).runScan}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
-	{"Transcripts", "import sessions rounds show export search reindex migrate"},
+	{"Transcripts", "import sessions rounds show export search reindex migrate scan"},
 	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},

@@ -35,6 +35,7 @@ Examples:
 	fs.StringVar(&sf.store, "from", "", "the store to copy (default: --store's default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
 	to := fs.String("to", "", "the store to copy into: a postgres:// URL or a file (required)")
 	fs.BoolVar(&sf.json, "json", false, "print the figures as JSON")
+	red := fs.Bool("redact", false, "copy lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules): the target never holds them; the source is unchanged")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -66,7 +67,11 @@ Examples:
 	}
 	start := time.Now()
 	formats := map[string]cairn.Transcript{cairn.AgentClaudeCode: claudecode.Format{}}
-	rep, err := inscribe.Copy(ctx, src.full(), dst.full(), formats, progress)
+	redactLine, err := lineRedactor(*red)
+	if err != nil {
+		return err
+	}
+	rep, err := inscribe.CopyRedacted(ctx, src.full(), dst.full(), formats, redactLine, progress)
 	if progress != nil {
 		fmt.Fprint(m.Stderr, "\r\033[K")
 	}

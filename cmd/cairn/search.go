@@ -31,6 +31,7 @@ Examples:
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
 	surgical := fs.Bool("surgical", false, "also search the sessions cairn's surgery cut (they repeat their sources' rounds)")
+	red := redactFlag(fs)
 	if err := parseInterspersed(fs, queryArgs(fs, args)); err != nil {
 		return err
 	}
@@ -46,59 +47,61 @@ Examples:
 	if q.Until, err = parseWhen(*until); err != nil {
 		return err
 	}
-	st, err := m.readStore(sf.store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if *session != "" {
-		s, err := st.sessions.FindSessionByID(ctx, *session)
+	return m.redacted(*red, func() error {
+		st, err := m.readStore(sf.store)
 		if err != nil {
 			return err
 		}
-		q.SessionID = s.ID
-	}
-	hits, err := st.searcher.Search(ctx, q)
-	if err != nil {
-		return err
-	}
-	var suggest string
-	if len(hits) == 0 {
-		if suggest, err = prefixSuggestion(ctx, st.searcher, q); err != nil {
+		defer st.Close()
+		if *session != "" {
+			s, err := st.sessions.FindSessionByID(ctx, *session)
+			if err != nil {
+				return err
+			}
+			q.SessionID = s.ID
+		}
+		hits, err := st.searcher.Search(ctx, q)
+		if err != nil {
 			return err
 		}
-	}
-	if sf.json {
+		var suggest string
+		if len(hits) == 0 {
+			if suggest, err = prefixSuggestion(ctx, st.searcher, q); err != nil {
+				return err
+			}
+		}
+		if sf.json {
+			for _, h := range hits {
+				h.Snippet = highlight(h.Snippet, "**", "**")
+			}
+			out := map[string]any{"query": q.Text, "hits": orEmpty(hits)}
+			if suggest != "" {
+				out["suggest"] = suggest
+			}
+			return json.NewEncoder(m.Stdout).Encode(out)
+		}
+		if len(hits) == 0 {
+			fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
+			if suggest != "" {
+				fmt.Fprintf(m.Stdout, "Words that begin so do match: cairn search '%s'\n", suggest)
+			}
+			return nil
+		}
+		on, off := "**", "**"
+		if isTerminal(m.Stdout) {
+			on, off = "\033[1;33m", "\033[0m"
+		}
 		for _, h := range hits {
-			h.Snippet = highlight(h.Snippet, "**", "**")
+			fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
+				h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
 		}
-		out := map[string]any{"query": q.Text, "hits": orEmpty(hits)}
-		if suggest != "" {
-			out["suggest"] = suggest
+		noun := "rounds"
+		if len(hits) == 1 {
+			noun = "round"
 		}
-		return json.NewEncoder(m.Stdout).Encode(out)
-	}
-	if len(hits) == 0 {
-		fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
-		if suggest != "" {
-			fmt.Fprintf(m.Stdout, "Words that begin so do match: cairn search '%s'\n", suggest)
-		}
+		fmt.Fprintf(m.Stdout, "\n%d %s. Read one in full: cairn show SESSION ROUND\n", len(hits), noun)
 		return nil
-	}
-	on, off := "**", "**"
-	if isTerminal(m.Stdout) {
-		on, off = "\033[1;33m", "\033[0m"
-	}
-	for _, h := range hits {
-		fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
-			h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
-	}
-	noun := "rounds"
-	if len(hits) == 1 {
-		noun = "round"
-	}
-	fmt.Fprintf(m.Stdout, "\n%d %s. Read one in full: cairn show SESSION ROUND\n", len(hits), noun)
-	return nil
+	})
 }
 
 func highlight(s, on, off string) string {

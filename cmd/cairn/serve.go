@@ -6,6 +6,7 @@ import (
 
 	"cairn"
 	cairnhttp "cairn/http"
+	"cairn/redact"
 )
 
 func (m *Main) runServe(ctx context.Context, args []string) error {
@@ -41,7 +42,13 @@ Examples:
 	s := m.newServer(st)
 	s.Addr = *addr
 	if !cairnhttp.IsLoopback(*addr) {
+		// Beyond this machine: a token, and no secret leaves.
 		s.Token = cairnhttp.RandomToken()
+		r, err := redact.New()
+		if err != nil {
+			return fmt.Errorf("redaction rules: %w", err)
+		}
+		s.Redact = func(text string) string { out, _ := r.String(text); return out }
 	}
 	if err := s.Open(); err != nil {
 		return err

@@ -19,6 +19,7 @@ Examples:
   cairn show 5c0375b4 3
   cairn show 5c0375b4 3 --json`)
 	sf.register(fs, true)
+	red := redactFlag(fs)
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -37,31 +38,33 @@ Examples:
 			filter.ToSeq = -1
 		}
 	}
-	st, err := m.readStore(sf.store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	sess, err := st.sessions.FindSessionByID(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	filter.SessionID = sess.ID
-	var rounds []*cairn.Round
-	if fs.NArg() == 2 {
-		r, err := st.rounds.FindRound(ctx, sess.ID, filter.FromSeq)
+	return m.redacted(*red, func() error {
+		st, err := m.readStore(sf.store)
 		if err != nil {
 			return err
 		}
-		rounds = []*cairn.Round{r}
-	} else if rounds, err = st.rounds.FindRounds(ctx, filter); err != nil {
-		return err
-	}
-	if sf.json {
-		return json.NewEncoder(m.Stdout).Encode(map[string]any{"session": sess, "rounds": orEmpty(rounds)})
-	}
-	if len(rounds) == 1 {
-		return export.RoundMarkdown(m.Stdout, rounds[0])
-	}
-	return export.Markdown(m.Stdout, sess, rounds)
+		defer st.Close()
+		sess, err := st.sessions.FindSessionByID(ctx, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		filter.SessionID = sess.ID
+		var rounds []*cairn.Round
+		if fs.NArg() == 2 {
+			r, err := st.rounds.FindRound(ctx, sess.ID, filter.FromSeq)
+			if err != nil {
+				return err
+			}
+			rounds = []*cairn.Round{r}
+		} else if rounds, err = st.rounds.FindRounds(ctx, filter); err != nil {
+			return err
+		}
+		if sf.json {
+			return json.NewEncoder(m.Stdout).Encode(map[string]any{"session": sess, "rounds": orEmpty(rounds)})
+		}
+		if len(rounds) == 1 {
+			return export.RoundMarkdown(m.Stdout, rounds[0])
+		}
+		return export.Markdown(m.Stdout, sess, rounds)
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"cairn/claudecode"
 	"cairn/export"
 	"cairn/inscribe"
+	"cairn/redact"
 	"cairn/surgery"
 )
 
@@ -24,6 +26,7 @@ type surgeryFlags struct {
 	format   string
 	out      string
 	cwd      string
+	redact   bool
 }
 
 const surgeryFormats = `
@@ -47,6 +50,7 @@ func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	fs.StringVar(&f.format, "format", format, "claude | markdown | json")
 	fs.StringVar(&f.out, "out", "", "claude: the folder to write the session to; markdown, json: the file")
 	fs.StringVar(&f.cwd, "cwd", "", "claude: the working directory to resume in (default: the source session's)")
+	fs.BoolVar(&f.redact, "redact", false, redactUsage)
 }
 
 func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
@@ -134,15 +138,27 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 		}
 		return nil
 	}
-	w := bufio.NewWriterSize(m.Stdout, 1<<20)
+	var dst io.Writer = m.Stdout
 	if f.out != "" {
 		file, err := os.Create(f.out)
 		if err != nil {
 			return err
 		}
 		defer file.Close()
-		w = bufio.NewWriterSize(file, 1<<20)
+		dst = file
 	}
+	var found []redact.Finding
+	rw, err := redactingWriter(f.redact, dst, &found)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if len(found) > 0 {
+			fmt.Fprintf(m.Stderr, "redacted %s\n", countRules(found))
+		}
+	}()
+	defer rw.Close()
+	w := bufio.NewWriterSize(rw, 1<<20)
 	for i, mat := range ms {
 		var err error
 		if f.format == "json" {
@@ -157,7 +173,10 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 			return err
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return rw.Close()
 }
 
 // An exported session: where it was written and how to resume it.
@@ -186,6 +205,11 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	lines, err := x.Lines(mat)
 	if err != nil {
 		return nil, err
+	}
+	if f.redact {
+		if lines, err = m.redactLines(lines); err != nil {
+			return nil, err
+		}
 	}
 	dir := f.out
 	if dir == "" {

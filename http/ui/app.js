@@ -253,9 +253,28 @@ async function expand(row, open) {
   const b = el("div", { class: "body" }, el("span", { class: "muted" }, "Loading…"));
   row.append(b);
   try {
-    const data = await api("GET", `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`);
+    const url = `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`;
+    const data = await api("GET", url);
     b.replaceChildren(...data.round.blocks.map(blockView));
     if (!data.round.blocks.length) b.append(el("span", { class: "muted" }, "(no blocks)"));
+    // Blocks come a page at a time: a button fetches the next page.
+    const more = (next, total) => {
+      if (!next) return;
+      const btn = el("button", { class: "more" }, `More blocks (${total - next} left)`);
+      btn.addEventListener("click", async (e) => {
+        e.stopPropagation();
+        btn.disabled = true;
+        try {
+          const page = await api("GET", `${url}&blocks_from=${next}`);
+          btn.replaceWith(...page.round.blocks.map(blockView));
+          more(page.next_blocks, page.blocks_total);
+        } catch (err) {
+          btn.replaceWith(el("span", { class: "error" }, err.message));
+        }
+      });
+      b.append(btn);
+    };
+    more(data.next_blocks, data.blocks_total);
   } catch (err) {
     b.replaceChildren(el("span", { class: "error" }, err.message));
   }

@@ -3,7 +3,6 @@ package reliability_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func jsonValid(b []byte) bool { return json.Valid(b) }
 
 // crashBatch is the child's batch size: small, so that an import makes
 // many commits to be killed between (and during).

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRedact: an AWS key, an Anthropic key and a password planted in a
+// prompt leave export, show and search as [REDACTED:rule] with --redact,
+// scan counts them by rule without printing them, and the stored lines
+// are unchanged (export without --redact is the transcript byte for byte).
+func TestRedact(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "cairn.db")
+	aws := "AKIAZ7VRSQ5TKQ2MBXNA"
+	ant := "sk-ant-api03-" + strings.Repeat("Xw4kP9qLm2Vn8Rt5Yb7Zc3Df6Gh1Jk4", 4)[:93] + "AA"
+	pw := "Zq8vT2mLx9Rk4Wn7"
+	id := "0d0d0d0d-0000-4000-8000-000000005ec7"
+	prompt := "deploy with AWS_ACCESS_KEY_ID=" + aws + " and ANTHROPIC_API_KEY=" + ant + " then db_password=" + pw + " please"
+	transcript := strings.Replace(raceLine(id, 1), "question 1", prompt, 1) + raceLine(id, 2) + strings.Replace(raceLine(id, 3), "question 3", prompt, 1) + raceLine(id, 4)
+	path := filepath.Join(dir, id+".jsonl")
+	os.WriteFile(path, []byte(transcript), 0o644)
+	if _, stderr, err := runMain(t, store, "import", "-q", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	secrets := []string{aws, ant, pw}
+	for _, args := range [][]string{
+		{"export", id},
+		{"export", "--format", "markdown", id},
+		{"show", id, "1"},
+		{"search", "deploy"},
+		{"compress-before", "--format", "markdown", id, "2"},
+		{"inject", id, "1"},
+		{"compress-before", "--format", "claude", "--out", filepath.Join(dir, "cut"), "--cwd", dir, id, "2"},
+	} {
+		plain, _, err := runMain(t, store, args...)
+		if err != nil {
+			t.Fatal(args, err)
+		}
+		out, stderr, err := runMain(t, store, append([]string{args[0], "--redact"}, args[1:]...)...)
+		if err != nil {
+			t.Fatal(args, err)
+		}
+		if len(args) > 2 && args[2] == "claude" {
+			// The session written is what leaves.
+			files, _ := filepath.Glob(filepath.Join(dir, "cut", "*.jsonl"))
+			plain, out = "", ""
+			for i, f := range files {
+				data, _ := os.ReadFile(f)
+				if i == 0 {
+					plain = string(data)
+				} else {
+					out = string(data)
+				}
+			}
+			if len(files) != 2 {
+				t.Fatalf("%d sessions written", len(files))
+			}
+			if strings.Contains(out, aws) {
+				plain, out = out, plain
+			}
+		}
+		if !strings.Contains(plain, aws) {
+			t.Fatalf("%v without --redact lacks the key: the test plants nothing", args)
+		}
+		for _, s := range secrets {
+			if strings.Contains(out, s) {
+				t.Errorf("%v --redact: %s… leaves", args, s[:10])
+			}
+		}
+		if !strings.Contains(out, "[REDACTED:aws-access-token]") || !strings.Contains(stderr, "redacted") {
+			t.Errorf("%v --redact: no mark (%q)\n%s", args, stderr, out)
+		}
+	}
+	if out, _, _ := runMain(t, store, "export", id); out != transcript {
+		t.Error("the stored lines changed")
+	}
+	out, _, err := runMain(t, store, "scan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"aws-access-token", "anthropic-api-key", "generic-api-key"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scan lacks %s:\n%s", want, out)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("scan prints a secret")
+		}
+	}
+}
+
+// TestRedactIntoSharedStore: import --redact and migrate --redact store
+// lines without the secrets (the store a team shares never holds them),
+// and a later import of the grown transcript carries on.
+func TestRedactIntoSharedStore(t *testing.T) {
+	dir := t.TempDir()
+	aws := "AKIAZ7VRSQ5TKQ2MBXNA"
+	id := "0d0d0d0d-0000-4000-8000-000000005ec8"
+	path := filepath.Join(dir, id+".jsonl")
+	transcript := strings.Replace(raceLine(id, 1), "question 1", "key AWS_ACCESS_KEY_ID="+aws, 1) + raceLine(id, 2)
+	os.WriteFile(path, []byte(transcript), 0o644)
+	local, shared, imported := filepath.Join(dir, "local.db"), filepath.Join(dir, "shared.db"), filepath.Join(dir, "imported.db")
+	if _, stderr, err := runMain(t, local, "import", "-q", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if _, stderr, err := runMain(t, local, "migrate", "--redact", "--to", shared); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if _, stderr, err := runMain(t, imported, "import", "-q", "--redact", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(raceLine(id, 3))
+	f.Close()
+	for _, store := range []string{shared, imported} {
+		if out, stderr, err := runMain(t, store, "import", "--redact", path); err != nil || !strings.Contains(out, "1 appended") {
+			t.Fatalf("%s: a later import: %s %s %v", store, out, stderr, err)
+		}
+		out, _, err := runMain(t, store, "export", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, aws) || !strings.Contains(out, "[REDACTED:aws-access-token]") || strings.Count(out, "\n") != 3 {
+			t.Fatalf("%s holds:\n%s", store, out)
+		}
+		if out, _, _ := runMain(t, store, "search", "key"); strings.Contains(out, aws) || !strings.Contains(out, "REDACTED") {
+			t.Fatalf("%s: search finds the key", store)
+		}
+	}
+	if out, _, _ := runMain(t, local, "export", id); !strings.Contains(out, aws) {
+		t.Fatal("the local store changed")
+	}
+}

@@ -1,0 +1,86 @@
+package inscribe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+
+	"cairn"
+)
+
+// resolve sets sess.ID to the session the file at path feeds, by its
+// [cairn.SourceKey]: the session last read from path, else the session
+// with the id the harness gave it if that one was read from this path, or
+// from a file that no longer exists (the file moved), else, when another
+// existing file holds that id, [cairn.SourceKey.CopyID]. It reports
+// duplicate when the file holds only bytes that session already stores
+// from the other file: a copy is not stored twice.
+func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, err error) {
+	known, err := im.Store.FindSourceByPath(ctx, path)
+	if err == nil {
+		sess.ID = known.SessionID
+		return false, nil
+	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return false, err
+	}
+	key := cairn.SourceKey{Agent: sess.Agent, ID: sess.ID, Path: path}
+	other, err := im.Store.FindSource(ctx, sess.ID)
+	switch {
+	case cairn.ErrorCode(err) == cairn.ENOTFOUND:
+		return false, nil
+	case err != nil:
+		return false, err
+	case other.Path == path || other.Path == "":
+		return false, nil
+	case other.Agent == sess.Agent && !exists(other.Path):
+		return false, nil // moved: the same source under a new name
+	case other.Agent == sess.Agent && size <= other.Offset:
+		same, err := im.storedPrefix(ctx, f, size, other)
+		if err != nil || same {
+			return same, err
+		}
+	}
+	sess.ID = key.CopyID()
+	return false, nil
+}
+
+// exists reports whether path names a file now; an error other than "does
+// not exist" (a folder without permission) counts as existing, so a file
+// is never taken for moved when it may not have.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// storedPrefix reports whether f's first size bytes are the first bytes of
+// the current generation src's session stores.
+func (im *Importer) storedPrefix(ctx context.Context, f *os.File, size int64, src *cairn.Source) (bool, error) {
+	lines, err := im.Store.FindLines(ctx, src.SessionID, 0, 0)
+	if err != nil {
+		return false, err
+	}
+	r := io.NewSectionReader(f, 0, size)
+	var buf []byte
+	left := size
+	for _, l := range lines {
+		if left == 0 {
+			break
+		}
+		raw := l.Raw[:min(int64(len(l.Raw)), left)]
+		if cap(buf) < len(raw) {
+			buf = make([]byte, len(raw))
+		}
+		buf = buf[:len(raw)]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return false, nil // shorter than it said: not a copy
+		}
+		if !bytes.Equal(buf, raw) {
+			return false, nil
+		}
+		left -= int64(len(raw))
+	}
+	return left == 0, nil
+}

@@ -1,0 +1,54 @@
+package postgres
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// LockSession implements [cairn.InscriptionStore] with a session-level
+// advisory lock held on a connection of its own until unlock, tried
+// without waiting and again every few milliseconds (a blocking wait would
+// run into statement_timeout). Lockers never take the pool's last
+// connections (the lock holder needs them to finish): without one to
+// spare, importers race unlocked and rely on the position check alone.
+func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (func(), error) {
+	select {
+	case s.db.lockers <- struct{}{}:
+	default:
+		return func() {}, nil
+	}
+	conn, err := s.db.pool.Acquire(ctx)
+	if err != nil {
+		<-s.db.lockers
+		return nil, storeError(err)
+	}
+	key := "cairn import " + sessionID
+	for {
+		var ok bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&ok); err != nil {
+			conn.Release()
+			<-s.db.lockers
+			return nil, storeError(err)
+		}
+		if ok {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(2+rand.IntN(8)) * time.Millisecond):
+		case <-ctx.Done():
+			conn.Release()
+			<-s.db.lockers
+			return nil, ctx.Err()
+		}
+	}
+	return func() {
+		// A fresh context: the lock must go even when ctx was cancelled;
+		// if unlocking fails the connection is closed, which drops it.
+		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, key); err != nil {
+			conn.Conn().Close(context.Background())
+		}
+		conn.Release()
+		<-s.db.lockers
+	}, nil
+}

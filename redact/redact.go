@@ -1,0 +1,129 @@
+// Package redact finds secrets in text with gitleaks' maintained rule set
+// (its Go package, github.com/zricethezav/gitleaks/v8/detect) and replaces
+// them in what leaves cairn: exports, shown rounds, surgical sessions,
+// search snippets, the viewer beyond loopback, copies into a shared
+// store. The stored lines never change; redaction is applied on the way
+// out.
+package redact
+
+import (
+	"bytes"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// A Finding is one secret found: the gitleaks rule that matched and
+// where. Secret is the matched text: never print it.
+type Finding struct {
+	Rule   string `json:"rule"`
+	Line   int    `json:"line"` // 1-based, within the text scanned
+	Secret string `json:"-"`
+}
+
+// Mark is what replaces a secret: the rule's id says what was there.
+func Mark(rule string) string { return "[REDACTED:" + rule + "]" }
+
+// A Redactor finds and replaces secrets. Its zero value is not usable;
+// call [New]. It is safe for concurrent use.
+type Redactor struct {
+	mu sync.Mutex
+	d  *detect.Detector
+}
+
+var (
+	shared     *Redactor
+	sharedErr  error
+	sharedOnce sync.Once
+)
+
+// New returns a Redactor with gitleaks' default rules. Building the rules
+// takes a moment, so one Redactor is shared by the whole process.
+func New() (*Redactor, error) {
+	sharedOnce.Do(func() {
+		d, err := detect.NewDetectorDefaultConfig()
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		shared = &Redactor{d: d}
+	})
+	return shared, sharedErr
+}
+
+// Find returns the secrets in text.
+func (r *Redactor) Find(text string) []Finding {
+	if text == "" {
+		return nil
+	}
+	r.mu.Lock()
+	found := r.d.DetectString(text)
+	r.mu.Unlock()
+	out := make([]Finding, 0, len(found))
+	for _, f := range found {
+		if f.Secret == "" {
+			continue
+		}
+		out = append(out, Finding{Rule: f.RuleID, Line: f.StartLine + 1, Secret: f.Secret})
+	}
+	return out
+}
+
+// String returns text with every secret replaced by its [Mark], and the
+// findings. Longer secrets are replaced first, so a secret inside another
+// is not left half replaced.
+func (r *Redactor) String(text string) (string, []Finding) {
+	found := r.Find(text)
+	if len(found) == 0 {
+		return text, nil
+	}
+	sort.SliceStable(found, func(i, j int) bool { return len(found[i].Secret) > len(found[j].Secret) })
+	pairs := make([]string, 0, 2*len(found))
+	seen := map[string]bool{}
+	for _, f := range found {
+		if !seen[f.Secret] {
+			seen[f.Secret] = true
+			pairs = append(pairs, f.Secret, Mark(f.Rule))
+		}
+	}
+	return strings.NewReplacer(pairs...).Replace(text), found
+}
+
+// Writer returns a writer that holds what is written to it and, on
+// Close, writes it to w with its secrets replaced. Findings, when not
+// nil, receives the findings.
+func (r *Redactor) Writer(w io.Writer, findings *[]Finding) io.WriteCloser {
+	return &writer{r: r, w: w, findings: findings}
+}
+
+type writer struct {
+	r        *Redactor
+	w        io.Writer
+	buf      bytes.Buffer
+	findings *[]Finding
+	closed   bool
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if w.closed {
+		return 0, io.ErrClosedPipe
+	}
+	return w.buf.Write(p)
+}
+
+// Close writes what was held, redacted; closing again does nothing.
+func (w *writer) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	out, found := w.r.String(w.buf.String())
+	if w.findings != nil {
+		*w.findings = append(*w.findings, found...)
+	}
+	_, err := io.WriteString(w.w, out)
+	return err
+}

@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"context"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+)
+
+// sessionLocks makes importers of one session take turns across
+// processes: a one-byte record lock, at an offset hashed from the session
+// ID, on a file beside the database (the database's own file is left to
+// SQLite: closing another descriptor of it would drop SQLite's locks).
+// Locks are per open file description (OFD locks where the system has
+// them), so two stores open in one process exclude each other too; within
+// one store a mutex per session does.
+type sessionLocks struct {
+	once sync.Once
+	f    *os.File
+	err  error
+	mu   sync.Map // session ID → *sync.Mutex
+}
+
+// lockSpan is how many offsets sessions hash into: collisions only make
+// two sessions' importers take turns.
+const lockSpan = 1 << 20
+
+// LockSession implements [cairn.InscriptionStore].
+func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (func(), error) {
+	l := &s.db.locks
+	m, _ := l.mu.LoadOrStore(sessionID, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	for !mu.TryLock() {
+		if err := pause(ctx); err != nil {
+			return nil, err
+		}
+	}
+	l.once.Do(func() { l.f, l.err = os.OpenFile(s.db.Path+"-lock", os.O_RDWR|os.O_CREATE, 0o644) })
+	if l.err != nil {
+		// Without the file (a read-only folder) importers still race
+		// safely; they only read again after losing.
+		return mu.Unlock, nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(sessionID))
+	off := int64(h.Sum64() % lockSpan)
+	for {
+		ok, err := tryLockByte(l.f, off)
+		if err != nil {
+			return mu.Unlock, nil
+		}
+		if ok {
+			break
+		}
+		if err := pause(ctx); err != nil {
+			mu.Unlock()
+			return nil, err
+		}
+	}
+	return func() {
+		unlockByte(l.f, off)
+		mu.Unlock()
+	}, nil
+}
+
+// pause waits a few milliseconds before trying a lock again.
+func pause(ctx context.Context) error {
+	select {
+	case <-time.After(time.Duration(1+rand.IntN(5)) * time.Millisecond):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l *sessionLocks) close() {
+	if l.f != nil {
+		l.f.Close()
+	}
+}

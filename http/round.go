@@ -2,6 +2,7 @@ package http
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"cairn"
@@ -75,10 +76,38 @@ func (s *Server) handleRounds(w http.ResponseWriter, r *http.Request) {
 }
 
 // RoundResponse is the body of GET /api/sessions/{id}/rounds/{seq}: one
-// round with its blocks at the fidelity asked for.
+// round with its blocks at the fidelity asked for, and the same blocks cut
+// into the round's prompt and its steps by [cairn.Steps], so the page and
+// surgery agree on what a step is. Blocks, Prompt and Steps are always
+// arrays, empty for a round without blocks (round 0 often has none).
 type RoundResponse struct {
-	Round    *cairn.Round `json:"round"`
-	Fidelity string       `json:"fidelity"`
+	Round    *cairn.Round   `json:"round"`
+	Fidelity string         `json:"fidelity"`
+	Blocks   []*cairn.Block `json:"blocks"`
+	Prompt   []*cairn.Block `json:"prompt"` // the blocks before the first step
+	Steps    []*StepView    `json:"steps"`
+}
+
+// A StepView is a step with its blocks, in round order: its assistant
+// text and thinking, its tool calls and the results that answer them.
+type StepView struct {
+	*cairn.Step
+	Blocks []*cairn.Block `json:"blocks"`
+}
+
+// newRoundResponse cuts rd's blocks into its prompt and its steps.
+func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
+	resp := &RoundResponse{Round: rd, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
+	steps := cairn.Steps(rd.Blocks, rd.LastLine)
+	inStep := len(rd.Blocks)
+	if len(steps) > 0 {
+		inStep = slices.Index(rd.Blocks, steps[0].Blocks[0])
+	}
+	resp.Prompt = append(resp.Prompt, rd.Blocks[:inStep]...)
+	for _, st := range steps {
+		resp.Steps = append(resp.Steps, &StepView{Step: st, Blocks: st.Blocks})
+	}
+	return resp
 }
 
 // handleRound handles GET /api/sessions/{id}/rounds/{seq}?fidelity=….
@@ -108,7 +137,7 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 	if fid == "" {
 		fid = "full"
 	}
-	writeJSON(w, http.StatusOK, &RoundResponse{Round: render(rd), Fidelity: fid})
+	writeJSON(w, http.StatusOK, newRoundResponse(render(rd), fid))
 }
 
 // fidelity returns what renders a round at the fidelity named by s: full

@@ -176,7 +176,7 @@ func TestBrowser(t *testing.T) {
 
 	// Select rounds 1 to 3: a click, then a shift-click.
 	Step(t, ctx, "select rounds 1-3",
-		chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .line .index`)),
+		chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .line .pick`)),
 		shiftClick(`.round[data-seq="3"] .line .index`))
 	Wait(t, ctx, "three rounds selected", `document.querySelectorAll(".round.selected").length === 3`)
 	if got := Eval[string](t, ctx, `document.getElementById("selection").textContent`); !strings.Contains(got, "1-3") {
@@ -205,7 +205,7 @@ func TestBrowser(t *testing.T) {
 
 	// Split by the selection: rounds 2-3 become "db", the rest another child.
 	Step(t, ctx, "select rounds 2-3 and split",
-		chromedp.Click(chromedp.CSS(`.round[data-seq="2"] .line .index`)),
+		chromedp.Click(chromedp.CSS(`.round[data-seq="2"] .line .pick`)),
 		shiftClick(`.round[data-seq="3"] .line .index`),
 		chromedp.SetValue(chromedp.CSS("#engagement"), "db"),
 		chromedp.Click(chromedp.CSS("#split")))

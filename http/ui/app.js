@@ -186,19 +186,41 @@ async function loadMore() {
 
 function roundRow(r) {
   const row = el("div", { class: "round", dataset: { seq: r.seq } });
-  const toggle = el("button", { class: "toggle", title: "show the full round", "aria-label": "expand round " + r.seq }, "▸");
-  toggle.addEventListener("click", (e) => { e.stopPropagation(); expand(row); });
+  const toggle = el("button", { class: "toggle", title: "open the round (o)", "aria-label": "open round " + r.seq }, "▸");
+  const pick = el("input", { type: "checkbox", class: "pick", title: "select (x)", "aria-label": "select round " + r.seq, checked: view.selected.has(r.seq) });
+  pick.addEventListener("click", (e) => { e.stopPropagation(); select(r.seq, { ctrlKey: true, shiftKey: e.shiftKey }); });
   const tags = [];
   if (r.engagement) tags.push(el("span", { class: "badge eng" }, r.engagement));
   if (r.frame) tags.push(el("span", { class: "badge frame" }, r.frame));
-  const line = el("div", { class: "line" }, toggle,
+  const line = el("div", { class: "line" }, toggle, pick,
     el("span", { class: "seq" }, String(r.seq).padStart(3, "0")),
-    el("span", { class: "muted mono" }, when(r.started_at)),
+    el("span", { class: "muted mono when" }, when(r.started_at)),
     el("span", { class: "index", title: r.index }, r.index || el("span", { class: "muted" }, r.roles)),
+    roundStats(r),
     el("span", { class: "tags" }, tags));
-  line.addEventListener("click", (e) => select(r.seq, e));
+  // A click opens the round; shift and ctrl/cmd clicks select, as in a
+  // file manager.
+  line.addEventListener("click", (e) => {
+    view.cursor = r.seq;
+    if (e.shiftKey || e.ctrlKey || e.metaKey) return select(r.seq, e);
+    if (window.getSelection().toString()) return; // the reader is selecting text
+    expand(row);
+  });
   row.append(line);
   return row;
+}
+
+// roundStats is the index line's figures: tool kinds, duration, tokens.
+function roundStats(r) {
+  const u = r.usage || {};
+  const ctx = (u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0);
+  const parts = [];
+  const tools = r.tools || [];
+  if (tools.length) parts.push(el("span", { title: "tools called: " + tools.join(", ") }, `${tools.length} tool${tools.length === 1 ? "" : "s"}`));
+  const d = duration(r.started_at, r.ended_at);
+  if (d) parts.push(el("span", {}, d));
+  if (ctx || u.output_tokens) parts.push(el("span", { title: `${ctx} tokens read (input and cache), ${u.output_tokens || 0} written` }, `${human(ctx)} in · ${human(u.output_tokens || 0)} out`));
+  return el("span", { class: "stats muted" }, parts);
 }
 
 // select handles a click on a round: alone, shift extends from the last
@@ -218,7 +240,12 @@ function select(seq, e) {
     if (!only) v.selected.add(seq);
     v.anchor = seq;
   }
-  for (const row of document.querySelectorAll(".round")) row.classList.toggle("selected", v.selected.has(Number(row.dataset.seq)));
+  for (const row of document.querySelectorAll(".round")) {
+    const on = v.selected.has(Number(row.dataset.seq));
+    row.classList.toggle("selected", on);
+    const pick = row.querySelector(".pick");
+    if (pick) pick.checked = on;
+  }
   updateSelection();
 }
 
@@ -239,43 +266,6 @@ function updateSelection() {
   const n = view.selected.size;
   document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "click a round; shift-click selects a range";
   for (const b of document.querySelectorAll("[data-needs-selection]")) b.disabled = n === 0;
-}
-
-async function expand(row, open) {
-  const body = row.querySelector(".body");
-  const toggle = row.querySelector(".toggle");
-  if (body && !open) { body.remove(); toggle.textContent = "▸"; return; }
-  if (body) body.remove();
-  toggle.textContent = "▾";
-  const b = el("div", { class: "body" }, el("span", { class: "muted" }, "Loading…"));
-  row.append(b);
-  try {
-    const data = await api("GET", `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`);
-    b.replaceChildren(...data.round.blocks.map(blockView));
-    if (!data.round.blocks.length) b.append(el("span", { class: "muted" }, "(no blocks)"));
-  } catch (err) {
-    b.replaceChildren(el("span", { class: "error" }, err.message));
-  }
-}
-
-// blockView renders one block: text plainly, thinking and tool cycles as
-// collapsible details.
-function blockView(b) {
-  const side = b.sidechain ? " (subagent)" : "";
-  switch (b.kind) {
-    case "user-text":
-      return el("div", { class: "block user" }, el("div", { class: "who" }, "User" + side), el("div", { class: "text" }, b.content));
-    case "assistant-text":
-      return el("div", { class: "block assistant" }, el("div", { class: "who" }, "Assistant" + side), el("div", { class: "text" }, b.content));
-    case "thinking":
-      return el("details", { class: "block thinking" }, el("summary", {}, `thinking${side} · ${b.content.length} chars`), el("pre", {}, b.content));
-    case "tool-use":
-      return el("details", { class: "block tool-use" }, el("summary", {}, `tool call${side}: ${b.tool_name || ""}`), el("pre", {}, b.content));
-    case "tool-result":
-      return el("details", { class: "block tool-result" + (b.is_error ? " error" : "") }, el("summary", {}, `${b.is_error ? "tool error" : "tool result"}${side}: ${b.tool_name || ""} · ${b.content.length} chars`), el("pre", {}, b.content));
-    default:
-      return el("details", { class: "block meta" }, el("summary", {}, `${b.role} ${b.kind}${side}`), el("pre", {}, b.content));
-  }
 }
 
 function toolbar() {

@@ -107,5 +107,13 @@ func TestBrowserSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "long-round-step100.png"), buf, 0o644)
+	writeArtifact(t, dir, "long-round-step100.png", buf)
+}
+
+// writeArtifact saves a screenshot of the window as dir/name.
+func writeArtifact(tb testing.TB, dir, name string, png []byte) {
+	tb.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -74,6 +74,7 @@ function route() {
   fn(params, decodeURIComponent(parts[1] || "")).catch((err) => main.append(el("p", { class: "error" }, err.message)));
 }
 window.addEventListener("hashchange", route);
+new ResizeObserver(() => document.documentElement.style.setProperty("--header-h", document.querySelector("header").offsetHeight + "px")).observe(document.querySelector("header"));
 document.getElementById("global-search").addEventListener("submit", (e) => {
   e.preventDefault();
   const q = e.target.q.value.trim();
@@ -133,7 +134,7 @@ let view = null;
 async function sessionPage(params, id) {
   const data = await api("GET", "/api/sessions/" + encodeURIComponent(id));
   const s = data.session;
-  view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full" };
+  view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
   main.append(el("h1", {}, s.title || s.id));
   main.append(el("div", { class: "meta" },
     el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
@@ -159,7 +160,14 @@ async function sessionPage(params, id) {
   if (want !== null) {
     while (view.next >= 0 && !view.rounds.some((r) => r.seq === Number(want)) && view.next <= Number(want)) await loadMore();
     const row = document.querySelector(`.round[data-seq="${Number(want)}"]`);
-    if (row) { row.scrollIntoView({ block: "center" }); expand(row, true); }
+    if (row) {
+      row.scrollIntoView({ block: "start" });
+      view.cursor = Number(want);
+      const body = await expand(row, true);
+      // Land on the match: the words of the search marked in the round,
+      // the first in view.
+      if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
+    }
   }
 }
 
@@ -264,7 +272,7 @@ function ranges(seqs) {
 
 function updateSelection() {
   const n = view.selected.size;
-  document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "click a round; shift-click selects a range";
+  document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "click opens a round; ☐, x or shift-click selects";
   for (const b of document.querySelectorAll("[data-needs-selection]")) b.disabled = n === 0;
 }
 
@@ -275,7 +283,8 @@ function toolbar() {
     view.fidelity = fid.value;
     for (const row of document.querySelectorAll(".round")) if (row.querySelector(".body")) expand(row, true);
   });
-  const eng = el("input", { id: "engagement", placeholder: "engagement", size: 14 });
+  const eng = el("input", { id: "engagement", placeholder: "engagement", size: 14, title: "Enter tags the selection" });
+  eng.addEventListener("keydown", (e) => { if (e.key === "Enter" && view.selected.size) tagSelection(eng.value.trim()); });
   const bar = el("div", { class: "toolbar" },
     el("span", { id: "selection", class: "muted" }),
     el("span", { class: "sep" }),
@@ -287,8 +296,13 @@ function toolbar() {
     el("button", { id: "extract", onclick: () => extract(eng.value.trim()), title: "the engagement's rounds, in full, as a new session" }, "Extract engagement"),
     el("button", { id: "revive", onclick: revive, title: "compress older work, export a session to resume" }, "Revive"),
     el("span", { class: "sep" }),
-    el("label", {}, "fidelity ", fid));
+    el("label", {}, "fidelity ", fid),
+    el("span", { class: "sep" }),
+    findBar(view.find));
   queueMicrotask(updateSelection);
+  // The sticky round header sits below the toolbar, however many lines
+  // the toolbar wraps to.
+  new ResizeObserver(() => document.documentElement.style.setProperty("--toolbar-h", bar.offsetHeight + "px")).observe(bar);
   return bar;
 }
 
@@ -392,6 +406,25 @@ function suggestPanel() {
 
 // ---- search ----
 
+// agentBadge labels a subagent session: the agent Claude Code runs to
+// compact a context is named as such.
+function agentBadge(agentID, parent) {
+  const id = agentID || "";
+  if (id.startsWith("acompact")) return el("span", { class: "badge subagent compact", title: "the agent that wrote the summary when the context of " + parent + " was compacted" }, "compaction agent");
+  return el("span", { class: "badge subagent", title: "a subagent of " + parent }, "subagent " + id.slice(0, 8));
+}
+
+// nearText is the words around a snippet's first match, letters and
+// digits only, so the page can land on the match the snippet shows.
+function nearText(snippet) {
+  const m = snippet.querySelector("mark");
+  if (!m) return "";
+  const before = alnum(snippet.textContent.slice(0, snippet.textContent.indexOf(m.textContent)));
+  const word = alnum(m.textContent);
+  const after = alnum(snippet.textContent).slice(before.length + word.length);
+  return before.slice(-12) + word + after.slice(0, 12);
+}
+
 async function searchPage(params) {
   const q = params.get("q") || "";
   document.querySelector("#global-search input").value = q;
@@ -403,9 +436,15 @@ async function searchPage(params) {
   for (const h of data.hits) {
     const snippet = el("div", { class: "snippet" });
     snippet.innerHTML = h.snippet_html; // escaped by the server, then marked
-    list.append(el("div", { class: "hit" },
-      el("div", {}, el("a", { href: `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}` }, `${short(h.session_id)} round ${h.round}`),
-        el("span", { class: "muted" }, ` · ${when(h.timestamp)} · ${h.kind}`), h.project ? el("span", { class: "muted mono" }, " · " + h.project) : ""),
+    const sub = h.lineage === "subagent";
+    const href = `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}&find=${encodeURIComponent(q)}&near=${encodeURIComponent(nearText(snippet))}`;
+    list.append(el("div", { class: "hit" + (sub ? " sub" : "") },
+      el("div", {},
+        sub ? agentBadge(h.agent_id, h.parent) : "",
+        el("a", { href, class: "hit-title" }, h.title || short(h.session_id)),
+        el("span", { class: "muted" }, ` · round ${h.round} · ${when(h.timestamp)} · ${h.kind}`),
+        h.project ? el("span", { class: "muted mono" }, " · " + h.project) : "",
+        el("span", { class: "muted mono" }, " · " + short(h.session_id))),
       snippet));
   }
   main.append(el("p", { class: "muted" }, `${data.hits.length} rounds`), list);

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,21 +81,21 @@ func TestBrowserSteps(t *testing.T) {
 	}
 
 	// An Edit opens as a diff, a Bash as its command and output.
-	Step(t, ctx, "open an Edit", chromedp.Click(chromedp.CSS(`.round[data-seq="1"] details.call[data-tool="Edit"] > summary`)))
+	Step(t, ctx, "open an Edit", jsClick(`.round[data-seq="1"] details.call[data-tool="Edit"] > summary`))
 	Wait(t, ctx, "a diff", `document.querySelector('.round[data-seq="1"] details.call[data-tool="Edit"] pre.diff .add')`)
 	Step(t, ctx, "all steps again", chromedp.SetValue(chromedp.CSS(`.round[data-seq="1"] .tool-filter`), ""),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('.round[data-seq="1"] .tool-filter').dispatchEvent(new Event("change"))`))
-	Step(t, ctx, "open a Bash", chromedp.Click(chromedp.CSS(`.round[data-seq="1"] details.call[data-tool="Bash"] > summary`)))
+	Step(t, ctx, "open a Bash", jsClick(`.round[data-seq="1"] details.call[data-tool="Bash"] > summary`))
 	Wait(t, ctx, "its command", `document.querySelector('.round[data-seq="1"] details.call[data-tool="Bash"][open] pre.cmd').textContent.startsWith("$ ")`)
-	Step(t, ctx, "raw", chromedp.Click(chromedp.CSS(`.round[data-seq="1"] details.call[data-tool="Bash"][open] .raw-toggle`)))
+	Step(t, ctx, "raw", jsClick(`.round[data-seq="1"] details.call[data-tool="Bash"][open] .raw-toggle`))
 	Wait(t, ctx, "raw shown", `!document.querySelector('.round[data-seq="1"] details.call[data-tool="Bash"][open] .raw').hidden`)
 
 	// Expand all, collapse all.
-	Step(t, ctx, "expand all", chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .expand-all`)))
+	Step(t, ctx, "expand all", jsClick(`.round[data-seq="1"] .expand-all`))
 	if n := Eval[int](t, ctx, `document.querySelectorAll('.round[data-seq="1"] details.call:not([open])').length`); n != 0 {
 		t.Fatalf("%d calls closed after expand all", n)
 	}
-	Step(t, ctx, "collapse all", chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .collapse-all`)))
+	Step(t, ctx, "collapse all", jsClick(`.round[data-seq="1"] .collapse-all`))
 	if n := Eval[int](t, ctx, `document.querySelectorAll('.round[data-seq="1"] details.call[open]').length`); n != 0 {
 		t.Fatalf("%d calls open after collapse all", n)
 	}
@@ -116,4 +117,10 @@ func writeArtifact(tb testing.TB, dir, name string, png []byte) {
 	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// jsClick clicks the first element matching sel from script: the element
+// may sit under the page's sticky header, where a mouse would not reach.
+func jsClick(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click()`, sel))
 }

@@ -64,6 +64,17 @@ func TestSearch(t *testing.T) {
 			t.Fatalf("no hit in the subagent for %q", word)
 		}
 	})
+	// Where the client compacted the context is found by searching for it.
+	t.Run("Compaction", func(t *testing.T) {
+		var got cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?q=compacted", &got)
+		for _, h := range got.Hits {
+			if h.Kind == cairn.Compaction && strings.Contains(h.Snippet, "manual, 120 tokens") {
+				return
+			}
+		}
+		t.Fatalf("no compaction among %d hits for compacted", len(got.Hits))
+	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		WantError(t, s, "GET", "/api/search?q=", "", 400, "Nothing to search for")
 		WantError(t, s, "GET", "/api/search?q=x&limit=-2", "", 400, "want a number")

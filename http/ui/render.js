@@ -92,6 +92,7 @@ function markdown(src) {
     if ((m = line.match(/^(\s*)([-*+]|\d+[.)])\s+/))) {
       const ordered = /\d/.test(m[2]);
       const list = h(ordered ? "ol" : "ul");
+      if (ordered && parseInt(m[2], 10) > 1) list.start = parseInt(m[2], 10);
       while (i < lines.length && (m = lines[i].match(/^(\s*)([-*+]|\d+[.)])\s+(.*)$/))) {
         let text = m[3];
         const box = text.match(/^\[([ xX])\]\s+(.*)$/);

@@ -25,7 +25,7 @@ function parseJSON(s) {
 
 // isCompactionBoundary reports whether b marks where the client compacted
 // the context; isCompactionSummary whether b is the summary it wrote.
-const isCompactionBoundary = (b) => b.role === "system" && b.kind === "meta-text" && /^Conversation compacted\b/.test(b.content);
+const isCompactionBoundary = (b) => b.kind === "compaction" || (b.role === "system" && b.kind === "meta-text" && /^Conversation compacted\b/.test(b.content));
 const isCompactionSummary = (b) => b.kind === "meta-text" && /^This session is being continued from a previous conversation/.test(b.content);
 
 // expand opens or closes a round's body. open forces it open (re-rendered).
@@ -157,10 +157,10 @@ function blockView(b) {
 // compactionView is the divider where the client compacted its context:
 // what triggered it and how large the context was, when the server knows.
 function compactionView(b) {
-  const c = b.compaction || {};
-  const figures = [c.trigger, c.pre_tokens ? human(c.pre_tokens) + " tokens" : ""].filter(Boolean).join(", ");
+  const m = b.content.match(/\((\w+)(?:, (\d+) tokens)?\)\s*$/) || [];
+  const figures = [m[1], m[2] ? human(Number(m[2])) + " tokens" : ""].filter(Boolean).join(", ");
   return el("div", { class: "compaction", dataset: { line: b.line, index: b.index }, role: "separator" },
-    el("span", {}, "Context compacted" + (figures ? ` (${figures})` : "")));
+    el("span", { title: b.content + ": what the client loads from here on starts with the summary below" }, "Context compacted" + (figures ? ` (${figures})` : "")));
 }
 
 // ---- tool calls ----

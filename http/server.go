@@ -267,6 +267,10 @@ func (s *Server) handleUI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, &ErrorResponse{Error: "Method not allowed."})
 		return
 	}
+	if r.URL.Path == "/favicon.ico" { // browsers ask for it whatever the page says
+		http.ServeFileFS(w, r, ui.FS, "favicon.svg")
+		return
+	}
 	ui.Handler.ServeHTTP(w, r)
 }
 

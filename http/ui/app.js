@@ -49,12 +49,24 @@ function toast(msg, bad) {
 // short names a session in a few characters: its uuid's head and tail, as
 // sessions of one project often share a prefix.
 const short = (id) => (id && id.length > 14 ? id.slice(0, 8) + "…" + id.slice(-4) : id || "");
-const when = (t) => (t && !t.startsWith("0001") ? t.replace("T", " ").slice(0, 16) : "");
+// when writes a time in the reader's time zone (tzName names it).
+const when = (t) => {
+  if (!t || t.startsWith("0001")) return "";
+  const d = new Date(t);
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+};
+function tzName() {
+  const off = -new Date().getTimezoneOffset();
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  return (off === 0 ? "UTC" : `UTC${off > 0 ? "+" : "−"}${Math.floor(Math.abs(off) / 60)}${Math.abs(off) % 60 ? ":" + String(Math.abs(off) % 60).padStart(2, "0") : ""}`) + (zone && zone !== "UTC" ? ` (${zone})` : "");
+}
 const sessionLink = (id, label) => el("a", { href: "#/session/" + encodeURIComponent(id) }, label || short(id));
 
 function lineageBadges(s) {
   const out = [];
-  if (s.lineage && s.lineage !== "import") out.push(el("span", { class: "badge " + s.lineage }, s.lineage));
+  if (s.lineage === "subagent") out.push(agentBadge(s.agent_id, s.parent));
+  else if (s.lineage && s.lineage !== "import") out.push(el("span", { class: "badge " + s.lineage }, s.lineage));
   if (s.operation) out.push(el("span", { class: "badge surgery" }, s.operation));
   return out;
 }
@@ -83,19 +95,27 @@ document.getElementById("global-search").addEventListener("submit", (e) => {
 
 // ---- sessions ----
 
+// sessionColumns are the sessions list's columns: those with a sort key
+// sort on a click.
+const sessionColumns = [
+  ["session", ""], ["harness", ""], ["project", ""], ["rounds", "rounds"], ["tokens", "tokens"],
+  ["duration", "duration"], ["ended", "time"], ["lineage", ""],
+];
+
 async function sessionsPage(params) {
   const form = el("form", { class: "filters", id: "session-filters" },
-    el("input", { name: "project", placeholder: "project folder (prefix/ or *)", value: params.get("project") || "" }),
+    el("input", { name: "in", placeholder: "project contains…", value: params.get("in") || "", "aria-label": "project contains" }),
     el("label", {}, "since ", el("input", { name: "since", type: "date", value: params.get("since") || "" })),
-    el("label", {}, el("input", { name: "subagents", type: "checkbox", checked: params.get("subagents") === "true" }), " subagents"),
+    el("label", { title: "subagents and surgery's children are listed under their parents; this also lists subagents whose parent is not stored" }, el("input", { name: "subagents", type: "checkbox", checked: params.get("subagents") === "true" }), " orphan subagents"),
     el("button", { type: "submit" }, "Filter"),
     el("span", { class: "muted" }, "or search their text with the box above"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const p = new URLSearchParams();
-    if (form.project.value) p.set("project", form.project.value);
+    if (form.in.value.trim()) p.set("in", form.in.value.trim());
     if (form.since.value) p.set("since", form.since.value);
     if (form.subagents.checked) p.set("subagents", "true");
+    for (const k of ["sort", "order"]) if (params.get(k)) p.set(k, params.get(k));
     location.hash = "#/?" + p;
   });
   main.append(el("h1", {}, "Sessions"), form);
@@ -103,28 +123,67 @@ async function sessionsPage(params) {
   const q = new URLSearchParams(params);
   q.set("offset", offset);
   q.set("limit", 50);
+  q.set("tree", "true");
   const data = await api("GET", "/api/sessions?" + q);
   if (data.total === 0) {
-    main.append(el("p", { class: "empty" }, "No sessions. Import some with: cairn import"));
+    const filters = [];
+    if (params.get("in")) filters.push(`whose project contains “${params.get("in")}”`);
+    if (params.get("since")) filters.push(`since ${params.get("since")}`);
+    main.append(filters.length
+      ? el("p", { class: "empty", id: "no-sessions" }, `No session ${filters.join(" and ")}. `, el("a", { href: "#/" }, "Show them all"))
+      : el("p", { class: "empty", id: "no-sessions" }, "No sessions yet. Import some with: cairn import"));
     return;
   }
-  const rows = data.sessions.map((s) =>
-    el("tr", { class: "session-row" },
-      el("td", { class: "mono" }, sessionLink(s.id)),
-      el("td", {}, s.title || el("span", { class: "muted" }, "(untitled)")),
-      el("td", { class: "mono" }, s.project || ""),
-      el("td", {}, String(s.rounds)),
-      el("td", {}, when(s.ended_at)),
-      el("td", {}, lineageBadges(s), s.parent ? ["from ", sessionLink(s.parent)] : "")));
+  const sort = params.get("sort") || "time", order = params.get("order") || "desc";
+  const sortLink = (label, key) => {
+    if (!key) return label;
+    const p = new URLSearchParams(params);
+    p.delete("offset");
+    p.set("sort", key);
+    p.set("order", sort === key && order === "desc" ? "asc" : "desc");
+    return el("a", { href: "#/?" + p, class: "sort" + (sort === key ? " on" : ""), title: "sort by " + label }, label, sort === key ? (order === "desc" ? " ▾" : " ▴") : "");
+  };
+  const rows = [];
+  const add = (s, depth) => {
+    const kids = s.children || [];
+    const tr = el("tr", { class: "session-row" + (depth ? " child" : ""), dataset: { id: s.id, depth } },
+      el("td", { class: "title-cell" }, depth ? el("span", { class: "indent" }, "↳ ") : "",
+        kids.length ? el("button", { class: "kids", title: "show the sessions that came from it", "aria-expanded": "false" }, `▸ ${kids.length}`) : "",
+        lineageBadges(s), sessionLink(s.id, s.title || short(s.id)), el("div", { class: "muted mono small" }, short(s.id))),
+      el("td", { class: "muted nowrap" }, s.agent),
+      el("td", { class: "mono small" }, s.project || ""),
+      el("td", { class: "num" }, String(s.rounds)),
+      el("td", { class: "num", title: tokensTitle(s.usage) }, human(sessionTokens(s.usage))),
+      el("td", { class: "num" }, duration(s.started_at, s.ended_at)),
+      el("td", { class: "nowrap" }, when(s.ended_at)),
+      el("td", {}, s.parent && !depth ? ["from ", sessionLink(s.parent)] : ""));
+    rows.push(tr);
+    const kidRows = [];
+    for (const c of kids) { const before = rows.length; add(c, depth + 1); kidRows.push(...rows.slice(before)); }
+    for (const r of kidRows) r.hidden = true;
+    const btn = tr.querySelector(".kids");
+    if (btn) btn.addEventListener("click", () => {
+      const open = btn.getAttribute("aria-expanded") !== "true";
+      btn.setAttribute("aria-expanded", String(open));
+      btn.textContent = `${open ? "▾" : "▸"} ${kids.length}`;
+      for (const r of kidRows) if (Number(r.dataset.depth) === depth + 1 || !open) r.hidden = !open;
+    });
+  };
+  for (const s of data.sessions) add(s, 0);
   main.append(el("table", { id: "sessions" },
-    el("thead", {}, el("tr", {}, ["session", "title", "project", "rounds", "ended", "lineage"].map((h) => el("th", {}, h)))),
+    el("thead", {}, el("tr", {}, sessionColumns.map(([h, key]) => el("th", { class: key ? "sortable" : "" }, sortLink(h, key))))),
     el("tbody", {}, rows)));
-  const nav = el("p", { class: "muted" }, `${offset + 1}–${offset + data.sessions.length} of ${data.total} `);
+  const nav = el("p", { class: "muted" }, `${offset + 1}–${offset + data.sessions.length} of ${data.total} · times in ${tzName()} `);
   const page = (o) => { const p = new URLSearchParams(params); p.set("offset", o); return "#/?" + p; };
-  if (offset > 0) nav.append(el("a", { href: page(Math.max(0, offset - 50)) }, "← newer"), " ");
-  if (offset + data.sessions.length < data.total) nav.append(el("a", { href: page(offset + 50) }, "older →"));
+  if (offset > 0) nav.append(el("a", { href: page(Math.max(0, offset - 50)) }, "← previous"), " ");
+  if (offset + data.sessions.length < data.total) nav.append(el("a", { href: page(offset + 50) }, "next →"));
   main.append(nav);
 }
+
+// sessionTokens is a session's tokens as the list sorts them: read (input
+// and cache) and written.
+const sessionTokens = (u) => u ? (u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0) + (u.output_tokens || 0) : 0;
+const tokensTitle = (u) => u ? `${u.input_tokens} input, ${u.cache_read_input_tokens} cache read, ${u.cache_creation_input_tokens} cache written, ${u.output_tokens} output tokens` : "";
 
 // ---- one session ----
 
@@ -138,7 +197,8 @@ async function sessionPage(params, id) {
   main.append(el("h1", {}, s.title || s.id));
   main.append(el("div", { class: "meta" },
     el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
-    el("span", {}, `${s.rounds} rounds`), el("span", {}, `${when(s.started_at)} – ${when(s.ended_at)}`),
+    el("span", {}, `${s.rounds} rounds`), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
+    el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
     el("span", {}, s.agent)));
   const lin = el("div", { class: "lineage", id: "lineage" }, lineageBadges(s));
   if (s.parents && s.parents.length > 1) {
@@ -186,7 +246,10 @@ async function loadMore() {
     for (const r of data.rounds) { v.rounds.push(r); frag.append(roundRow(r)); }
     tl.append(frag);
     v.next = data.next;
-    more.textContent = v.next < 0 ? `${v.rounds.length} rounds` : `${v.rounds.length} rounds loaded; scroll for more`;
+    // Round 0 (what comes before the first prompt) is not counted, as in
+    // the header.
+    const n = v.rounds.filter((r) => r.seq > 0).length;
+    more.textContent = v.next < 0 ? `all ${n} rounds` : `${n} of ${v.session.rounds} rounds loaded; scroll for more`;
   } finally {
     v.loading = false;
   }

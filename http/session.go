@@ -31,11 +31,13 @@ type SessionRow struct {
 
 // Sort orders of the sessions list.
 var sessionSorts = map[string]func(a, b *cairn.Session) int{
-	"time":     func(a, b *cairn.Session) int { return a.EndedAt.Compare(b.EndedAt) },
-	"tokens":   func(a, b *cairn.Session) int { return cmp.Compare(sessionTokens(a), sessionTokens(b)) },
-	"rounds":   func(a, b *cairn.Session) int { return cmp.Compare(a.Rounds, b.Rounds) },
-	"duration": func(a, b *cairn.Session) int { return cmp.Compare(a.EndedAt.Sub(a.StartedAt), b.EndedAt.Sub(b.StartedAt)) },
-	"lines":    func(a, b *cairn.Session) int { return cmp.Compare(a.Lines, b.Lines) },
+	"time":   func(a, b *cairn.Session) int { return a.EndedAt.Compare(b.EndedAt) },
+	"tokens": func(a, b *cairn.Session) int { return cmp.Compare(sessionTokens(a), sessionTokens(b)) },
+	"rounds": func(a, b *cairn.Session) int { return cmp.Compare(a.Rounds, b.Rounds) },
+	"duration": func(a, b *cairn.Session) int {
+		return cmp.Compare(a.EndedAt.Sub(a.StartedAt), b.EndedAt.Sub(b.StartedAt))
+	},
+	"lines": func(a, b *cairn.Session) int { return cmp.Compare(a.Lines, b.Lines) },
 }
 
 // sessionTokens is what the list sorts by as a session's tokens: those

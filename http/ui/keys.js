@@ -59,7 +59,7 @@ document.addEventListener("keydown", (e) => {
     case "t": {
       if (!view.selected.size && view.cursor !== null) select(view.cursor, { ctrlKey: true });
       e.preventDefault();
-      document.getElementById("engagement").focus();
+      setTimeout(() => document.getElementById("engagement").focus()); // after the key, so "t" is not typed into it
       break;
     }
     default: return;

@@ -38,7 +38,8 @@ type Server struct {
 	mux    *http.ServeMux
 
 	mu        sync.Mutex
-	loginCode string // the one-time login code; "" once used
+	loginCode string            // the one-time login code; "" once used
+	written   map[string]string // what surgical actions wrote: materialization key → session
 
 	// Addr is the address to listen on, 127.0.0.1:0 by default. Any
 	// address other than loopback requires Token.

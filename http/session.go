@@ -149,9 +149,16 @@ func sessionRows(sessions []*cairn.Session, tree bool) []*SessionRow {
 // its lineage: the session it came from, and those that came from it
 // (subagents, and surgery's exports, a merge's from both parents).
 type SessionResponse struct {
-	Session  *cairn.Session   `json:"session"`
-	Parent   *cairn.Session   `json:"parent,omitempty"`
-	Children []*cairn.Session `json:"children"`
+	Session  *cairn.Session  `json:"session"`
+	Parent   *cairn.Session  `json:"parent,omitempty"`
+	Children []*SessionChild `json:"children"`
+}
+
+// A SessionChild is a session that came from another, with the
+// engagements its rounds are tagged with (a split child's label).
+type SessionChild struct {
+	*cairn.Session
+	Engagements []string `json:"engagements,omitempty"`
 }
 
 // handleSession handles GET /api/sessions/{id}. The id may be a unique
@@ -163,7 +170,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	resp := &SessionResponse{Session: sess, Children: []*cairn.Session{}}
+	resp := &SessionResponse{Session: sess, Children: []*SessionChild{}}
 	if sess.Parent != "" {
 		if resp.Parent, err = s.Sessions.FindSessionByID(ctx, sess.Parent); cairn.ErrorCode(err) == cairn.ENOTFOUND {
 			resp.Parent = nil // the parent was never imported
@@ -178,11 +185,25 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, c := range all {
-		if c.Parent == sess.ID || slices.Contains(c.Parents, sess.ID) {
-			resp.Children = append(resp.Children, c)
+		if c.Parent != sess.ID && !slices.Contains(c.Parents, sess.ID) {
+			continue
 		}
+		child := &SessionChild{Session: c}
+		if c.Lineage == cairn.LineageSurgery {
+			tagged, err := s.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: c.ID, Tagged: true})
+			if err != nil {
+				Error(w, r, err)
+				return
+			}
+			for _, rd := range tagged {
+				if !slices.Contains(child.Engagements, rd.EngagementID) {
+					child.Engagements = append(child.Engagements, rd.EngagementID)
+				}
+			}
+		}
+		resp.Children = append(resp.Children, child)
 	}
-	slices.SortFunc(resp.Children, func(a, b *cairn.Session) int { return a.StartedAt.Compare(b.StartedAt) })
+	slices.SortFunc(resp.Children, func(a, b *SessionChild) int { return a.StartedAt.Compare(b.StartedAt) })
 	writeJSON(w, http.StatusOK, resp)
 }
 

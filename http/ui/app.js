@@ -200,18 +200,7 @@ async function sessionPage(params, id) {
     el("span", {}, `${s.rounds} rounds`), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
     el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
     el("span", {}, s.agent)));
-  const lin = el("div", { class: "lineage", id: "lineage" }, lineageBadges(s));
-  if (s.parents && s.parents.length > 1) {
-    lin.append("parents ");
-    s.parents.forEach((p, i) => lin.append(i ? " + " : "", sessionLink(p)));
-    lin.append(" ");
-  } else if (s.parent) {
-    lin.append("parent ", data.parent ? sessionLink(s.parent, short(s.parent) + " " + (data.parent.title || "")) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
-  }
-  if (data.children.length) {
-    lin.append(`children (${data.children.length}): `);
-    data.children.forEach((c, i) => lin.append(i ? ", " : "", sessionLink(c.id, c.agent_id ? "agent " + c.agent_id.slice(0, 8) : short(c.id)), " ", ...lineageBadges(c)));
-  }
+  const lin = lineageView(data);
   main.append(lin, toolbar(), el("div", { id: "results" }), suggestPanel(), el("div", { class: "timeline", id: "timeline" }), el("div", { class: "more", id: "more" }));
   await loadMore();
   const observer = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) loadMore(); });
@@ -229,6 +218,36 @@ async function sessionPage(params, id) {
       if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
     }
   }
+}
+
+// lineageView shows where a session came from and what came from it:
+// children labelled by operation (or subagent) and engagement.
+function lineageView(data) {
+  const s = data.session;
+  const lin = el("div", { class: "lineage", id: "lineage" }, lineageBadges(s));
+  if (s.parents && s.parents.length > 1) {
+    lin.append("parents ");
+    s.parents.forEach((p, i) => lin.append(i ? " + " : "", sessionLink(p)));
+    lin.append(" ");
+  } else if (s.parent) {
+    lin.append("parent ", data.parent ? sessionLink(s.parent, (data.parent.title || short(s.parent))) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
+  }
+  if (data.children.length) {
+    const list = el("ul", { class: "children", id: "children" });
+    for (const c of data.children) {
+      const label = c.lineage === "subagent" ? (c.title || "agent " + (c.agent_id || "").slice(0, 8)) : `${c.operation || "child"}${c.engagements ? " · " + c.engagements.join(", ") : ""}`;
+      list.append(el("li", { dataset: { id: c.id } }, lineageBadges(c), (c.engagements || []).map((e) => el("span", { class: "badge eng" }, e)),
+        sessionLink(c.id, label), el("span", { class: "muted" }, ` · ${c.rounds} rounds · ${when(c.started_at)} · `), el("span", { class: "mono muted" }, short(c.id))));
+    }
+    lin.append(el("details", { open: data.children.length <= 6 }, el("summary", {}, `children (${data.children.length})`), list));
+  }
+  return lin;
+}
+
+// refreshLineage reloads the open session's lineage after an action.
+async function refreshLineage() {
+  const data = await api("GET", "/api/sessions/" + encodeURIComponent(view.id));
+  document.getElementById("lineage").replaceWith(lineageView(data));
 }
 
 // loadMore appends the next page of rounds to the timeline.
@@ -402,24 +421,73 @@ async function untagSelection() {
   } catch (err) { toast(err.message, true); }
 }
 
+// figuresLine says what an action keeps and what it costs.
+function figuresLine(r) {
+  const pct = r.source_tokens ? Math.round((100 * r.tokens) / r.source_tokens) : 100;
+  return `${r.full} rounds in full · ${r.index} as index lines · about ${human(r.tokens)} tokens, ${pct}% of the ${human(r.source_tokens)} the session holds`;
+}
+
+// copyButton copies text to the clipboard.
+function copyButton(text) {
+  const b = el("button", { class: "copy", title: "copy the command" }, "Copy");
+  b.addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText(text); }
+    catch {
+      const t = el("textarea", {}, text);
+      document.body.append(t); t.select(); document.execCommand("copy"); t.remove();
+    }
+    b.textContent = "Copied";
+    setTimeout(() => (b.textContent = "Copy"), 1500);
+  });
+  return b;
+}
+
 // showResults lists the sessions an action wrote, each with the command
-// that resumes it.
+// that resumes it and a button that copies it.
 function showResults(title, results) {
   const box = el("div", { class: "result", id: "action-result" }, el("strong", {}, title));
   for (const r of results) {
     box.append(el("div", { class: "exported" },
-      el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", sessionLink(r.id, r.id), ` · ${r.full} rounds in full · ${r.index} as index lines`),
-      el("pre", { class: "resume" }, r.resume)));
+      el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", sessionLink(r.id, r.id), " · " + figuresLine(r)),
+      r.warning ? el("div", { class: "warning" }, "⚠ " + r.warning) : "",
+      el("div", { class: "resume-line" }, el("pre", { class: "resume" }, r.resume), copyButton(r.resume))));
   }
   document.getElementById("results").replaceChildren(box);
   box.scrollIntoView({ block: "nearest" });
 }
 
+// surgery previews an action: what it would write and its token estimate,
+// a warning when nothing would shrink, the child already written from the
+// same rounds; Write then writes it and refreshes the lineage.
 async function surgery(action, body, title) {
-  try {
-    const data = await api("POST", `/api/sessions/${encodeURIComponent(view.id)}/${action}`, { ...body, fidelity: view.fidelity });
-    showResults(title, data.results);
-  } catch (err) { toast(err.message, true); }
+  const path = `/api/sessions/${encodeURIComponent(view.id)}/${action}`;
+  const req = { ...body, fidelity: view.fidelity };
+  let data;
+  try { data = await api("POST", path, { ...req, preview: true }); }
+  catch (err) { return toast(err.message, true); }
+  const box = el("div", { class: "result preview", id: "action-preview" }, el("strong", {}, "Preview: " + title));
+  let existing = false;
+  for (const r of data.results) {
+    box.append(el("div", { class: "previewed" },
+      el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", figuresLine(r)),
+      r.warning ? el("div", { class: "warning" }, "⚠ " + r.warning) : "",
+      r.existing ? el("div", { class: "warning" }, "Already written: ", sessionLink(r.existing, r.existing), ". Writing it again is refused.") : ""));
+    existing = existing || !!r.existing;
+  }
+  const write = el("button", { id: "preview-write", class: "primary", disabled: existing }, data.results.some((r) => r.warning) ? "Write anyway" : "Write");
+  const cancel = el("button", { id: "preview-cancel" }, "Cancel");
+  cancel.addEventListener("click", () => box.remove());
+  write.addEventListener("click", async () => {
+    write.disabled = true;
+    try {
+      const done = await api("POST", path, req);
+      showResults(title, done.results);
+      await refreshLineage();
+    } catch (err) { write.disabled = false; toast(err.message, true); }
+  });
+  box.append(el("p", {}, write, " ", cancel));
+  document.getElementById("results").replaceChildren(box);
+  box.scrollIntoView({ block: "nearest" });
 }
 
 function splitSelection() {

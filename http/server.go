@@ -40,6 +40,7 @@ type Server struct {
 	mu        sync.Mutex
 	loginCode string            // the one-time login code; "" once used
 	written   map[string]string // what surgical actions wrote: materialization key → session
+	events    events
 
 	// Addr is the address to listen on, 127.0.0.1:0 by default. Any
 	// address other than loopback requires Token.
@@ -63,7 +64,7 @@ type Server struct {
 
 // NewServer returns a Server with its routes registered.
 func NewServer() *Server {
-	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second}, mux: http.NewServeMux()}
+	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second}, mux: http.NewServeMux(), events: events{closed: make(chan struct{})}}
 	s.server.Handler = http.HandlerFunc(s.serveHTTP)
 
 	s.mux.HandleFunc("/", s.handleUI)
@@ -75,6 +76,7 @@ func NewServer() *Server {
 	s.registerFrameRoutes()
 	s.registerTagRoutes()
 	s.registerSurgeryRoutes()
+	s.registerEventRoutes()
 	return s
 }
 
@@ -101,6 +103,13 @@ func (s *Server) Close() error {
 	if s.ln == nil {
 		return nil
 	}
+	s.mu.Lock()
+	select {
+	case <-s.events.closed:
+	default:
+		close(s.events.closed) // event streams end, so shutdown need not wait for them
+	}
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	return s.server.Shutdown(ctx)

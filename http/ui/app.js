@@ -195,11 +195,7 @@ async function sessionPage(params, id) {
   const s = data.session;
   view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
   main.append(el("h1", {}, s.title || s.id));
-  main.append(el("div", { class: "meta" },
-    el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
-    el("span", {}, `${s.rounds} rounds`), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
-    el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
-    el("span", {}, s.agent)));
+  main.append(metaView(s));
   const lin = lineageView(data);
   main.append(lin, toolbar(), el("div", { id: "results" }), suggestPanel(), el("div", { class: "timeline", id: "timeline" }), el("div", { class: "more", id: "more" }));
   await loadMore();
@@ -218,6 +214,16 @@ async function sessionPage(params, id) {
       if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
     }
   }
+}
+
+// metaView is the line under a session's title: id, project, rounds,
+// times, duration, tokens, harness.
+function metaView(s) {
+  return el("div", { class: "meta", id: "session-meta" },
+    el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
+    el("span", { id: "session-rounds" }, `${s.rounds} rounds`), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
+    el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
+    el("span", {}, s.agent));
 }
 
 // lineageView shows where a session came from and what came from it:

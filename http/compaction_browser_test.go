@@ -27,6 +27,17 @@ func TestBrowserCompaction(t *testing.T) {
 	if got := Eval[string](t, ctx, `document.querySelector(".compaction").textContent`); got != "Context compacted (auto, 167k tokens)" {
 		t.Fatalf("divider reads %q", got)
 	}
+	// The README's picture: the long session at its compaction, the Edit
+	// just before it open as a diff.
+	Step(t, ctx, "open the Edit before it", chromedp.Evaluate[chromedp.Void](`document.querySelector(".compaction").closest(".step-body").querySelector("details.call[data-tool=Edit] > summary").click()`),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(".compaction").closest(".step").scrollIntoView({block: "start"})`))
+	Wait(t, ctx, "the diff", `document.querySelector(".compaction").closest(".step-body").querySelector("pre.diff")`)
+	readme, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, dir, "readme-long-session.png", readme)
+
 	summary := `document.querySelector(".compaction").nextElementSibling`
 	if !Eval[bool](t, ctx, summary+`.matches("details.compaction-summary:not([open])")`) {
 		t.Fatal("the summary does not follow the divider, collapsed")

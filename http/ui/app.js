@@ -360,7 +360,7 @@ function ranges(seqs) {
 
 function updateSelection() {
   const n = view.selected.size;
-  document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "click opens a round; ☐, x or shift-click selects";
+  document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "select rounds: ☐, x or shift-click";
   for (const b of document.querySelectorAll("[data-needs-selection]")) b.disabled = n === 0;
 }
 
@@ -371,7 +371,7 @@ function toolbar() {
     view.fidelity = fid.value;
     for (const row of document.querySelectorAll(".round")) if (row.querySelector(".body")) expand(row, true);
   });
-  const eng = el("input", { id: "engagement", placeholder: "engagement", size: 14, title: "Enter tags the selection" });
+  const eng = el("input", { id: "engagement", placeholder: "engagement", size: 11, title: "Enter tags the selection" });
   eng.addEventListener("keydown", (e) => { if (e.key === "Enter" && view.selected.size) tagSelection(eng.value.trim()); });
   const bar = el("div", { class: "toolbar" },
     el("span", { id: "selection", class: "muted" }),
@@ -381,11 +381,10 @@ function toolbar() {
     el("button", { id: "untag", "data-needs-selection": true, onclick: untagSelection }, "Untag"),
     el("span", { class: "sep" }),
     el("button", { id: "split", "data-needs-selection": true, onclick: splitSelection, title: "the selection becomes one child, the rest another" }, "Split"),
-    el("button", { id: "extract", onclick: () => extract(eng.value.trim()), title: "the engagement's rounds, in full, as a new session" }, "Extract engagement"),
+    el("button", { id: "extract", onclick: () => extract(eng.value.trim()), title: "extract the engagement: its rounds, in full, as a new session" }, "Extract"),
     el("button", { id: "revive", onclick: revive, title: "compress older work, export a session to resume" }, "Revive"),
     el("span", { class: "sep" }),
     el("label", {}, "fidelity ", fid),
-    el("span", { class: "sep" }),
     findBar(view.find));
   queueMicrotask(updateSelection);
   // The sticky round header sits below the toolbar, however many lines

@@ -113,7 +113,7 @@ function updateFindCount() {
 
 // findBar is the toolbar's find box: Enter finds, n and N go on.
 function findBar(initial) {
-  const input = el("input", { id: "find", type: "search", placeholder: "find in opened rounds", size: 18, value: initial || "", title: "Enter finds; n / N: next / previous" });
+  const input = el("input", { id: "find", type: "search", placeholder: "find in opened rounds", size: 14, value: initial || "", title: "Enter finds; n / N: next / previous" });
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter") { e.preventDefault(); e.shiftKey ? findGo(finder.at - 1) : (finder.query === input.value && finder.marks.length ? findGo(finder.at + 1) : find(input.value)); }
     if (e.key === "Escape") { input.value = ""; clearFind(); finder.query = ""; updateFindCount(); input.blur(); }

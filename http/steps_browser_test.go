@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"cairn"
+	cairnhttp "cairn/http"
+
 	"github.com/chromedp/chromedp"
 )
 
@@ -89,6 +92,20 @@ func TestBrowserSteps(t *testing.T) {
 	Wait(t, ctx, "its command", `document.querySelector('.round[data-seq="1"] details.call[data-tool="Bash"][open] pre.cmd').textContent.startsWith("$ ")`)
 	Step(t, ctx, "raw", jsClick(`.round[data-seq="1"] details.call[data-tool="Bash"][open] .raw-toggle`))
 	Wait(t, ctx, "raw shown", `!document.querySelector('.round[data-seq="1"] details.call[data-tool="Bash"][open] .raw').hidden`)
+
+	// A Task call links to its subagent's session.
+	Step(t, ctx, "open a Task", jsClick(`.round[data-seq="1"] details.call[data-tool="Task"] > summary`))
+	Wait(t, ctx, "the subagent link", `document.querySelector('.round[data-seq="1"] details.call[data-tool="Task"] a.subagent-link')`)
+	href := Eval[string](t, ctx, `document.querySelector('.round[data-seq="1"] details.call[data-tool="Task"] a.subagent-link').getAttribute("href")`)
+	sub, ok := strings.CutPrefix(href, "#/session/")
+	if !ok {
+		t.Fatalf("subagent link %q", href)
+	}
+	var subSession cairnhttp.SessionResponse
+	MustGet(t, s, "/api/sessions/"+sub, &subSession)
+	if subSession.Session.Lineage != cairn.LineageSubagent || subSession.Session.Parent != longSession {
+		t.Fatalf("the Task links to %s: %+v", sub, subSession.Session)
+	}
 
 	// Expand all, collapse all.
 	Step(t, ctx, "expand all", jsClick(`.round[data-seq="1"] .expand-all`))

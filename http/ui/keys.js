@@ -23,6 +23,21 @@ function showCursor() {
   row.querySelector(".line").scrollIntoView({ block: "nearest" });
 }
 
+// focusAfterKey focuses a field once the key that asked for it is done,
+// and keeps that key's character out of the field: some input paths send
+// it after the keydown, however the keydown was handled.
+let swallow = null;
+function focusAfterKey(field, key) {
+  swallow = { field, key, until: performance.now() + 500 };
+  setTimeout(() => { field.focus(); if (field.select) field.select(); });
+}
+document.addEventListener("keypress", (e) => {
+  if (swallow && e.target === swallow.field && e.key === swallow.key && performance.now() < swallow.until) {
+    e.preventDefault();
+    swallow = null;
+  }
+}, true);
+
 document.addEventListener("keydown", (e) => {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const t = e.target;
@@ -32,8 +47,7 @@ document.addEventListener("keydown", (e) => {
   }
   if (e.key === "/") {
     e.preventDefault();
-    const box = document.querySelector("#global-search input");
-    setTimeout(() => { box.focus(); box.select(); }); // after the key, so "/" is not typed into it
+    focusAfterKey(document.querySelector("#global-search input"), "/");
     return;
   }
   if (e.key === "?") return toast(keyHelp);
@@ -59,7 +73,7 @@ document.addEventListener("keydown", (e) => {
     case "t": {
       if (!view.selected.size && view.cursor !== null) select(view.cursor, { ctrlKey: true });
       e.preventDefault();
-      setTimeout(() => document.getElementById("engagement").focus()); // after the key, so "t" is not typed into it
+      focusAfterKey(document.getElementById("engagement"), "t");
       break;
     }
     default: return;

@@ -55,7 +55,15 @@ func mustHostileSession(tb testing.TB, st *Store) {
 		map[string]any{"type": "tool_use", "id": "toolu_3", "name": "TodoWrite", "input": map[string]any{"todos": []map[string]any{
 			{"content": "write <b>tests</b>", "status": "completed"}, {"content": "ship", "status": "in_progress"}}}})...)
 	data = append(data, result("toolu_3", "Todos have been modified")...)
-	data = append(data, assistant("msg_4", map[string]any{"type": "text", "text": "Done."})...)
+	data = append(data, assistant("msg_4",
+		map[string]any{"type": "tool_use", "id": "toolu_4", "name": "Write", "input": map[string]any{"file_path": "/tmp/hostile/b.go", "content": "package b\n\n// B is <b>bold</b>\nfunc B() string { return \"b\" }\n"}},
+		map[string]any{"type": "tool_use", "id": "toolu_5", "name": "Read", "input": map[string]any{"file_path": "/tmp/hostile/b.go"}},
+		map[string]any{"type": "tool_use", "id": "toolu_6", "name": "MultiEdit", "input": map[string]any{"file_path": "/tmp/hostile/b.go", "edits": []map[string]any{
+			{"old_string": "package b", "new_string": "package bee"}, {"old_string": "return \"b\"", "new_string": "return \"bee\""}}}})...)
+	data = append(data, result("toolu_4", "File created successfully at: /tmp/hostile/b.go")...)
+	data = append(data, result("toolu_5", "     1\tpackage b\n     2\t\n     3\t// B is <b>bold</b>\n     4\tfunc B() string { return \"b\" }")...)
+	data = append(data, result("toolu_6", "Applied 2 edits")...)
+	data = append(data, assistant("msg_5", map[string]any{"type": "text", "text": "Done."})...)
 	path := filepath.Join(tb.TempDir(), hostileSession+".jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		tb.Fatal(err)
@@ -77,7 +85,7 @@ func TestBrowserRender(t *testing.T) {
 	dir := Artifacts(t)
 
 	Step(t, ctx, "open the hostile session", chromedp.Navigate(s.URL()+"/#/session/"+hostileSession+"?round=1"))
-	Wait(t, ctx, "round 1 open", `document.querySelectorAll('.round[data-seq="1"] details.call').length === 3`)
+	Wait(t, ctx, "round 1 open", `document.querySelectorAll('.round[data-seq="1"] details.call').length === 6`)
 	Step(t, ctx, "expand all", chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .expand-all`)))
 	Wait(t, ctx, "rich views", `document.querySelector('.round[data-seq="1"] pre.diff') && document.querySelector('.round[data-seq="1"] .todos') && document.querySelector('.round[data-seq="1"] pre.term')`)
 	Screenshot(t, ctx, dir, "render")
@@ -104,6 +112,12 @@ func TestBrowserRender(t *testing.T) {
 		{"a done todo", `.querySelector(".todos .todo.completed").textContent`, "write <b>tests</b>"},
 		{"the Bash description", `.querySelector("details.call[data-tool=Bash] .desc").textContent`, "Run the tests"},
 		{"highlighted code", `.querySelector(".md pre.code .tok-k").textContent`, "func"},
+		{"Write as code", `.querySelector("details.call[data-tool=Write] pre.code.lang-go .tok-k").textContent`, "package"},
+		{"Write's comment", `.querySelector("details.call[data-tool=Write] pre.code .tok-c").textContent`, "// B is <b>bold</b>"},
+		{"Read without its line numbers", `.querySelector("details.call[data-tool=Read] pre.code").textContent`, "package b\n\n// B is"},
+		{"Read from line 1", `.querySelector("details.call[data-tool=Read] .path").textContent`, "from line 1"},
+		{"MultiEdit's first diff", `.querySelectorAll("details.call[data-tool=MultiEdit] pre.diff")[0].textContent`, "- package b\n+ package bee"},
+		{"MultiEdit's second diff", `.querySelectorAll("details.call[data-tool=MultiEdit] pre.diff")[1].querySelector(".add").textContent`, "bee"},
 	} {
 		if got := Eval[string](t, ctx, body+c.expr); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.what, got, c.want)

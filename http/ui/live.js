@@ -33,14 +33,16 @@ async function refreshSession() {
   if (v.refreshing) { v.again = true; return; }
   v.refreshing = true;
   try {
-    const data = await api("GET", "/api/sessions/" + encodeURIComponent(v.id));
+    // The header and the rounds from the last one shown, asked together.
+    const last = v.rounds.length ? v.rounds[v.rounds.length - 1].seq : 0;
+    const [data, page] = await Promise.all([
+      api("GET", "/api/sessions/" + encodeURIComponent(v.id)),
+      v.next < 0 ? api("GET", `/api/sessions/${encodeURIComponent(v.id)}/rounds?from=${last}&limit=500`) : null,
+    ]);
     if (v !== view) return;
     v.session = data.session;
     document.getElementById("session-meta").replaceWith(metaView(data.session));
-    if (v.next >= 0) return; // the rest is not loaded yet: scrolling loads it
-    const last = v.rounds.length ? v.rounds[v.rounds.length - 1].seq : 0;
-    const page = await api("GET", `/api/sessions/${encodeURIComponent(v.id)}/rounds?from=${last}&limit=500`);
-    if (v !== view) return;
+    if (!page) return; // the rest is not loaded yet: scrolling loads it
     const tl = document.getElementById("timeline");
     for (const r of page.rounds) {
       const i = v.rounds.findIndex((x) => x.seq === r.seq);

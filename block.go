@@ -7,7 +7,9 @@ type BlockKind string
 
 // The kinds of block. MetaText is text the client injected into the
 // conversation (command output, reminders, compaction summaries): it is kept
-// but is neither a user's words nor an answer.
+// but is neither a user's words nor an answer. Compaction marks where the
+// client compacted its context: its content names the trigger and the
+// context's size before ("Conversation compacted (auto, 167094 tokens)").
 const (
 	UserText      BlockKind = "user-text"
 	AssistantText BlockKind = "assistant-text"
@@ -15,11 +17,13 @@ const (
 	ToolUse       BlockKind = "tool-use"
 	ToolResult    BlockKind = "tool-result"
 	MetaText      BlockKind = "meta-text"
+	Compaction    BlockKind = "compaction"
 )
 
 // Searchable reports whether blocks of kind k are in the search index:
-// the published text of a round, not its process.
-func (k BlockKind) Searchable() bool { return k == UserText || k == AssistantText }
+// the published text of a round, not its process, and where the context
+// was compacted, so a reader can find it.
+func (k BlockKind) Searchable() bool { return k == UserText || k == AssistantText || k == Compaction }
 
 // A Block is one typed piece of a line. A line holds zero or more blocks.
 type Block struct {

@@ -51,6 +51,10 @@ type entry struct {
 	Message           *message       `json:"message"`
 	ToolUseResult     jsontext.Value `json:"toolUseResult"`
 	Content           jsontext.Value `json:"content"` // system lines
+	CompactMetadata   *struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"preTokens"`
+	} `json:"compactMetadata"` // compact_boundary lines
 
 	Summary     string `json:"summary"`     // 1.0.x summary lines
 	CustomTitle string `json:"customTitle"` // custom-title lines

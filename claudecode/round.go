@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -209,7 +210,9 @@ func isPrompt(s string) bool {
 
 func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 	if e.Message == nil {
-		if e.Type == "system" && len(e.Content) > 0 && e.Content[0] == '"' {
+		if e.Type == "system" && e.Subtype == "compact_boundary" {
+			rs.add(l, e, "system", cairn.Compaction, compactionText(e), nil)
+		} else if e.Type == "system" && len(e.Content) > 0 && e.Content[0] == '"' {
 			rs.add(l, e, "system", cairn.MetaText, resultText(e.Content), nil)
 		}
 		return
@@ -261,6 +264,30 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 			rs.add(l, e, role, userKind, "["+c.Type+"]", nil)
 		}
 	}
+}
+
+// compactionText is a compact_boundary line's block: its words, then what
+// triggered the compaction and the context's size before it, when known.
+func compactionText(e *entry) string {
+	text := "Conversation compacted"
+	if len(e.Content) > 0 && e.Content[0] == '"' {
+		if s := resultText(e.Content); s != "" {
+			text = s
+		}
+	}
+	if m := e.CompactMetadata; m != nil {
+		var fig []string
+		if m.Trigger != "" {
+			fig = append(fig, m.Trigger)
+		}
+		if m.PreTokens > 0 {
+			fig = append(fig, strconv.FormatInt(m.PreTokens, 10)+" tokens")
+		}
+		if len(fig) > 0 {
+			text += " (" + strings.Join(fig, ", ") + ")"
+		}
+	}
+	return text
 }
 
 func (rs *roundState) add(l *cairn.Line, e *entry, role string, kind cairn.BlockKind, content string, set func(*cairn.Block)) {

@@ -150,7 +150,7 @@ func TestBrowser(t *testing.T) {
 
 	// Sessions: the sample store's four main sessions.
 	Step(t, ctx, "open the viewer", chromedp.Navigate(s.URL()+"/"))
-	Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row").length === 4`)
+	Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 4`)
 	Screenshot(t, ctx, dir, "sessions")
 
 	// Search: hits are highlighted, and lead to their round.
@@ -184,7 +184,7 @@ func TestBrowser(t *testing.T) {
 
 	// Select rounds 1 to 3: a click, then a shift-click.
 	Step(t, ctx, "select rounds 1-3",
-		chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .line .index`)),
+		chromedp.Click(chromedp.CSS(`.round[data-seq="1"] .line .pick`)),
 		shiftClick(`.round[data-seq="3"] .line .index`))
 	Wait(t, ctx, "three rounds selected", `document.querySelectorAll(".round.selected").length === 3`)
 	if got := Eval[string](t, ctx, `document.getElementById("selection").textContent`); !strings.Contains(got, "1-3") {
@@ -213,11 +213,29 @@ func TestBrowser(t *testing.T) {
 
 	// Split by the selection: rounds 2-3 become "db", the rest another child.
 	Step(t, ctx, "select rounds 2-3 and split",
-		chromedp.Click(chromedp.CSS(`.round[data-seq="2"] .line .index`)),
+		chromedp.Click(chromedp.CSS(`.round[data-seq="2"] .line .pick`)),
 		shiftClick(`.round[data-seq="3"] .line .index`),
 		chromedp.SetValue(chromedp.CSS("#engagement"), "db"),
 		chromedp.Click(chromedp.CSS("#split")))
+	// First a preview with the token estimate; nothing written yet.
+	Wait(t, ctx, "the preview", `document.querySelectorAll("#action-preview .previewed").length === 2`)
+	if got := Eval[string](t, ctx, `document.getElementById("action-preview").textContent`); !strings.Contains(got, "tokens") || !strings.Contains(got, "% of the") {
+		t.Fatalf("preview %q: want the token estimate", got)
+	}
+	if kids := children(t, st, sessionA); len(kids) != 0 {
+		t.Fatalf("the preview wrote %d children", len(kids))
+	}
+	Screenshot(t, ctx, dir, "split-preview")
+	Step(t, ctx, "write", chromedp.Click(chromedp.CSS("#preview-write")))
 	Wait(t, ctx, "split children shown", `document.querySelectorAll("#action-result .exported").length === 2`)
+	// The lineage is refreshed: both children, labelled by operation and
+	// engagement.
+	Wait(t, ctx, "lineage refreshed", `document.querySelectorAll("#children li").length === 2`)
+	if got := Eval[string](t, ctx, `document.getElementById("children").textContent`); !strings.Contains(got, "split · db") || !strings.Contains(got, "split · rest") {
+		t.Fatalf("children %q: want them labelled split · db and split · rest", got)
+	}
+	Step(t, ctx, "copy the resume command", chromedp.Click(chromedp.CSS("#action-result .copy")))
+	Wait(t, ctx, "copied", `document.querySelector("#action-result .copy").textContent === "Copied"`)
 	if got := Eval[string](t, ctx, `document.querySelector("#action-result .resume").textContent`); !strings.Contains(got, "claude --resume") {
 		t.Fatalf("resume command %q", got)
 	}
@@ -226,7 +244,14 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("%d children of session A in the store, want 2", len(kids))
 	}
 	Screenshot(t, ctx, dir, "split")
-	Step(t, ctx, "open a child", chromedp.Click(chromedp.CSS("#action-result .exported a")))
+	// The same split again: the preview names the children, Write is off.
+	Step(t, ctx, "split again", chromedp.Click(chromedp.CSS("#split")))
+	Wait(t, ctx, "the preview names the child", `document.querySelector("#action-preview") && document.querySelector("#action-preview").textContent.includes("Already written")`)
+	if !Eval[bool](t, ctx, `document.getElementById("preview-write").disabled`) {
+		t.Fatal("Write is enabled for a duplicate")
+	}
+	Step(t, ctx, "cancel", chromedp.Click(chromedp.CSS("#preview-cancel")))
+	Step(t, ctx, "open a child", chromedp.Click(chromedp.CSS("#children a")))
 	Wait(t, ctx, "the child's lineage names its parent", `document.querySelector("#lineage a") && document.querySelector("#lineage").textContent.includes("split")`)
 
 	// The engagement × agent matrix.

@@ -3,6 +3,7 @@ package http
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -77,18 +78,46 @@ func (s *Server) handleRounds(w http.ResponseWriter, r *http.Request) {
 }
 
 // RoundResponse is the body of GET /api/sessions/{id}/rounds/{seq}: one
-// round with its blocks at the fidelity asked for.
+// round with its blocks at the fidelity asked for, and the same blocks cut
+// into the round's prompt and its steps by [cairn.Steps], so the page and
+// surgery agree on what a step is. Blocks, Prompt and Steps are always
+// arrays, empty for a round without blocks (round 0 often has none).
 type RoundResponse struct {
-	Round    *cairn.Round `json:"round"`
-	Fidelity string       `json:"fidelity"`
+	Round    *cairn.Round   `json:"round"`
+	Fidelity string         `json:"fidelity"`
+	Blocks   []*cairn.Block `json:"blocks"`
+	Prompt   []*cairn.Block `json:"prompt"` // the blocks before the first step
+	Steps    []*StepView    `json:"steps"`
 
 	// A round's blocks come a page at a time (a message of a million
 	// blocks must not make one response of hundreds of megabytes):
-	// Round.Blocks are blocks BlocksFrom.. of BlocksTotal, and NextBlocks,
+	// Blocks are blocks BlocksFrom.. of BlocksTotal, and NextBlocks,
 	// when not 0, is the blocks_from of the next page.
 	BlocksFrom  int `json:"blocks_from"`
 	BlocksTotal int `json:"blocks_total"`
 	NextBlocks  int `json:"next_blocks,omitempty"`
+}
+
+// A StepView is a step with its blocks, in round order: its assistant
+// text and thinking, its tool calls and the results that answer them.
+type StepView struct {
+	*cairn.Step
+	Blocks []*cairn.Block `json:"blocks"`
+}
+
+// newRoundResponse cuts rd's blocks into its prompt and its steps.
+func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
+	resp := &RoundResponse{Round: rd, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
+	steps := cairn.Steps(rd.Blocks, rd.LastLine)
+	inStep := len(rd.Blocks)
+	if len(steps) > 0 {
+		inStep = slices.Index(rd.Blocks, steps[0].Blocks[0])
+	}
+	resp.Prompt = append(resp.Prompt, rd.Blocks[:inStep]...)
+	for _, st := range steps {
+		resp.Steps = append(resp.Steps, &StepView{Step: st, Blocks: st.Blocks})
+	}
+	return resp
 }
 
 // Limits of one page of a round's blocks: how many, and how many bytes of
@@ -132,8 +161,10 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	resp := &RoundResponse{Round: render(rd), Fidelity: fid, BlocksFrom: from}
-	resp.BlocksTotal, resp.NextBlocks = pageBlocks(resp.Round, from)
+	rd = render(rd)
+	total, next := pageBlocks(rd, from)
+	resp := newRoundResponse(rd, fid)
+	resp.BlocksFrom, resp.BlocksTotal, resp.NextBlocks = from, total, next
 	writeJSON(w, http.StatusOK, resp)
 }
 

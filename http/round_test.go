@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -85,6 +86,67 @@ func TestRound(t *testing.T) {
 		}
 		if !kinds[cairn.UserText] {
 			t.Fatalf("round 1 kinds %v: want the user's words", kinds)
+		}
+	})
+	// Round 0 holds what comes before the first prompt, often no block at
+	// all: its answer still has the arrays the page maps over.
+	t.Run("RoundZero", func(t *testing.T) {
+		for _, id := range []string{sessionA, sessionB} {
+			var raw map[string]json.RawMessage
+			MustGet(t, s, "/api/sessions/"+id+"/rounds/0", &raw)
+			for _, k := range []string{"blocks", "prompt", "steps"} {
+				if v := string(raw[k]); v == "" || v == "null" || v[0] != '[' {
+					t.Fatalf("session %s round 0: %s is %q, want an array", id, k, v)
+				}
+			}
+		}
+	})
+	// A round's steps are cairn.Steps of its blocks: every block is in the
+	// prompt or one step, in order, and a call's result is in its step.
+	t.Run("Steps", func(t *testing.T) {
+		var got cairnhttp.RoundResponse
+		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2", &got)
+		if len(got.Steps) == 0 {
+			t.Fatal("round 2 has no steps")
+		}
+		var all []*cairn.Block
+		all = append(all, got.Prompt...)
+		calls, results := 0, 0
+		for i, st := range got.Steps {
+			if st.Seq != i+1 || st.RoundSeq != 2 {
+				t.Fatalf("step %d is %d.%d", i, st.RoundSeq, st.Seq)
+			}
+			ids := map[string]bool{}
+			for _, b := range st.Blocks {
+				if b.Kind == cairn.ToolUse {
+					ids[b.ToolID] = true
+					calls++
+				}
+				if b.Kind == cairn.ToolResult {
+					if !ids[b.ToolID] {
+						t.Fatalf("step %d: result of %s without its call", st.Seq, b.ToolID)
+					}
+					results++
+				}
+			}
+			if len(st.Calls) != len(ids) {
+				t.Fatalf("step %d: %d calls listed, %d in its blocks", st.Seq, len(st.Calls), len(ids))
+			}
+			all = append(all, st.Blocks...)
+		}
+		if calls == 0 || results == 0 {
+			t.Fatalf("round 2: %d calls, %d results", calls, results)
+		}
+		if len(all) != len(got.Blocks) {
+			t.Fatalf("prompt and steps hold %d blocks, the round %d", len(all), len(got.Blocks))
+		}
+		for i := range all {
+			if all[i].Index != got.Blocks[i].Index {
+				t.Fatalf("block %d out of order", i)
+			}
+		}
+		if len(got.Prompt) == 0 || got.Prompt[0].Kind != cairn.UserText {
+			t.Fatalf("prompt %v: want the user's words first", got.Prompt)
 		}
 	})
 	t.Run("Fidelity", func(t *testing.T) {

@@ -12,11 +12,16 @@ func (s *Server) registerSearchRoutes() {
 	s.mux.HandleFunc("GET /api/search", s.handleSearch)
 }
 
-// A SearchHit is a hit with its snippet as HTML: escaped, the matches in
-// <mark>.
+// A SearchHit is a hit with its snippet as HTML (escaped, the matches in
+// <mark>) and what names its session: title, and for a subagent its agent
+// and parent.
 type SearchHit struct {
 	*cairn.Hit
 	SnippetHTML string `json:"snippet_html"`
+	Title       string `json:"title,omitempty"`
+	Lineage     string `json:"lineage,omitempty"`
+	AgentID     string `json:"agent_id,omitempty"`
+	Parent      string `json:"parent,omitempty"`
 }
 
 // SearchResponse is the body of GET /api/search.
@@ -56,8 +61,21 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := &SearchResponse{Query: q.Text, Hits: make([]*SearchHit, len(hits))}
+	sessions := map[string]*cairn.Session{}
 	for i, h := range hits {
-		resp.Hits[i] = &SearchHit{Hit: h, SnippetHTML: HighlightHTML(h.Snippet)}
+		sh := &SearchHit{Hit: h, SnippetHTML: HighlightHTML(h.Snippet)}
+		sess, ok := sessions[h.SessionID]
+		if !ok {
+			if sess, err = s.Sessions.FindSessionByID(ctx, h.SessionID); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+				Error(w, r, err)
+				return
+			}
+			sessions[h.SessionID] = sess
+		}
+		if sess != nil {
+			sh.Title, sh.Lineage, sh.AgentID, sh.Parent = sess.Title, sess.Lineage, sess.AgentID, sess.Parent
+		}
+		resp.Hits[i] = sh
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestSearch(t *testing.T) {
-	s, _ := MustOpenServer(t)
+	s, st := MustOpenServer(t)
 	t.Run("OK", func(t *testing.T) {
 		var got cairnhttp.SearchResponse
 		MustGet(t, s, "/api/search?q=migration", &got)
@@ -28,6 +28,52 @@ func TestSearch(t *testing.T) {
 		if len(got.Hits) != 1 || got.Hits[0].SessionID != sessionA {
 			t.Fatalf("in session A: %+v", got.Hits)
 		}
+	})
+	// Hits name their session: its title, and for a subagent its lineage,
+	// agent and parent, so the page can tell the two apart.
+	t.Run("Sessions", func(t *testing.T) {
+		ctx := context.Background()
+		sub, err := st.Sessions.FindSessionByID(ctx, subagentB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: subagentB, FromSeq: 1})
+		if err != nil || len(rounds) == 0 {
+			t.Fatalf("subagent rounds: %v", err)
+		}
+		word := strings.Fields(rounds[0].UserPreview)[0]
+		var got cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?limit=100&q="+word, &got)
+		found := false
+		for _, h := range got.Hits {
+			sess, err := st.Sessions.FindSessionByID(ctx, h.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Title != sess.Title || h.Lineage != sess.Lineage {
+				t.Fatalf("hit in %s: title %q lineage %q, want %q %q", h.SessionID, h.Title, h.Lineage, sess.Title, sess.Lineage)
+			}
+			if h.SessionID == subagentB {
+				found = true
+				if h.Lineage != cairn.LineageSubagent || h.AgentID != sub.AgentID || h.Parent != sessionB {
+					t.Fatalf("subagent hit: %+v", h)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no hit in the subagent for %q", word)
+		}
+	})
+	// Where the client compacted the context is found by searching for it.
+	t.Run("Compaction", func(t *testing.T) {
+		var got cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?q=compacted", &got)
+		for _, h := range got.Hits {
+			if h.Kind == cairn.Compaction && strings.Contains(h.Snippet, "manual, 120 tokens") {
+				return
+			}
+		}
+		t.Fatalf("no compaction among %d hits for compacted", len(got.Hits))
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		WantError(t, s, "GET", "/api/search?q=", "", 400, "Nothing to search for")

@@ -40,7 +40,9 @@ type Server struct {
 	mux    *http.ServeMux
 
 	mu        sync.Mutex
-	loginCode string // the one-time login code; "" once used
+	loginCode string            // the one-time login code; "" once used
+	written   map[string]string // what surgical actions wrote: materialization key → session
+	events    events
 
 	// Addr is the address to listen on, 127.0.0.1:0 by default. Any
 	// address other than loopback requires Token.
@@ -84,7 +86,8 @@ func NewServer() *Server {
 	// A client that stalls (a body that never ends, a connection kept
 	// idle) is dropped, so stalled clients cannot exhaust descriptors.
 	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}, mux: http.NewServeMux(), MaxConns: DefaultMaxConns}
+		WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}, mux: http.NewServeMux(), MaxConns: DefaultMaxConns,
+		events: events{closed: make(chan struct{})}}
 	s.server.Handler = http.HandlerFunc(s.serveHTTP)
 
 	s.mux.HandleFunc("/", s.handleUI)
@@ -96,6 +99,7 @@ func NewServer() *Server {
 	s.registerFrameRoutes()
 	s.registerTagRoutes()
 	s.registerSurgeryRoutes()
+	s.registerEventRoutes()
 	return s
 }
 
@@ -135,6 +139,13 @@ func (s *Server) Close() error {
 	if s.ln == nil {
 		return nil
 	}
+	s.mu.Lock()
+	select {
+	case <-s.events.closed:
+	default:
+		close(s.events.closed) // event streams end, so shutdown need not wait for them
+	}
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	return s.server.Shutdown(ctx)
@@ -242,7 +253,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Cross-site request refused: send the " + CSRFHeader + " header from this origin."})
 		return
 	}
-	if s.Redact != nil && strings.HasPrefix(r.URL.Path, "/api/") {
+	// The event stream names changed sessions only, and must not be held
+	// back: it is not redacted.
+	if s.Redact != nil && strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api/events" {
 		rw := &redactingWriter{ResponseWriter: w, status: http.StatusOK}
 		s.mux.ServeHTTP(rw, r)
 		w.WriteHeader(rw.status)
@@ -349,6 +362,10 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleUI(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeJSON(w, http.StatusMethodNotAllowed, &ErrorResponse{Error: "Method not allowed."})
+		return
+	}
+	if r.URL.Path == "/favicon.ico" { // browsers ask for it whatever the page says
+		http.ServeFileFS(w, r, ui.FS, "favicon.svg")
 		return
 	}
 	ui.Handler.ServeHTTP(w, r)

@@ -1,9 +1,11 @@
 package http
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"cairn"
@@ -16,14 +18,53 @@ func (s *Server) registerSessionRoutes() {
 
 // SessionsResponse is the body of GET /api/sessions.
 type SessionsResponse struct {
-	Sessions []*cairn.Session `json:"sessions"`
-	Total    int              `json:"total"`
+	Sessions []*SessionRow `json:"sessions"`
+	Total    int           `json:"total"`
 }
 
-// handleSessions handles GET /api/sessions?project=&since=&until=&subagents=&offset=&limit=.
+// A SessionRow is a session in the list: with tree=true, the sessions that
+// came from it (subagents, surgery's children) nested under it.
+type SessionRow struct {
+	*cairn.Session
+	Children []*SessionRow `json:"children,omitempty"`
+}
+
+// Sort orders of the sessions list.
+var sessionSorts = map[string]func(a, b *cairn.Session) int{
+	"time":   func(a, b *cairn.Session) int { return a.EndedAt.Compare(b.EndedAt) },
+	"tokens": func(a, b *cairn.Session) int { return cmp.Compare(sessionTokens(a), sessionTokens(b)) },
+	"rounds": func(a, b *cairn.Session) int { return cmp.Compare(a.Rounds, b.Rounds) },
+	"duration": func(a, b *cairn.Session) int {
+		return cmp.Compare(a.EndedAt.Sub(a.StartedAt), b.EndedAt.Sub(b.StartedAt))
+	},
+	"lines": func(a, b *cairn.Session) int { return cmp.Compare(a.Lines, b.Lines) },
+}
+
+// sessionTokens is what the list sorts by as a session's tokens: those
+// its requests read (input and cache) and wrote.
+func sessionTokens(s *cairn.Session) int64 { return s.Usage.Context() + s.Usage.Output }
+
+// handleSessions handles GET /api/sessions?project=&in=&since=&until=&subagents=&sort=&order=&tree=&offset=&limit=.
+// project selects a folder as the CLI does (exact, or a prefix ending in
+// '/' or '*'); in keeps the sessions whose project contains it. sort is
+// time (default), tokens, rounds, duration or lines, order desc (default)
+// or asc. With tree=true, children are nested under their parents and
+// offset, limit and total count the top rows.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true"}
+	by := q.Get("sort")
+	less, ok := sessionSorts[cmp.Or(by, "time")]
+	if !ok {
+		Error(w, r, cairn.Errorf(cairn.EINVALID, "Cannot sort sessions by %q: use time, tokens, rounds, duration or lines.", by))
+		return
+	}
+	asc := q.Get("order") == "asc"
+	if o := q.Get("order"); o != "" && o != "asc" && o != "desc" {
+		Error(w, r, cairn.Errorf(cairn.EINVALID, "Order %q: use asc or desc.", o))
+		return
+	}
+	in, tree := q.Get("in"), q.Get("tree") == "true"
 	var err error
 	if filter.Since, err = parseTime(q.Get("since")); err != nil {
 		Error(w, r, err)
@@ -38,21 +79,86 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	sessions, n, err := s.Sessions.FindSessions(r.Context(), filter)
+	if by == "" && in == "" && !tree && !asc {
+		// The store's own order and page: the newest first.
+		sessions, n, err := s.Sessions.FindSessions(r.Context(), filter)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		resp := &SessionsResponse{Sessions: []*SessionRow{}, Total: n}
+		for _, sess := range sessions {
+			resp.Sessions = append(resp.Sessions, &SessionRow{Session: sess})
+		}
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	page := filter
+	page.Offset, page.Limit, page.Subagents = 0, 0, filter.Subagents || tree
+	all, _, err := s.Sessions.FindSessions(r.Context(), page)
 	if err != nil {
 		Error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, &SessionsResponse{Sessions: orEmpty(sessions), Total: n})
+	if in != "" {
+		all = slices.DeleteFunc(all, func(s *cairn.Session) bool { return !strings.Contains(strings.ToLower(s.Project), strings.ToLower(in)) })
+	}
+	order := func(a, b *SessionRow) int {
+		c := less(a.Session, b.Session)
+		if !asc {
+			c = -c
+		}
+		return cmp.Or(c, strings.Compare(a.ID, b.ID))
+	}
+	rows := sessionRows(all, tree)
+	if !filter.Subagents {
+		rows = slices.DeleteFunc(rows, func(r *SessionRow) bool { return r.IsSubagent() })
+	}
+	slices.SortFunc(rows, order)
+	resp := &SessionsResponse{Sessions: []*SessionRow{}, Total: len(rows)}
+	if filter.Offset < len(rows) {
+		resp.Sessions = rows[filter.Offset:min(len(rows), filter.Offset+filter.Limit)]
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// sessionRows returns the sessions as rows; with tree, a session whose
+// parent is among them is nested under it (children oldest first), and a
+// subagent or child whose parent is absent stays a top row.
+func sessionRows(sessions []*cairn.Session, tree bool) []*SessionRow {
+	rows := make(map[string]*SessionRow, len(sessions))
+	for _, sess := range sessions {
+		rows[sess.ID] = &SessionRow{Session: sess}
+	}
+	var top []*SessionRow
+	for _, sess := range sessions {
+		row := rows[sess.ID]
+		if p, ok := rows[sess.Parent]; tree && ok && sess.Parent != sess.ID {
+			p.Children = append(p.Children, row)
+			continue
+		}
+		top = append(top, row)
+	}
+	for _, row := range rows {
+		slices.SortFunc(row.Children, func(a, b *SessionRow) int { return a.StartedAt.Compare(b.StartedAt) })
+	}
+	return top
 }
 
 // SessionResponse is the body of GET /api/sessions/{id}: the session and
 // its lineage: the session it came from, and those that came from it
 // (subagents, and surgery's exports, a merge's from both parents).
 type SessionResponse struct {
-	Session  *cairn.Session   `json:"session"`
-	Parent   *cairn.Session   `json:"parent,omitempty"`
-	Children []*cairn.Session `json:"children"`
+	Session  *cairn.Session  `json:"session"`
+	Parent   *cairn.Session  `json:"parent,omitempty"`
+	Children []*SessionChild `json:"children"`
+}
+
+// A SessionChild is a session that came from another, with the
+// engagements its rounds are tagged with (a split child's label).
+type SessionChild struct {
+	*cairn.Session
+	Engagements []string `json:"engagements,omitempty"`
 }
 
 // handleSession handles GET /api/sessions/{id}. The id may be a unique
@@ -64,7 +170,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	resp := &SessionResponse{Session: sess, Children: []*cairn.Session{}}
+	resp := &SessionResponse{Session: sess, Children: []*SessionChild{}}
 	if sess.Parent != "" {
 		if resp.Parent, err = s.Sessions.FindSessionByID(ctx, sess.Parent); cairn.ErrorCode(err) == cairn.ENOTFOUND {
 			resp.Parent = nil // the parent was never imported
@@ -79,11 +185,25 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, c := range all {
-		if c.Parent == sess.ID || slices.Contains(c.Parents, sess.ID) {
-			resp.Children = append(resp.Children, c)
+		if c.Parent != sess.ID && !slices.Contains(c.Parents, sess.ID) {
+			continue
 		}
+		child := &SessionChild{Session: c}
+		if c.Lineage == cairn.LineageSurgery {
+			tagged, err := s.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: c.ID, Tagged: true})
+			if err != nil {
+				Error(w, r, err)
+				return
+			}
+			for _, rd := range tagged {
+				if !slices.Contains(child.Engagements, rd.EngagementID) {
+					child.Engagements = append(child.Engagements, rd.EngagementID)
+				}
+			}
+		}
+		resp.Children = append(resp.Children, child)
 	}
-	slices.SortFunc(resp.Children, func(a, b *cairn.Session) int { return a.StartedAt.Compare(b.StartedAt) })
+	slices.SortFunc(resp.Children, func(a, b *SessionChild) int { return a.StartedAt.Compare(b.StartedAt) })
 	writeJSON(w, http.StatusOK, resp)
 }
 

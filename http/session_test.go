@@ -28,7 +28,76 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("filtered: %+v, want an empty list", got)
 		}
 	})
+	t.Run("Sort", func(t *testing.T) {
+		for _, c := range []struct {
+			by  string
+			key func(*cairnhttp.SessionRow) float64
+		}{
+			{"rounds", func(r *cairnhttp.SessionRow) float64 { return float64(r.Rounds) }},
+			{"tokens", func(r *cairnhttp.SessionRow) float64 { return float64(r.Usage.Context() + r.Usage.Output) }},
+			{"duration", func(r *cairnhttp.SessionRow) float64 { return r.EndedAt.Sub(r.StartedAt).Seconds() }},
+			{"time", func(r *cairnhttp.SessionRow) float64 { return float64(r.EndedAt.Unix()) }},
+		} {
+			for _, order := range []string{"asc", "desc"} {
+				var got cairnhttp.SessionsResponse
+				MustGet(t, s, "/api/sessions?sort="+c.by+"&order="+order, &got)
+				if got.Total != 4 || len(got.Sessions) != 4 {
+					t.Fatalf("sort=%s: %d of %d", c.by, len(got.Sessions), got.Total)
+				}
+				for i := 1; i < len(got.Sessions); i++ {
+					a, b := c.key(got.Sessions[i-1]), c.key(got.Sessions[i])
+					if (order == "asc" && a > b) || (order == "desc" && a < b) {
+						t.Fatalf("sort=%s order=%s: %v before %v", c.by, order, a, b)
+					}
+				}
+			}
+		}
+		var first, second cairnhttp.SessionsResponse
+		MustGet(t, s, "/api/sessions?sort=rounds&limit=2", &first)
+		MustGet(t, s, "/api/sessions?sort=rounds&limit=2&offset=2", &second)
+		if len(first.Sessions) != 2 || len(second.Sessions) != 2 || first.Sessions[1].Rounds < second.Sessions[0].Rounds {
+			t.Fatal("sorted pages do not follow each other")
+		}
+	})
+	// Children are grouped under their parents: the subagent under B.
+	t.Run("Tree", func(t *testing.T) {
+		var got cairnhttp.SessionsResponse
+		MustGet(t, s, "/api/sessions?tree=true", &got)
+		if got.Total != 4 {
+			t.Fatalf("tree: %d top rows, want the 4 main sessions", got.Total)
+		}
+		for _, r := range got.Sessions {
+			want := 0
+			if r.ID == sessionB {
+				want = 1
+			}
+			if len(r.Children) != want || (want == 1 && r.Children[0].ID != subagentB) {
+				t.Fatalf("%s has children %v", r.ID, r.Children)
+			}
+		}
+	})
+	t.Run("ProjectSubstring", func(t *testing.T) {
+		var all, got cairnhttp.SessionsResponse
+		MustGet(t, s, "/api/sessions", &all)
+		proj := all.Sessions[0].Project
+		part := proj[1 : len(proj)-1]
+		MustGet(t, s, "/api/sessions?in="+strings.ToUpper(part), &got)
+		if got.Total == 0 {
+			t.Fatalf("in=%s: nothing", part)
+		}
+		for _, r := range got.Sessions {
+			if !strings.Contains(r.Project, part) {
+				t.Fatalf("in=%s: %s", part, r.Project)
+			}
+		}
+		MustGet(t, s, "/api/sessions?in=no-such-folder", &got)
+		if got.Total != 0 || got.Sessions == nil {
+			t.Fatalf("in=no-such-folder: %+v", got)
+		}
+	})
 	t.Run("ErrInvalid", func(t *testing.T) {
+		WantError(t, s, "GET", "/api/sessions?sort=size", "", 400, "Cannot sort sessions by")
+		WantError(t, s, "GET", "/api/sessions?order=up", "", 400, "Order")
 		WantError(t, s, "GET", "/api/sessions?since=yesterday", "", 400, "Cannot read")
 		WantError(t, s, "GET", "/api/sessions?limit=0", "", 400, "want a number")
 		WantError(t, s, "GET", "/api/sessions?offset=x", "", 400, "want a number")

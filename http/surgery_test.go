@@ -70,6 +70,35 @@ func TestSplit(t *testing.T) {
 			t.Fatalf("a split child's parent: %+v", lineage.Parent)
 		}
 	})
+	// A split child is labelled: its rounds carry its engagement, and the
+	// parent's lineage lists it with it.
+	t.Run("Labelled", func(t *testing.T) {
+		var lineage cairnhttp.SessionResponse
+		MustGet(t, s, "/api/sessions/"+sessionA, &lineage)
+		var labels []string
+		for _, c := range lineage.Children {
+			if c.Operation != cairn.OpSplit || len(c.Engagements) != 1 {
+				t.Fatalf("child %s: %s %v", c.ID, c.Operation, c.Engagements)
+			}
+			labels = append(labels, c.Engagements[0])
+		}
+		slices.Sort(labels)
+		if !slices.Equal(labels, []string{"migration", "rest"}) {
+			t.Fatalf("children labelled %v", labels)
+		}
+	})
+	// The same split again is refused, naming the child; a different one
+	// is not.
+	t.Run("ErrDuplicate", func(t *testing.T) {
+		before := len(children(t, st, sessionA))
+		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "2-3=migration", "rest": "rest", "fidelity": "partial"}`, 409, "is already this split")
+		if n := len(children(t, st, sessionA)); n != before {
+			t.Fatalf("%d children after a refused duplicate, want %d", n, before)
+		}
+		var got cairnhttp.SurgeryResponse
+		MustPost(t, s, "/api/sessions/"+sessionA+"/split", `{"map": "2-3=migration", "rest": "rest", "fidelity": "text"}`, &got)
+		checkExported(t, st, got, cairn.OpSplit, 2)
+	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "2-3"}`, 400, "RANGE=ENGAGEMENT")
 		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/split", `{"map": "2=a", "fidelity": "blurry"}`, 400, "blurry")
@@ -106,6 +135,40 @@ func TestExtract(t *testing.T) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		WantError(t, s, "POST", "/api/sessions/"+sessionA+"/extract", `{"engagement": "nothing"}`, 404, "")
 	})
+}
+
+// A preview says what an action would write, with the token estimate,
+// and writes nothing; it warns when nothing would shrink.
+func TestSurgeryPreview(t *testing.T) {
+	s, st := MustOpenServer(t)
+	var got cairnhttp.SurgeryResponse
+	MustPost(t, s, "/api/sessions/"+sessionA+"/revive", `{"before": "3", "preview": true}`, &got)
+	if !got.Preview || len(got.Results) != 1 {
+		t.Fatalf("preview: %+v", got)
+	}
+	e := got.Results[0]
+	if e.ID != "" || e.Resume != "" || e.Index == 0 || e.Tokens <= 0 || e.Tokens >= e.SourceTokens || e.Warning != "" {
+		t.Fatalf("preview of a revive before round 3: %+v", e)
+	}
+	if n := len(children(t, st, sessionA)); n != 0 {
+		t.Fatalf("a preview wrote %d children", n)
+	}
+	// Rounds 1-3 of A kept in full: nothing shrinks, and the preview says so.
+	MustPost(t, s, "/api/sessions/"+sessionA+"/split", `{"map": "1-3=all", "preview": true}`, &got)
+	if e := got.Results[0]; e.Index != 0 || !strings.Contains(e.Warning, "Nothing would shrink") {
+		t.Fatalf("preview of a split that keeps everything: %+v", e)
+	}
+	// The written action reports the same figures.
+	var wrote cairnhttp.SurgeryResponse
+	MustPost(t, s, "/api/sessions/"+sessionA+"/revive", `{"before": "3"}`, &wrote)
+	MustPost(t, s, "/api/sessions/"+sessionA+"/revive", `{"before": "3", "preview": true}`, &got)
+	if w := wrote.Results[0]; w.Tokens != e.Tokens || w.SourceTokens != e.SourceTokens || w.ID == "" {
+		t.Fatalf("written %+v, previewed %+v", w, e)
+	}
+	// Previewing it again names the child already written.
+	if got.Results[0].Existing != wrote.Results[0].ID {
+		t.Fatalf("preview after writing: existing %q, want %s", got.Results[0].Existing, wrote.Results[0].ID)
+	}
 }
 
 func TestRevive(t *testing.T) {

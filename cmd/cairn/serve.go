@@ -3,15 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"cairn"
+	"cairn/claudecode"
 	cairnhttp "cairn/http"
+	"cairn/inscribe"
 	"cairn/redact"
 )
 
 func (m *Main) runServe(ctx context.Context, args []string) error {
 	var sf storeFlags
-	fs := m.newFlagSet("serve", "[flags]", `
+	fs := m.newFlagSet("serve", "[flags] [--watch [PATH...]]", `
 Serve the engagement viewer: browse sessions as timelines of rounds, search,
 tag rounds with engagements, split, extract and revive sessions, and see the
 engagement × agent matrix and the frame tree. The JSON API under /api/ calls
@@ -21,18 +25,35 @@ The viewer listens on 127.0.0.1 only. To listen beyond this machine, give
 --addr; a token is then generated and printed once, with a one-time URL
 that logs a browser in. Programs send it as "Authorization: Bearer TOKEN".
 
+With --watch, the viewer also imports transcripts as they change (PATH as
+for cairn import; with none, ~/.claude/projects) and open pages show the new
+rounds of a running session within a second.
+
 Examples:
   cairn serve                       # http://127.0.0.1:7070/
+  cairn serve --watch               # and follow running sessions
   cairn serve --addr 127.0.0.1:0    # any free port
   cairn serve --addr 0.0.0.0:7070   # on the network, with a token`)
 	sf.register(fs, false)
 	addr := fs.String("addr", "127.0.0.1:7070", "address to listen on")
+	watch := fs.Bool("watch", false, "import transcripts as they change and push new rounds to open pages")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
+	if fs.NArg() != 0 && !*watch {
 		fs.Usage()
-		return usageError("serve takes no arguments")
+		return usageError("serve takes paths only with --watch")
+	}
+	paths := fs.Args()
+	if *watch && len(paths) == 0 {
+		dir, err := claudecode.DefaultProjectsDir()
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("no transcripts at %s (where Claude Code keeps them): pass the folders to watch", dir)
+		}
+		paths = []string{dir}
 	}
 	st, err := m.openStore(sf.store)
 	if err != nil {
@@ -59,9 +80,31 @@ Examples:
 	} else {
 		fmt.Fprintf(m.Stdout, "cairn viewer: %s/\n", s.URL())
 	}
+	watched := make(chan error, 1)
+	if *watch {
+		fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
+		im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+		go func() {
+			watched <- im.Watch(ctx, paths, 0, func(fr *inscribe.FileReport, problems []inscribe.Problem) {
+				for _, p := range problems {
+					fmt.Fprintln(m.Stderr, p)
+				}
+				if fr.Error != "" {
+					fmt.Fprintf(m.Stderr, "%s: %s\n", fr.Path, fr.Error)
+				}
+				if fr.SessionID != "" {
+					s.Notify(fr.SessionID)
+				}
+			})
+		}()
+	}
 	fmt.Fprintln(m.Stdout, "Ctrl-C stops it.")
-	<-ctx.Done()
-	return nil
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-watched:
+		return err
+	}
 }
 
 // newServer returns a viewer over st's services: the ones the commands use.

@@ -154,3 +154,88 @@ func TestServe_Token(t *testing.T) {
 		t.Fatalf("with the token: %d, want 200", resp.StatusCode)
 	}
 }
+
+// With --watch, serve imports a transcript as it grows and tells open
+// pages within a second, over server-sent events.
+func TestServe_Watch(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	watched := t.TempDir()
+	const a = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
+	all, err := os.ReadFile(filepath.Join(samples, a+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(all), "\n")
+	half := len(lines) / 2
+	file := filepath.Join(watched, a+".jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines[:half], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := startServe(t, store, t.TempDir(), "--addr", "127.0.0.1:0", "--watch", watched)
+	base := urlPattern.FindString(out[0])
+	if !strings.Contains(strings.Join(out, "\n"), "watching "+watched) {
+		t.Fatalf("serve printed %q", out)
+	}
+	rounds := func() int {
+		resp, err := http.Get(base + "/api/sessions/" + a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got cairnhttp.SessionResponse
+		if resp.StatusCode != 200 || json.NewDecoder(resp.Body).Decode(&got) != nil {
+			return -1
+		}
+		return got.Session.Rounds
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for rounds() < 1 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	before := rounds()
+	if before < 1 {
+		t.Fatalf("the first half was not imported: %d rounds", before)
+	}
+
+	// A page listens; the session grows.
+	resp, err := http.Get(base + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("events: %s", ct)
+	}
+	events := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- data
+			}
+		}
+	}()
+	start := time.Now()
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.Join(lines[half:], "")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	select {
+	case data := <-events:
+		var ev cairnhttp.Event
+		if err := json.Unmarshal([]byte(data), &ev); err != nil || len(ev.Sessions) != 1 || ev.Sessions[0] != a {
+			t.Fatalf("event %q", data)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("no event within a second of the session growing")
+	}
+	took := time.Since(start)
+	if after := rounds(); after <= before {
+		t.Fatalf("%d rounds after the event, %d before", after, before)
+	}
+	t.Logf("grown session pushed in %v", took)
+}

@@ -49,12 +49,24 @@ function toast(msg, bad) {
 // short names a session in a few characters: its uuid's head and tail, as
 // sessions of one project often share a prefix.
 const short = (id) => (id && id.length > 14 ? id.slice(0, 8) + "…" + id.slice(-4) : id || "");
-const when = (t) => (t && !t.startsWith("0001") ? t.replace("T", " ").slice(0, 16) : "");
+// when writes a time in the reader's time zone (tzName names it).
+const when = (t) => {
+  if (!t || t.startsWith("0001")) return "";
+  const d = new Date(t);
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+};
+function tzName() {
+  const off = -new Date().getTimezoneOffset();
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  return (off === 0 ? "UTC" : `UTC${off > 0 ? "+" : "−"}${Math.floor(Math.abs(off) / 60)}${Math.abs(off) % 60 ? ":" + String(Math.abs(off) % 60).padStart(2, "0") : ""}`) + (zone && zone !== "UTC" ? ` (${zone})` : "");
+}
 const sessionLink = (id, label) => el("a", { href: "#/session/" + encodeURIComponent(id) }, label || short(id));
 
 function lineageBadges(s) {
   const out = [];
-  if (s.lineage && s.lineage !== "import") out.push(el("span", { class: "badge " + s.lineage }, s.lineage));
+  if (s.lineage === "subagent") out.push(agentBadge(s.agent_id, s.parent));
+  else if (s.lineage && s.lineage !== "import") out.push(el("span", { class: "badge " + s.lineage }, s.lineage));
   if (s.operation) out.push(el("span", { class: "badge surgery" }, s.operation));
   return out;
 }
@@ -74,6 +86,7 @@ function route() {
   fn(params, decodeURIComponent(parts[1] || "")).catch((err) => main.append(el("p", { class: "error" }, err.message)));
 }
 window.addEventListener("hashchange", route);
+new ResizeObserver(() => document.documentElement.style.setProperty("--header-h", document.querySelector("header").offsetHeight + "px")).observe(document.querySelector("header"));
 document.getElementById("global-search").addEventListener("submit", (e) => {
   e.preventDefault();
   const q = e.target.q.value.trim();
@@ -82,19 +95,27 @@ document.getElementById("global-search").addEventListener("submit", (e) => {
 
 // ---- sessions ----
 
+// sessionColumns are the sessions list's columns: those with a sort key
+// sort on a click.
+const sessionColumns = [
+  ["session", ""], ["harness", ""], ["project", ""], ["rounds", "rounds"], ["tokens", "tokens"],
+  ["duration", "duration"], ["ended", "time"], ["lineage", ""],
+];
+
 async function sessionsPage(params) {
   const form = el("form", { class: "filters", id: "session-filters" },
-    el("input", { name: "project", placeholder: "project folder (prefix/ or *)", value: params.get("project") || "" }),
+    el("input", { name: "in", placeholder: "project contains…", value: params.get("in") || "", "aria-label": "project contains" }),
     el("label", {}, "since ", el("input", { name: "since", type: "date", value: params.get("since") || "" })),
-    el("label", {}, el("input", { name: "subagents", type: "checkbox", checked: params.get("subagents") === "true" }), " subagents"),
+    el("label", { title: "subagents and surgery's children are listed under their parents; this also lists subagents whose parent is not stored" }, el("input", { name: "subagents", type: "checkbox", checked: params.get("subagents") === "true" }), " orphan subagents"),
     el("button", { type: "submit" }, "Filter"),
     el("span", { class: "muted" }, "or search their text with the box above"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const p = new URLSearchParams();
-    if (form.project.value) p.set("project", form.project.value);
+    if (form.in.value.trim()) p.set("in", form.in.value.trim());
     if (form.since.value) p.set("since", form.since.value);
     if (form.subagents.checked) p.set("subagents", "true");
+    for (const k of ["sort", "order"]) if (params.get(k)) p.set(k, params.get(k));
     location.hash = "#/?" + p;
   });
   main.append(el("h1", {}, "Sessions"), form);
@@ -102,28 +123,67 @@ async function sessionsPage(params) {
   const q = new URLSearchParams(params);
   q.set("offset", offset);
   q.set("limit", 50);
+  q.set("tree", "true");
   const data = await api("GET", "/api/sessions?" + q);
   if (data.total === 0) {
-    main.append(el("p", { class: "empty" }, "No sessions. Import some with: cairn import"));
+    const filters = [];
+    if (params.get("in")) filters.push(`whose project contains “${params.get("in")}”`);
+    if (params.get("since")) filters.push(`since ${params.get("since")}`);
+    main.append(filters.length
+      ? el("p", { class: "empty", id: "no-sessions" }, `No session ${filters.join(" and ")}. `, el("a", { href: "#/" }, "Show them all"))
+      : el("p", { class: "empty", id: "no-sessions" }, "No sessions yet. Import some with: cairn import"));
     return;
   }
-  const rows = data.sessions.map((s) =>
-    el("tr", { class: "session-row" },
-      el("td", { class: "mono" }, sessionLink(s.id)),
-      el("td", {}, s.title || el("span", { class: "muted" }, "(untitled)")),
-      el("td", { class: "mono" }, s.project || ""),
-      el("td", {}, String(s.rounds)),
-      el("td", {}, when(s.ended_at)),
-      el("td", {}, lineageBadges(s), s.parent ? ["from ", sessionLink(s.parent)] : "")));
+  const sort = params.get("sort") || "time", order = params.get("order") || "desc";
+  const sortLink = (label, key) => {
+    if (!key) return label;
+    const p = new URLSearchParams(params);
+    p.delete("offset");
+    p.set("sort", key);
+    p.set("order", sort === key && order === "desc" ? "asc" : "desc");
+    return el("a", { href: "#/?" + p, class: "sort" + (sort === key ? " on" : ""), title: "sort by " + label }, label, sort === key ? (order === "desc" ? " ▾" : " ▴") : "");
+  };
+  const rows = [];
+  const add = (s, depth) => {
+    const kids = s.children || [];
+    const tr = el("tr", { class: "session-row" + (depth ? " child" : ""), dataset: { id: s.id, depth } },
+      el("td", { class: "title-cell" }, depth ? el("span", { class: "indent" }, "↳ ") : "",
+        kids.length ? el("button", { class: "kids", title: "show the sessions that came from it", "aria-expanded": "false" }, `▸ ${kids.length}`) : "",
+        lineageBadges(s), sessionLink(s.id, s.title || short(s.id)), el("div", { class: "muted mono small" }, short(s.id))),
+      el("td", { class: "muted nowrap" }, s.agent),
+      el("td", { class: "mono small" }, s.project || ""),
+      el("td", { class: "num" }, String(s.rounds)),
+      el("td", { class: "num", title: tokensTitle(s.usage) }, human(sessionTokens(s.usage))),
+      el("td", { class: "num" }, duration(s.started_at, s.ended_at)),
+      el("td", { class: "nowrap" }, when(s.ended_at)),
+      el("td", {}, s.parent && !depth ? ["from ", sessionLink(s.parent)] : ""));
+    rows.push(tr);
+    const kidRows = [];
+    for (const c of kids) { const before = rows.length; add(c, depth + 1); kidRows.push(...rows.slice(before)); }
+    for (const r of kidRows) r.hidden = true;
+    const btn = tr.querySelector(".kids");
+    if (btn) btn.addEventListener("click", () => {
+      const open = btn.getAttribute("aria-expanded") !== "true";
+      btn.setAttribute("aria-expanded", String(open));
+      btn.textContent = `${open ? "▾" : "▸"} ${kids.length}`;
+      for (const r of kidRows) if (Number(r.dataset.depth) === depth + 1 || !open) r.hidden = !open;
+    });
+  };
+  for (const s of data.sessions) add(s, 0);
   main.append(el("table", { id: "sessions" },
-    el("thead", {}, el("tr", {}, ["session", "title", "project", "rounds", "ended", "lineage"].map((h) => el("th", {}, h)))),
+    el("thead", {}, el("tr", {}, sessionColumns.map(([h, key]) => el("th", { class: key ? "sortable" : "" }, sortLink(h, key))))),
     el("tbody", {}, rows)));
-  const nav = el("p", { class: "muted" }, `${offset + 1}–${offset + data.sessions.length} of ${data.total} `);
+  const nav = el("p", { class: "muted" }, `${offset + 1}–${offset + data.sessions.length} of ${data.total} · times in ${tzName()} `);
   const page = (o) => { const p = new URLSearchParams(params); p.set("offset", o); return "#/?" + p; };
-  if (offset > 0) nav.append(el("a", { href: page(Math.max(0, offset - 50)) }, "← newer"), " ");
-  if (offset + data.sessions.length < data.total) nav.append(el("a", { href: page(offset + 50) }, "older →"));
+  if (offset > 0) nav.append(el("a", { href: page(Math.max(0, offset - 50)) }, "← previous"), " ");
+  if (offset + data.sessions.length < data.total) nav.append(el("a", { href: page(offset + 50) }, "next →"));
   main.append(nav);
 }
+
+// sessionTokens is a session's tokens as the list sorts them: read (input
+// and cache) and written.
+const sessionTokens = (u) => u ? (u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0) + (u.output_tokens || 0) : 0;
+const tokensTitle = (u) => u ? `${u.input_tokens} input, ${u.cache_read_input_tokens} cache read, ${u.cache_creation_input_tokens} cache written, ${u.output_tokens} output tokens` : "";
 
 // ---- one session ----
 
@@ -133,24 +193,10 @@ let view = null;
 async function sessionPage(params, id) {
   const data = await api("GET", "/api/sessions/" + encodeURIComponent(id));
   const s = data.session;
-  view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full" };
+  view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
   main.append(el("h1", {}, s.title || s.id));
-  main.append(el("div", { class: "meta" },
-    el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
-    el("span", {}, `${s.rounds} rounds`), el("span", {}, `${when(s.started_at)} – ${when(s.ended_at)}`),
-    el("span", {}, s.agent)));
-  const lin = el("div", { class: "lineage", id: "lineage" }, lineageBadges(s));
-  if (s.parents && s.parents.length > 1) {
-    lin.append("parents ");
-    s.parents.forEach((p, i) => lin.append(i ? " + " : "", sessionLink(p)));
-    lin.append(" ");
-  } else if (s.parent) {
-    lin.append("parent ", data.parent ? sessionLink(s.parent, short(s.parent) + " " + (data.parent.title || "")) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
-  }
-  if (data.children.length) {
-    lin.append(`children (${data.children.length}): `);
-    data.children.forEach((c, i) => lin.append(i ? ", " : "", sessionLink(c.id, c.agent_id ? "agent " + c.agent_id.slice(0, 8) : short(c.id)), " ", ...lineageBadges(c)));
-  }
+  main.append(metaView(s));
+  const lin = lineageView(data);
   main.append(lin, toolbar(), el("div", { id: "results" }), suggestPanel(), el("div", { class: "timeline", id: "timeline" }), el("div", { class: "more", id: "more" }));
   await loadMore();
   const observer = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) loadMore(); });
@@ -159,8 +205,55 @@ async function sessionPage(params, id) {
   if (want !== null) {
     while (view.next >= 0 && !view.rounds.some((r) => r.seq === Number(want)) && view.next <= Number(want)) await loadMore();
     const row = document.querySelector(`.round[data-seq="${Number(want)}"]`);
-    if (row) { row.scrollIntoView({ block: "center" }); expand(row, true); }
+    if (row) {
+      row.scrollIntoView({ block: "start" });
+      view.cursor = Number(want);
+      const body = await expand(row, true);
+      // Land on the match: the words of the search marked in the round,
+      // the first in view.
+      if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
+    }
   }
+}
+
+// metaView is the line under a session's title: id, project, rounds,
+// times, duration, tokens, harness.
+function metaView(s) {
+  return el("div", { class: "meta", id: "session-meta" },
+    el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
+    el("span", { id: "session-rounds" }, `${s.rounds} rounds`), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
+    el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
+    el("span", {}, s.agent));
+}
+
+// lineageView shows where a session came from and what came from it:
+// children labelled by operation (or subagent) and engagement.
+function lineageView(data) {
+  const s = data.session;
+  const lin = el("div", { class: "lineage", id: "lineage" }, lineageBadges(s));
+  if (s.parents && s.parents.length > 1) {
+    lin.append("parents ");
+    s.parents.forEach((p, i) => lin.append(i ? " + " : "", sessionLink(p)));
+    lin.append(" ");
+  } else if (s.parent) {
+    lin.append("parent ", data.parent ? sessionLink(s.parent, (data.parent.title || short(s.parent))) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
+  }
+  if (data.children.length) {
+    const list = el("ul", { class: "children", id: "children" });
+    for (const c of data.children) {
+      const label = c.lineage === "subagent" ? (c.title || "agent " + (c.agent_id || "").slice(0, 8)) : `${c.operation || "child"}${c.engagements ? " · " + c.engagements.join(", ") : ""}`;
+      list.append(el("li", { dataset: { id: c.id } }, lineageBadges(c), (c.engagements || []).map((e) => el("span", { class: "badge eng" }, e)),
+        sessionLink(c.id, label), el("span", { class: "muted" }, ` · ${c.rounds} rounds · ${when(c.started_at)} · `), el("span", { class: "mono muted" }, short(c.id))));
+    }
+    lin.append(el("details", { open: data.children.length <= 6 }, el("summary", {}, `children (${data.children.length})`), list));
+  }
+  return lin;
+}
+
+// refreshLineage reloads the open session's lineage after an action.
+async function refreshLineage() {
+  const data = await api("GET", "/api/sessions/" + encodeURIComponent(view.id));
+  document.getElementById("lineage").replaceWith(lineageView(data));
 }
 
 // loadMore appends the next page of rounds to the timeline.
@@ -178,7 +271,10 @@ async function loadMore() {
     for (const r of data.rounds) { v.rounds.push(r); frag.append(roundRow(r)); }
     tl.append(frag);
     v.next = data.next;
-    more.textContent = v.next < 0 ? `${v.rounds.length} rounds` : `${v.rounds.length} rounds loaded; scroll for more`;
+    // Round 0 (what comes before the first prompt) is not counted, as in
+    // the header.
+    const n = v.rounds.filter((r) => r.seq > 0).length;
+    more.textContent = v.next < 0 ? `all ${n} rounds` : `${n} of ${v.session.rounds} rounds loaded; scroll for more`;
   } finally {
     v.loading = false;
   }
@@ -186,22 +282,44 @@ async function loadMore() {
 
 function roundRow(r) {
   const row = el("div", { class: "round", dataset: { seq: r.seq } });
-  const toggle = el("button", { class: "toggle", title: "show the full round", "aria-label": "expand round " + r.seq }, "▸");
-  toggle.addEventListener("click", (e) => { e.stopPropagation(); expand(row); });
+  const toggle = el("button", { class: "toggle", title: "open the round (o)", "aria-label": "open round " + r.seq }, "▸");
+  const pick = el("input", { type: "checkbox", class: "pick", title: "select (x)", "aria-label": "select round " + r.seq, checked: view.selected.has(r.seq) });
+  pick.addEventListener("click", (e) => { e.stopPropagation(); select(r.seq, { ctrlKey: true, shiftKey: e.shiftKey }); });
   const tags = [];
   if (r.engagement) tags.push(el("span", { class: "badge eng" }, r.engagement));
   if (r.frame) tags.push(el("span", { class: "badge frame" }, r.frame));
-  const line = el("div", { class: "line" }, toggle,
+  const line = el("div", { class: "line" }, toggle, pick,
     el("span", { class: "seq" }, String(r.seq).padStart(3, "0")),
-    el("span", { class: "muted mono" }, when(r.started_at)),
+    el("span", { class: "muted mono when" }, when(r.started_at)),
     el("span", { class: "index", title: (r.user_preview ? r.user_preview + "\n" : "") + r.index },
       r.user_preview ? el("span", { class: "prompt" }, r.user_preview) : "",
       r.user_preview && r.index ? el("span", { class: "muted" }, " → ") : "",
       r.index || (r.user_preview ? "" : el("span", { class: "muted" }, r.roles))),
+    roundStats(r),
     el("span", { class: "tags" }, tags));
-  line.addEventListener("click", (e) => select(r.seq, e));
+  // A click opens the round; shift and ctrl/cmd clicks select, as in a
+  // file manager.
+  line.addEventListener("click", (e) => {
+    view.cursor = r.seq;
+    if (e.shiftKey || e.ctrlKey || e.metaKey) return select(r.seq, e);
+    if (window.getSelection().toString()) return; // the reader is selecting text
+    expand(row);
+  });
   row.append(line);
   return row;
+}
+
+// roundStats is the index line's figures: tool kinds, duration, tokens.
+function roundStats(r) {
+  const u = r.usage || {};
+  const ctx = (u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0);
+  const parts = [];
+  const tools = r.tools || [];
+  if (tools.length) parts.push(el("span", { title: "tools called: " + tools.join(", ") }, `${tools.length} tool${tools.length === 1 ? "" : "s"}`));
+  const d = duration(r.started_at, r.ended_at);
+  if (d) parts.push(el("span", {}, d));
+  if (ctx || u.output_tokens) parts.push(el("span", { title: `${ctx} tokens read (input and cache), ${u.output_tokens || 0} written` }, `${human(ctx)} in · ${human(u.output_tokens || 0)} out`));
+  return el("span", { class: "stats muted" }, parts);
 }
 
 // select handles a click on a round: alone, shift extends from the last
@@ -221,7 +339,12 @@ function select(seq, e) {
     if (!only) v.selected.add(seq);
     v.anchor = seq;
   }
-  for (const row of document.querySelectorAll(".round")) row.classList.toggle("selected", v.selected.has(Number(row.dataset.seq)));
+  for (const row of document.querySelectorAll(".round")) {
+    const on = v.selected.has(Number(row.dataset.seq));
+    row.classList.toggle("selected", on);
+    const pick = row.querySelector(".pick");
+    if (pick) pick.checked = on;
+  }
   updateSelection();
 }
 
@@ -240,119 +363,8 @@ function ranges(seqs) {
 
 function updateSelection() {
   const n = view.selected.size;
-  document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "click a round; shift-click selects a range";
+  document.getElementById("selection").textContent = n ? `${n} selected: ${ranges(view.selected)}` : "select rounds: ☐, x or shift-click";
   for (const b of document.querySelectorAll("[data-needs-selection]")) b.disabled = n === 0;
-}
-
-async function expand(row, open) {
-  const body = row.querySelector(".body");
-  const toggle = row.querySelector(".toggle");
-  if (body && !open) { body.remove(); toggle.textContent = "▸"; return; }
-  if (body) body.remove();
-  toggle.textContent = "▾";
-  const b = el("div", { class: "body" }, el("span", { class: "muted" }, "Loading…"));
-  row.append(b);
-  try {
-    const url = `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`;
-    const data = await api("GET", url);
-    b.replaceChildren(...data.round.blocks.map(blockView));
-    if (!data.round.blocks.length) b.append(el("span", { class: "muted" }, "(no blocks)"));
-    // Blocks come a page at a time: a button fetches the next page.
-    const more = (next, total) => {
-      if (!next) return;
-      const btn = el("button", { class: "more" }, `More blocks (${total - next} left)`);
-      btn.addEventListener("click", async (e) => {
-        e.stopPropagation();
-        btn.disabled = true;
-        try {
-          const page = await api("GET", `${url}&blocks_from=${next}`);
-          btn.replaceWith(...page.round.blocks.map(blockView));
-          more(page.next_blocks, page.blocks_total);
-        } catch (err) {
-          btn.replaceWith(el("span", { class: "error" }, err.message));
-        }
-      });
-      b.append(btn);
-    };
-    more(data.next_blocks, data.blocks_total);
-  } catch (err) {
-    b.replaceChildren(el("span", { class: "error" }, err.message));
-  }
-}
-
-// blockView renders one block: text plainly, thinking and tool cycles as
-// collapsible details.
-// markdown renders the markdown agents write (paragraphs, headings, lists,
-// fenced code, inline code, bold, italics, http links) as DOM nodes: text is
-// only ever set as text, never parsed as HTML.
-function markdown(src) {
-  const out = [];
-  const lines = src.replace(/\r\n/g, "\n").split("\n");
-  let para = [], list = null;
-  const flush = () => {
-    if (para.length) out.push(el("p", {}, inline(para.join(" "))));
-    para = [];
-    list = null;
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const fence = line.match(/^\s*(`{3,}|~{3,})\s*(\S*)/);
-    if (fence) {
-      flush();
-      const code = [];
-      for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) code.push(lines[i]);
-      out.push(el("pre", {}, el("code", {}, code.join("\n"))));
-      continue;
-    }
-    const h = line.match(/^(#{1,6})\s+(.*)$/);
-    const item = line.match(/^\s*([-*+]|\d+[.)])\s+(.*)$/);
-    if (!line.trim()) flush();
-    else if (h) { flush(); out.push(el("h" + Math.min(6, h[1].length + 3), {}, inline(h[2]))); }
-    else if (item) {
-      const kind = /\d/.test(item[1]) ? "ol" : "ul";
-      if (para.length) { out.push(el("p", {}, inline(para.join(" ")))); para = []; }
-      if (!list || list.tagName.toLowerCase() !== kind) { list = el(kind, {}); out.push(list); }
-      list.append(el("li", {}, inline(item[2])));
-    } else if (list && /^\s+\S/.test(line)) list.lastChild.append(" ", ...inline(line.trim()));
-    else { list = null; para.push(line.trim()); }
-  }
-  flush();
-  return out;
-}
-
-// inline renders `code`, **bold**, *italics* and [text](http…) links.
-function inline(text) {
-  const nodes = [];
-  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)/g;
-  let last = 0, m;
-  while ((m = re.exec(text))) {
-    if (m.index > last) nodes.push(text.slice(last, m.index));
-    if (m[1] !== undefined) nodes.push(el("code", {}, m[1]));
-    else if (m[2] !== undefined) nodes.push(el("strong", {}, m[2]));
-    else if (m[3] !== undefined) nodes.push(el("em", {}, m[3]));
-    else nodes.push(el("a", { href: m[5], rel: "noreferrer noopener", target: "_blank" }, m[4]));
-    last = re.lastIndex;
-  }
-  if (last < text.length) nodes.push(text.slice(last));
-  return nodes;
-}
-
-function blockView(b) {
-  const side = b.sidechain ? " (subagent)" : "";
-  switch (b.kind) {
-    case "user-text":
-      return el("div", { class: "block user" }, el("div", { class: "who" }, "User" + side), el("div", { class: "text" }, b.content));
-    case "assistant-text":
-      return el("div", { class: "block assistant" }, el("div", { class: "who" }, "Assistant" + side), el("div", { class: "text markdown" }, markdown(b.content)));
-    case "thinking":
-      return el("details", { class: "block thinking" }, el("summary", {}, `thinking${side} · ${b.content.length} chars`), el("pre", {}, b.content));
-    case "tool-use":
-      return el("details", { class: "block tool-use" }, el("summary", {}, `tool call${side}: ${b.tool_name || ""}`), el("pre", {}, b.content));
-    case "tool-result":
-      return el("details", { class: "block tool-result" + (b.is_error ? " error" : "") }, el("summary", {}, `${b.is_error ? "tool error" : "tool result"}${side}: ${b.tool_name || ""} · ${b.content.length} chars`), el("pre", {}, b.content));
-    default:
-      return el("details", { class: "block meta" }, el("summary", {}, `${b.role} ${b.kind}${side}`), el("pre", {}, b.content));
-  }
 }
 
 function toolbar() {
@@ -362,7 +374,8 @@ function toolbar() {
     view.fidelity = fid.value;
     for (const row of document.querySelectorAll(".round")) if (row.querySelector(".body")) expand(row, true);
   });
-  const eng = el("input", { id: "engagement", placeholder: "engagement", size: 14 });
+  const eng = el("input", { id: "engagement", placeholder: "engagement", size: 11, title: "Enter tags the selection" });
+  eng.addEventListener("keydown", (e) => { if (e.key === "Enter" && view.selected.size) tagSelection(eng.value.trim()); });
   const bar = el("div", { class: "toolbar" },
     el("span", { id: "selection", class: "muted" }),
     el("span", { class: "sep" }),
@@ -371,11 +384,15 @@ function toolbar() {
     el("button", { id: "untag", "data-needs-selection": true, onclick: untagSelection }, "Untag"),
     el("span", { class: "sep" }),
     el("button", { id: "split", "data-needs-selection": true, onclick: splitSelection, title: "the selection becomes one child, the rest another" }, "Split"),
-    el("button", { id: "extract", onclick: () => extract(eng.value.trim()), title: "the engagement's rounds, in full, as a new session" }, "Extract engagement"),
+    el("button", { id: "extract", onclick: () => extract(eng.value.trim()), title: "extract the engagement: its rounds, in full, as a new session" }, "Extract"),
     el("button", { id: "revive", onclick: revive, title: "compress older work, export a session to resume" }, "Revive"),
     el("span", { class: "sep" }),
-    el("label", {}, "fidelity ", fid));
+    el("label", {}, "fidelity ", fid),
+    findBar(view.find));
   queueMicrotask(updateSelection);
+  // The sticky round header sits below the toolbar, however many lines
+  // the toolbar wraps to.
+  new ResizeObserver(() => document.documentElement.style.setProperty("--toolbar-h", bar.offsetHeight + "px")).observe(bar);
   return bar;
 }
 
@@ -412,24 +429,73 @@ async function untagSelection() {
   } catch (err) { toast(err.message, true); }
 }
 
+// figuresLine says what an action keeps and what it costs.
+function figuresLine(r) {
+  const pct = r.source_tokens ? Math.round((100 * r.tokens) / r.source_tokens) : 100;
+  return `${r.full} rounds in full · ${r.index} as index lines · about ${human(r.tokens)} tokens, ${pct}% of the ${human(r.source_tokens)} the session holds`;
+}
+
+// copyButton copies text to the clipboard.
+function copyButton(text) {
+  const b = el("button", { class: "copy", title: "copy the command" }, "Copy");
+  b.addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText(text); }
+    catch {
+      const t = el("textarea", {}, text);
+      document.body.append(t); t.select(); document.execCommand("copy"); t.remove();
+    }
+    b.textContent = "Copied";
+    setTimeout(() => (b.textContent = "Copy"), 1500);
+  });
+  return b;
+}
+
 // showResults lists the sessions an action wrote, each with the command
-// that resumes it.
+// that resumes it and a button that copies it.
 function showResults(title, results) {
   const box = el("div", { class: "result", id: "action-result" }, el("strong", {}, title));
   for (const r of results) {
     box.append(el("div", { class: "exported" },
-      el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", sessionLink(r.id, r.id), ` · ${r.full} rounds in full · ${r.index} as index lines`),
-      el("pre", { class: "resume" }, r.resume)));
+      el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", sessionLink(r.id, r.id), " · " + figuresLine(r)),
+      r.warning ? el("div", { class: "warning" }, "⚠ " + r.warning) : "",
+      el("div", { class: "resume-line" }, el("pre", { class: "resume" }, r.resume), copyButton(r.resume))));
   }
   document.getElementById("results").replaceChildren(box);
   box.scrollIntoView({ block: "nearest" });
 }
 
+// surgery previews an action: what it would write and its token estimate,
+// a warning when nothing would shrink, the child already written from the
+// same rounds; Write then writes it and refreshes the lineage.
 async function surgery(action, body, title) {
-  try {
-    const data = await api("POST", `/api/sessions/${encodeURIComponent(view.id)}/${action}`, { ...body, fidelity: view.fidelity });
-    showResults(title, data.results);
-  } catch (err) { toast(err.message, true); }
+  const path = `/api/sessions/${encodeURIComponent(view.id)}/${action}`;
+  const req = { ...body, fidelity: view.fidelity };
+  let data;
+  try { data = await api("POST", path, { ...req, preview: true }); }
+  catch (err) { return toast(err.message, true); }
+  const box = el("div", { class: "result preview", id: "action-preview" }, el("strong", {}, "Preview: " + title));
+  let existing = false;
+  for (const r of data.results) {
+    box.append(el("div", { class: "previewed" },
+      el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", figuresLine(r)),
+      r.warning ? el("div", { class: "warning" }, "⚠ " + r.warning) : "",
+      r.existing ? el("div", { class: "warning" }, "Already written: ", sessionLink(r.existing, r.existing), ". Writing it again is refused.") : ""));
+    existing = existing || !!r.existing;
+  }
+  const write = el("button", { id: "preview-write", class: "primary", disabled: existing }, data.results.some((r) => r.warning) ? "Write anyway" : "Write");
+  const cancel = el("button", { id: "preview-cancel" }, "Cancel");
+  cancel.addEventListener("click", () => box.remove());
+  write.addEventListener("click", async () => {
+    write.disabled = true;
+    try {
+      const done = await api("POST", path, req);
+      showResults(title, done.results);
+      await refreshLineage();
+    } catch (err) { write.disabled = false; toast(err.message, true); }
+  });
+  box.append(el("p", {}, write, " ", cancel));
+  document.getElementById("results").replaceChildren(box);
+  box.scrollIntoView({ block: "nearest" });
 }
 
 function splitSelection() {
@@ -479,6 +545,25 @@ function suggestPanel() {
 
 // ---- search ----
 
+// agentBadge labels a subagent session: the agent Claude Code runs to
+// compact a context is named as such.
+function agentBadge(agentID, parent) {
+  const id = agentID || "";
+  if (id.startsWith("acompact")) return el("span", { class: "badge subagent compact", title: "the agent that wrote the summary when the context of " + parent + " was compacted" }, "compaction agent");
+  return el("span", { class: "badge subagent", title: "a subagent of " + parent }, "subagent " + id.slice(0, 8));
+}
+
+// nearText is the words around a snippet's first match, letters and
+// digits only, so the page can land on the match the snippet shows.
+function nearText(snippet) {
+  const m = snippet.querySelector("mark");
+  if (!m) return "";
+  const before = alnum(snippet.textContent.slice(0, snippet.textContent.indexOf(m.textContent)));
+  const word = alnum(m.textContent);
+  const after = alnum(snippet.textContent).slice(before.length + word.length);
+  return before.slice(-12) + word + after.slice(0, 12);
+}
+
 async function searchPage(params) {
   const q = params.get("q") || "";
   document.querySelector("#global-search input").value = q;
@@ -490,9 +575,15 @@ async function searchPage(params) {
   for (const h of data.hits) {
     const snippet = el("div", { class: "snippet" });
     snippet.innerHTML = h.snippet_html; // escaped by the server, then marked
-    list.append(el("div", { class: "hit" },
-      el("div", {}, el("a", { href: `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}` }, `${short(h.session_id)} round ${h.round}`),
-        el("span", { class: "muted" }, ` · ${when(h.timestamp)} · ${h.kind}`), h.project ? el("span", { class: "muted mono" }, " · " + h.project) : ""),
+    const sub = h.lineage === "subagent";
+    const href = `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}&find=${encodeURIComponent(q)}&near=${encodeURIComponent(nearText(snippet))}`;
+    list.append(el("div", { class: "hit" + (sub ? " sub" : "") },
+      el("div", {},
+        sub ? agentBadge(h.agent_id, h.parent) : "",
+        el("a", { href, class: "hit-title" }, h.title || short(h.session_id)),
+        el("span", { class: "muted" }, ` · round ${h.round} · ${when(h.timestamp)} · ${h.kind}`),
+        h.project ? el("span", { class: "muted mono" }, " · " + h.project) : "",
+        el("span", { class: "muted mono" }, " · " + short(h.session_id))),
       snippet));
   }
   main.append(el("p", { class: "muted" }, `${data.hits.length} rounds`), list);

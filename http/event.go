@@ -1,0 +1,95 @@
+package http
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// EventKeepAlive is how often an idle event stream sends a comment, so
+// proxies and browsers keep it open.
+const EventKeepAlive = 15 * time.Second
+
+// An Event tells open pages that sessions changed: new lines, new rounds.
+type Event struct {
+	Sessions []string `json:"sessions"`
+}
+
+// events fans events out to the open event streams.
+type events struct {
+	mu      sync.Mutex
+	streams map[chan *Event]struct{}
+	closed  chan struct{}
+}
+
+func (s *Server) registerEventRoutes() {
+	s.mux.HandleFunc("GET /api/events", s.handleEvents)
+}
+
+// Notify tells every open page that the sessions ids changed (cairn serve
+// --watch calls it after each import). A page too slow to take an event
+// misses it rather than slowing the others.
+func (s *Server) Notify(ids ...string) {
+	if len(ids) == 0 {
+		return
+	}
+	ev := &Event{Sessions: ids}
+	s.events.mu.Lock()
+	defer s.events.mu.Unlock()
+	for c := range s.events.streams {
+		select {
+		case c <- ev:
+		default:
+		}
+	}
+}
+
+// handleEvents handles GET /api/events: server-sent events, one "data:"
+// line of [Event] JSON per change, until the page or the server goes.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeJSON(w, http.StatusInternalServerError, &ErrorResponse{Error: "Streaming unsupported."})
+		return
+	}
+	c := make(chan *Event, 16)
+	s.events.mu.Lock()
+	if s.events.streams == nil {
+		s.events.streams = map[chan *Event]struct{}{}
+	}
+	s.events.streams[c] = struct{}{}
+	s.events.mu.Unlock()
+	defer func() {
+		s.events.mu.Lock()
+		delete(s.events.streams, c)
+		s.events.mu.Unlock()
+	}()
+
+	// The stream outlives the server's write timeout, which is for
+	// ordinary responses.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 1000\n: connected\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(EventKeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.events.closed:
+			return
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+		case ev := <-c:
+			data, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "data: %s\n\n", data)
+		}
+		flusher.Flush()
+	}
+}

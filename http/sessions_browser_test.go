@@ -1,0 +1,71 @@
+package http_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The sessions list sorts by its columns, groups children under their
+// parents, filters by a part of the project and says so when nothing
+// matches.
+func TestBrowserSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	dir := Artifacts(t)
+
+	Step(t, ctx, "open the list", chromedp.Navigate(s.URL()+"/#/"))
+	Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 6`)
+	// The long sessions' subagents (one a compaction agent) are under them.
+	long := `document.querySelector('#sessions tr[data-id="` + longSession + `"]')`
+	if got := Eval[string](t, ctx, long+`.querySelector(".kids").textContent`); got != "▸ 2" {
+		t.Fatalf("the long session's children button reads %q", got)
+	}
+	Step(t, ctx, "show its children", chromedp.Evaluate[chromedp.Void](long+`.querySelector(".kids").click()`))
+	if n := Eval[int](t, ctx, `[...document.querySelectorAll("#sessions tr.child")].filter(r => !r.hidden).length`); n != 2 {
+		t.Fatalf("%d children shown, want 2", n)
+	}
+	if !Eval[bool](t, ctx, `[...document.querySelectorAll("#sessions tr.child .badge")].some(b => b.textContent === "compaction agent")`) {
+		t.Fatal("the compaction agent is not labelled")
+	}
+	Screenshot(t, ctx, dir, "sessions-tree")
+
+	// Sort by tokens: the long sessions first, then ascending.
+	Step(t, ctx, "sort by tokens", chromedp.Click(chromedp.CSS(`#sessions th a[title="sort by tokens"]`)))
+	Wait(t, ctx, "sorted", `location.hash.includes("sort=tokens")`)
+	Wait(t, ctx, "listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 6`)
+	tokens := func() []float64 {
+		return Eval[[]float64](t, ctx, `[...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => { const s = r.children[4].textContent; return parseFloat(s) * (s.endsWith("M") ? 1e6 : s.endsWith("k") ? 1e3 : 1); })`)
+	}
+	got := tokens()
+	for i := 1; i < len(got); i++ {
+		if got[i-1] < got[i] {
+			t.Fatalf("tokens descending: %v", got)
+		}
+	}
+	Step(t, ctx, "sort ascending", chromedp.Click(chromedp.CSS(`#sessions th a[title="sort by tokens"]`)))
+	Wait(t, ctx, "ascending", `location.hash.includes("order=asc")`)
+	Wait(t, ctx, "listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 6`)
+	got = tokens()
+	for i := 1; i < len(got); i++ {
+		if got[i-1] > got[i] {
+			t.Fatalf("tokens ascending: %v", got)
+		}
+	}
+
+	// Filter by a part of the project.
+	Step(t, ctx, "filter spotter", chromedp.SetValue(chromedp.CSS(`#session-filters input[name="in"]`), "spotter-worktrees"),
+		chromedp.Click(chromedp.CSS(`#session-filters button`)))
+	Wait(t, ctx, "two long sessions", `location.hash.includes("in=spotter") && document.querySelectorAll("#sessions .session-row:not(.child)").length === 2`)
+	Step(t, ctx, "filter nothing", chromedp.SetValue(chromedp.CSS(`#session-filters input[name="in"]`), "no-such-folder"),
+		chromedp.Click(chromedp.CSS(`#session-filters button`)))
+	Wait(t, ctx, "empty message", `document.getElementById("no-sessions")`)
+	if got := Eval[string](t, ctx, `document.getElementById("no-sessions").textContent`); !strings.Contains(got, "no-such-folder") || strings.Contains(got, "cairn import") {
+		t.Fatalf("empty message %q: want one naming the filter", got)
+	}
+}

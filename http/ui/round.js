@@ -1,0 +1,251 @@
+// One round, opened: its prompt, then its steps (the server cuts them with
+// cairn.Steps, the rule surgery uses), each tool call paired with its result
+// and shown as one collapsed line that opens on a rich view.
+"use strict";
+
+// human writes a count of characters or tokens in a few characters.
+function human(n) {
+  if (n >= 1e6) return (n / 1e6).toFixed(1).replace(/\.0$/, "") + "M";
+  if (n >= 1e3) return (n / 1e3).toFixed(n >= 1e4 ? 0 : 1).replace(/\.0$/, "") + "k";
+  return String(n);
+}
+
+// duration writes the time between two timestamps: 4s, 3m12s, 1h05m.
+function duration(from, to) {
+  if (!from || !to || from.startsWith("0001") || to.startsWith("0001")) return "";
+  const s = Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+  if (s < 60) return s + "s";
+  if (s < 3600) return Math.floor(s / 60) + "m" + String(s % 60).padStart(2, "0") + "s";
+  return Math.floor(s / 3600) + "h" + String(Math.floor(s / 60) % 60).padStart(2, "0") + "m";
+}
+
+function parseJSON(s) {
+  try { return JSON.parse(s); } catch { return null; }
+}
+
+// isCompactionBoundary reports whether b marks where the client compacted
+// the context; isCompactionSummary whether b is the summary it wrote.
+const isCompactionBoundary = (b) => b.kind === "compaction" || (b.role === "system" && b.kind === "meta-text" && /^Conversation compacted\b/.test(b.content));
+const isCompactionSummary = (b) => b.kind === "meta-text" && /^This session is being continued from a previous conversation/.test(b.content);
+
+// expand opens or closes a round's body. open forces it open (re-rendered).
+async function expand(row, open) {
+  const body = row.querySelector(".body");
+  const toggle = row.querySelector(".toggle");
+  if (body && !open) { body.remove(); toggle.textContent = "▸"; row.classList.remove("open"); return null; }
+  if (body) body.remove();
+  toggle.textContent = "▾";
+  row.classList.add("open");
+  const b = el("div", { class: "body" }, el("span", { class: "muted" }, "Loading…"));
+  row.append(b);
+  try {
+    const url = `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`;
+    const data = await api("GET", url);
+    b.replaceChildren(...roundBody(data));
+    // A long round's blocks come a page at a time: a button fetches the next.
+    const more = (next, total) => {
+      if (!next) return;
+      const btn = el("button", { class: "more" }, `More blocks (${total - next} left)`);
+      btn.addEventListener("click", async (e) => {
+        e.stopPropagation();
+        btn.disabled = true;
+        try {
+          const page = await api("GET", `${url}&blocks_from=${next}`);
+          btn.replaceWith(...(page.steps || []).map(stepView));
+          more(page.next_blocks, page.blocks_total);
+        } catch (err) {
+          btn.replaceWith(el("span", { class: "error" }, err.message));
+        }
+      });
+      b.append(btn);
+    };
+    more(data.next_blocks, data.blocks_total);
+    return b;
+  } catch (err) {
+    b.replaceChildren(el("span", { class: "error" }, err.message));
+    return null;
+  }
+}
+
+// roundBody renders an opened round: a sticky bar (outline, collapse and
+// expand all, a tool filter), the prompt, the steps.
+function roundBody(data) {
+  const steps = data.steps || [];
+  const prompt = (data.prompt || []).filter(visible);
+  const out = [];
+  if (steps.length) out.push(roundBar(data));
+  if (prompt.length) out.push(el("div", { class: "prompt" }, blocksView(prompt, null)));
+  out.push(...steps.map(stepView));
+  if (!prompt.length && !steps.length) out.push(el("span", { class: "muted" }, data.round.seq === 0 ? "(nothing before the first prompt but metadata)" : "(no blocks)"));
+  return out;
+}
+
+// visible drops blocks with nothing to show.
+const visible = (b) => b.kind === "tool-use" || b.kind === "tool-result" || (b.content || "").trim() !== "";
+
+function roundBar(data) {
+  const steps = data.steps;
+  const tools = new Map();
+  for (const s of steps) for (const c of s.calls || []) tools.set(c.tool, (tools.get(c.tool) || 0) + 1);
+  const filter = el("select", { class: "tool-filter", title: "show only the steps that call this tool" },
+    el("option", { value: "" }, `all ${steps.length} steps`),
+    [...tools].sort((a, b) => b[1] - a[1]).map(([t, n]) => el("option", { value: t }, `${t} (${n})`)));
+  const outline = el("details", { class: "outline" }, el("summary", {}, "Outline"),
+    el("ol", {}, steps.map((s) => el("li", {}, el("a", { href: "#", dataset: { step: s.seq }, onclick: (e) => { e.preventDefault(); e.target.closest("details").open = false; goToStep(e.target.closest(".body"), s.seq); } }, stepTitle(s))))));
+  const bar = el("div", { class: "round-bar" },
+    el("span", { class: "muted" }, `round ${data.round.seq} · ${steps.length} steps · ${steps.reduce((n, s) => n + (s.calls || []).length, 0)} tool calls`),
+    outline,
+    el("button", { class: "collapse-all", onclick: (e) => openAll(e.target.closest(".body"), false) }, "Collapse all"),
+    el("button", { class: "expand-all", onclick: (e) => openAll(e.target.closest(".body"), true) }, "Expand all"),
+    filter);
+  filter.addEventListener("change", () => {
+    for (const s of bar.parentNode.querySelectorAll(".step")) s.hidden = !!filter.value && !s.dataset.tools.split(" ").includes(filter.value);
+  });
+  return bar;
+}
+
+function openAll(body, open) {
+  for (const d of body.querySelectorAll("details.call, details.think, details.step-raw")) d.open = open;
+}
+
+function goToStep(body, seq) {
+  const s = body.querySelector(`.step[data-step="${seq}"]`);
+  if (!s) return;
+  s.hidden = false;
+  s.scrollIntoView({ block: "start" });
+  s.classList.add("flash");
+  setTimeout(() => s.classList.remove("flash"), 1200);
+}
+
+// stepTitle is a step's line in the outline: its calls and its words.
+function stepTitle(s) {
+  const calls = (s.calls || []).map((c) => c.tool + (c.arg ? " " + c.arg : ""));
+  return `${s.round}.${s.seq} ${calls.join(" · ")}${s.text ? (calls.length ? " | " : "") + s.text : ""}`;
+}
+
+function stepView(s) {
+  const calls = s.calls || [];
+  const d = duration(s.started_at, s.ended_at);
+  const head = el("div", { class: "step-head", title: `step ${s.round}.${s.seq}: ${calls.length} call${calls.length === 1 ? "" : "s"}, lines ${s.first_line}–${s.last_line}` },
+    el("span", { class: "seq mono" }, `${s.round}.${s.seq}`),
+    el("span", { class: "muted" }, when(s.started_at).slice(11) + (d && d !== "0s" ? " · " + d : "")));
+  return el("section", { class: "step", dataset: { step: s.seq, tools: calls.map((c) => c.tool).join(" ") } }, head, el("div", { class: "step-body" }, blocksView(s.blocks.filter(visible), s)));
+}
+
+// blocksView renders blocks in order, each tool call with its result (by
+// id) at the call's place, and a compaction as a divider.
+function blocksView(blocks, step) {
+  const results = new Map();
+  for (const b of blocks) if (b.kind === "tool-result" && b.tool_id) results.set(b.tool_id, b);
+  const used = new Set();
+  const out = [];
+  let call = 0;
+  for (const b of blocks) {
+    if (b.kind === "tool-use") {
+      const r = results.get(b.tool_id);
+      if (r) used.add(r);
+      out.push(callView(b, r, step && step.calls ? step.calls[call] : null));
+      call++;
+    } else if (b.kind === "tool-result") {
+      if (!used.has(b)) out.push(callView(null, b, null));
+    } else out.push(blockView(b));
+  }
+  return out;
+}
+
+// blockView renders a block that is not a tool call: words as markdown,
+// thinking collapsed, a compaction as a divider with its summary a click
+// away, other injected text collapsed.
+function blockView(b) {
+  const side = b.sidechain ? " (subagent)" : "";
+  const anchor = { line: b.line, index: b.index };
+  switch (b.kind) {
+    case "user-text":
+      return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side), el("div", { class: "text" }, markdown(b.content)));
+    case "assistant-text":
+      return el("div", { class: "block assistant", dataset: anchor }, side ? el("div", { class: "who" }, "Assistant" + side) : "", el("div", { class: "text" }, markdown(b.content)));
+    case "thinking":
+      return el("details", { class: "block thinking think", dataset: anchor }, el("summary", {}, `thinking${side} · ${human(b.content.length)} chars`), el("div", { class: "text" }, markdown(b.content)));
+    default:
+      if (isCompactionBoundary(b)) return compactionView(b);
+      if (isCompactionSummary(b)) return el("details", { class: "block compaction-summary", dataset: anchor }, el("summary", {}, "the summary the client wrote when it compacted · " + human(b.content.length) + " chars"), el("div", { class: "text" }, markdown(b.content)));
+      return el("details", { class: "block meta", dataset: anchor }, el("summary", {}, `${b.role} ${b.kind}${side}: ${b.content.slice(0, 80)}`), el("pre", {}, b.content));
+  }
+}
+
+// compactionView is the divider where the client compacted its context:
+// what triggered it and how large the context was, when the server knows.
+function compactionView(b) {
+  const m = b.content.match(/\((\w+)(?:, (\d+) tokens)?\)\s*$/) || [];
+  const figures = [m[1], m[2] ? human(Number(m[2])) + " tokens" : ""].filter(Boolean).join(", ");
+  return el("div", { class: "compaction", dataset: { line: b.line, index: b.index }, role: "separator" },
+    el("span", { title: b.content + ": what the client loads from here on starts with the summary below" }, "Context compacted" + (figures ? ` (${figures})` : "")));
+}
+
+// ---- tool calls ----
+
+// callView renders a call and its result as one collapsed line: the tool,
+// its description, its key argument, its status and the result's size.
+function callView(use, result, info) {
+  const tool = (use && use.tool_name) || (result && result.tool_name) || "tool";
+  const input = use ? parseJSON(use.content) || {} : {};
+  const status = !result ? el("span", { class: "status-pending", title: "no result in this round" }, "…")
+    : result.is_error ? el("span", { class: "status-err" }, "✗ error") : el("span", { class: "status-ok" }, "✓");
+  const arg = (info && info.arg) || "";
+  const desc = typeof input.description === "string" && input.description !== arg ? input.description : "";
+  const size = result ? `${human(result.content.length)} chars` : "";
+  const side = (use || result).sidechain ? el("span", { class: "badge subagent" }, "subagent") : "";
+  const summary = el("summary", {}, el("span", { class: "tool" }, tool), side,
+    desc ? el("span", { class: "desc" }, desc) : "", arg ? el("code", { class: "arg" }, arg) : "", status, el("span", { class: "size muted" }, size));
+  const d = el("details", { class: "block call" + (result && result.is_error ? " error" : ""), dataset: { tool, line: (use || result).line, index: (use || result).index } }, summary);
+  let filled = false;
+  d.addEventListener("toggle", () => {
+    if (!d.open || filled) return;
+    filled = true;
+    const rich = el("div", { class: "rich" }, richView(tool, input, use, result));
+    const raw = el("div", { class: "raw", hidden: true },
+      use ? el("pre", {}, JSON.stringify(input, null, 2) || use.content) : "",
+      result ? el("pre", {}, result.content) : "");
+    const btn = el("button", { class: "raw-toggle", title: "the call's input and result as stored" }, "Raw");
+    btn.addEventListener("click", () => { raw.hidden = !raw.hidden; rich.hidden = !raw.hidden; btn.textContent = raw.hidden ? "Raw" : "Rendered"; });
+    d.append(el("div", { class: "call-body" }, btn, rich, raw));
+  });
+  return d;
+}
+
+// richView renders a call by what its tool does.
+function richView(tool, input, use, result) {
+  const out = result ? result.content : "";
+  const resultPre = () => result ? (result.is_error ? el("pre", { class: "term err" }, out) : ansi(out)) : el("p", { class: "muted" }, "No result in this round.");
+  const path = input.file_path || input.notebook_path || input.path || "";
+  switch (tool) {
+    case "Bash":
+      return [el("pre", { class: "cmd" }, "$ " + (input.command || "")), resultPre()];
+    case "Edit":
+      return [el("div", { class: "path mono" }, path, input.replace_all ? " (every occurrence)" : ""), diffView(input.old_string, input.new_string), result && result.is_error ? resultPre() : ""];
+    case "MultiEdit":
+      return [el("div", { class: "path mono" }, path), (input.edits || []).map((e) => diffView(e.old_string, e.new_string)), result && result.is_error ? resultPre() : ""];
+    case "Write":
+      return [el("div", { class: "path mono" }, path, ` · ${(input.content || "").split("\n").length} lines`), codeBlock(input.content || "", langOf(path)), result && result.is_error ? resultPre() : ""];
+    case "Read": {
+      if (!result || result.is_error) return [el("div", { class: "path mono" }, path), resultPre()];
+      const r = readOutput(out);
+      return [el("div", { class: "path mono" }, path, r.first ? ` from line ${r.first}` : ""), codeBlock(r.code, langOf(path))];
+    }
+    case "TodoWrite":
+      return el("ul", { class: "todos" }, (input.todos || []).map((t) =>
+        el("li", { class: "todo " + (t.status || "") }, t.status === "completed" ? "☑ " : t.status === "in_progress" ? "◐ " : "☐ ", t.content || t.activeForm || "")));
+    case "Task":
+    case "Agent": {
+      const link = result && result.agent_id ? el("a", { class: "subagent-link", href: "#/session/" + encodeURIComponent(view.session.id + "-agent-" + result.agent_id) }, "open the subagent's session →") : el("span", { class: "muted" }, "(no subagent session recorded)");
+      return [el("div", {}, input.subagent_type ? el("span", { class: "badge subagent" }, input.subagent_type) : "", " ", link),
+        input.prompt ? el("details", { class: "think" }, el("summary", {}, "prompt"), markdown(input.prompt)) : "",
+        result ? el("div", { class: "text" }, markdown(out)) : ""];
+    }
+    case "Grep":
+    case "Glob":
+      return [el("div", { class: "mono" }, input.pattern || "", input.path ? " in " + input.path : "", input.glob ? " (" + input.glob + ")" : ""), resultPre()];
+    default:
+      return [use ? el("pre", { class: "input" }, JSON.stringify(input, null, 2)) : "", resultPre()];
+  }
+}

@@ -1,0 +1,62 @@
+package inscribe_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"cairn/inscribe"
+)
+
+// Watch imports a transcript as it grows and says which session changed;
+// a file that does not change is not reported again.
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	projects := filepath.Join(dir, "projects")
+	if err := os.Mkdir(projects, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(projects, sid+".jsonl")
+	l1, l2, l3, l4 := chainLine(1, "user", "first question"), chainLine(2, "assistant", "first answer"), chainLine(3, "user", "second question"), chainLine(4, "assistant", "second answer")
+	writeFile(t, file, l1, l2)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := make(chan *inscribe.FileReport, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- im.Watch(ctx, []string{projects}, 20*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { reports <- fr })
+	}()
+	next := func() *inscribe.FileReport {
+		t.Helper()
+		select {
+		case fr := <-reports:
+			return fr
+		case <-time.After(5 * time.Second):
+			t.Fatal("no report within 5 s")
+			return nil
+		}
+	}
+	if fr := next(); fr.SessionID != sid || fr.Rounds != 1 {
+		t.Fatalf("first pass: %+v", fr)
+	}
+	start := time.Now()
+	writeFile(t, file, l1, l2, l3, l4)
+	if fr := next(); fr.SessionID != sid || fr.Rounds != 2 || fr.Read != 2 {
+		t.Fatalf("after two lines: %+v", fr)
+	}
+	t.Logf("a grown file imported in %v", time.Since(start))
+	select {
+	case fr := <-reports:
+		t.Fatalf("reported again without a change: %+v", fr)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

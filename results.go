@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -52,6 +53,25 @@ type Verification struct {
 	Command string `json:"command"`
 	OK      bool   `json:"ok"`
 	Outcome string `json:"outcome"` // the first line of a failure's output, "ok" otherwise
+}
+
+// DraftFrameResults drafts the results of frame id from its rounds (those
+// tagged with it), as [ResultsFromRounds] does, and returns how many rounds
+// it read. Returns EINVALID if the frame has no rounds or nothing in them
+// to draw from. The CLI's pop and the MCP pop tool both call it.
+func DraftFrameResults(ctx context.Context, rs RoundStore, id string, opt ResultsOptions) (FrameResults, int, error) {
+	rounds, err := rs.FindRounds(ctx, RoundFilter{FrameID: id, WithBlocks: true})
+	if err != nil {
+		return FrameResults{}, 0, err
+	}
+	if len(rounds) == 0 {
+		return FrameResults{}, 0, Errorf(EINVALID, "Frame %s has no recorded rounds to draft results from (rounds are recorded while a frame is in progress, by the hooks or cairn import); give --results.", id)
+	}
+	r, err := ResultsFromRounds(rounds, opt)
+	if err != nil {
+		return FrameResults{}, 0, Errorf(EINVALID, "Frame %s: %s Give --results.", id, ErrorMessage(err))
+	}
+	return r, len(rounds), nil
 }
 
 // ResultsFromRounds drafts a frame's results from its rounds (with their

@@ -109,14 +109,18 @@ func ResultsFromRounds(rounds []*Round, opt ResultsOptions) (FrameResults, error
 				}
 			case ToolUse:
 				calls[b.ToolID] = b
-				if field, ok := fileWriters[b.ToolName]; ok {
-					if p := inputString(b.Content, field); p != "" && !containsString(files, relPath(opt.Root, p)) {
-						files = append(files, relPath(opt.Root, p))
-					}
-				}
 			case ToolResult:
 				call := calls[b.ToolID]
-				if call == nil || call.ToolName != "Bash" {
+				if call == nil {
+					continue
+				}
+				// A file counts once its write succeeded with content.
+				if field, ok := fileWriters[call.ToolName]; ok && !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
+					if p := relPath(opt.Root, inputString(call.Content, field)); p != "" && !containsString(files, p) {
+						files = append(files, p)
+					}
+				}
+				if call.ToolName != "Bash" {
 					continue
 				}
 				cmd := strings.Join(strings.Fields(inputString(call.Content, "command")), " ")

@@ -70,7 +70,8 @@ func TestResultsFromRounds(t *testing.T) {
 
 // TestResultsVerification checks the outcome of checking commands: the
 // last run of a command is its outcome, a failure keeps its failing line,
-// and commands that check nothing are left out.
+// commands that check nothing are left out, and only writes that
+// succeeded with content are files written.
 func TestResultsVerification(t *testing.T) {
 	call := func(id, cmd string) *cairn.Block {
 		return &cairn.Block{Kind: cairn.ToolUse, Role: "assistant", ToolName: "Bash", ToolID: id, Content: `{"command":` + quoteJSON(cmd) + `}`}
@@ -82,7 +83,12 @@ func TestResultsVerification(t *testing.T) {
 		call("1", "go test ./store/..."), result("1", "--- FAIL: TestPut (0.01s)\nFAIL\tcairn/store", true),
 		call("2", "ls -la"), result("2", "total 0", false),
 		call("3", "cd x && npm run build"), result("3", "ok", false),
-		{Kind: cairn.ToolUse, Role: "assistant", ToolName: "Edit", ToolID: "4", Content: `{"file_path":"/w/store/put.go"}`},
+		{Kind: cairn.ToolUse, Role: "assistant", ToolName: "Edit", ToolID: "4", Content: `{"file_path":"/w/store/put.go","old_string":"a","new_string":"b"}`},
+		result("4", "The file has been updated.", false),
+		{Kind: cairn.ToolUse, Role: "assistant", ToolName: "Write", ToolID: "7", Content: `{"file_path":"/w/store/empty.go"}`},
+		result("7", "InputValidationError: The required parameter `content` is missing", true),
+		{Kind: cairn.ToolUse, Role: "assistant", ToolName: "Edit", ToolID: "8", Content: `{"file_path":"/w/store/get.go","old_string":"x","new_string":"y"}`},
+		result("8", "String to replace not found in file.", true),
 		call("5", "go test ./store/..."), result("5", "ok  \tcairn/store\t0.3s", false),
 		call("6", "go vet ./... | tee log"), result("6", "FAIL: vet found problems", false),
 		{Kind: cairn.AssistantText, Role: "assistant", Content: "We went with a mutex rather than a channel. Tests pass now."},

@@ -39,6 +39,15 @@ hand.
   UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
                     tagged with the active engagement and frame
   Stop              the same
+  PostToolUse, PostToolUseFailure
+                    after each tool call: when the last Write/Edit calls are
+                    3 in a row with no content (an agent out of context;
+                    $CAIRN_EXHAUSTION_WRITES sets the count, 0 turns it
+                    off), restart the mission's phase from its boundary
+                    (cairn phase recover) with the files written so far,
+                    write the core and index to
+                    .cairn/context/<session>-recovery.xml and tell the
+                    agent in one line; Stop checks the same
   PreCompact        inscribe everything before the compaction drops it
   SessionEnd        inscribe the rest, then checkpoint on exit: a line on
                     the current board and an exit move in the trace
@@ -97,7 +106,12 @@ func (m *Main) hook(ctx context.Context, event string) error {
 		return m.hookSessionStart(ctx, w, in)
 	case claudecode.UserPromptSubmit, claudecode.Stop, claudecode.PreCompact:
 		_, err := m.hookInscribe(ctx, w, in)
+		if err == nil && event == claudecode.Stop {
+			err = m.hookExhaustion(ctx, w, in)
+		}
 		return err
+	case claudecode.PostToolUse, claudecode.PostToolUseFailure:
+		return m.hookExhaustion(ctx, w, in)
 	case claudecode.SessionEnd:
 		return m.hookSessionEnd(ctx, w, in)
 	}

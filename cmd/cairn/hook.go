@@ -132,6 +132,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 		return err
 	}
 	defer st.Close()
+	if _, err := m.syncMission(ctx, st, true); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return err // mission.json edited by hand is read back first
+	}
 	prime, err := w.Prime(workspace.DefaultPrimeChars)
 	if err != nil {
 		return err

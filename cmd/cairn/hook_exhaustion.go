@@ -98,6 +98,9 @@ func (m *Main) recoverExhausted(ctx context.Context, w *workspace.Workspace, in 
 			if err := st.missions.AddPhase(ctx, p); err != nil {
 				return "", err
 			}
+			if _, err := m.syncMission(ctx, st, true); err != nil {
+				return "", err
+			}
 			phase = fmt.Sprintf("phase %s restarted from its boundary (recovery, phase %d; %d files listed)", p.Name, p.Seq, len(p.Outputs))
 		}
 	case cairn.ENOTFOUND:

@@ -17,7 +17,7 @@ import (
 // rejects each before any hook runs), then reads a file. The PostToolUse
 // hook after the read notices the run, restarts the mission's phase from
 // its boundary as a recovery listing the chapter, writes the core and
-// index to .cairn/context/, and its one line is in the next request the
+// index to .cairn/context/ (mission.json records the recovery phase), and its one line is in the next request the
 // client sends. A second tool call after it does not repeat the line.
 func TestExhaustion(t *testing.T) {
 	bin := claudetest.Binary(t)
@@ -77,6 +77,10 @@ func TestExhaustion(t *testing.T) {
 	if p := mis.Phase; p == nil || p.Reason != "recovery" || p.Name != "SYNTHESIS" || p.Seq != 2 ||
 		len(p.Outputs) != 1 || p.Outputs[0] != "work_products/chapter_1.html" {
 		t.Fatalf("phase after the exhaustion: %+v", mis.Phase)
+	}
+	// mission.json, the file the next agent and people read, says so too.
+	if data, err := os.ReadFile(filepath.Join(proj, "mission.json")); err != nil || !strings.Contains(string(data), `"reason": "recovery"`) {
+		t.Errorf("mission.json does not record the recovery: %v\n%s", err, data)
 	}
 	core, err := os.ReadFile(filepath.Join(proj, ".cairn", "context", r.SessionID+"-recovery.xml"))
 	if err != nil {

@@ -251,7 +251,7 @@ func (s *Server) context(ctx context.Context, in contextIn) (string, error) {
 		}
 		req.Relay = []assemble.Document{{Name: "cairn prime", Text: prime}}
 	}
-	a := &assemble.Assembler{Frames: s.Frames, Missions: s.Missions, Rounds: s.Rounds}
+	a := &assemble.Assembler{Frames: s.Frames, Missions: s.Missions, Rounds: s.Rounds, Sessions: s.Sessions}
 	out, err := a.Assemble(ctx, req)
 	if err != nil {
 		return "", err

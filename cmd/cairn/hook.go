@@ -155,7 +155,7 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 		Files:  hookIndex(w.Root),
 	}
 	req.Budget.Tokens, req.Budget.Chars = 0, hookContextChars
-	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Counter: assemble.Estimate}
+	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions, Counter: assemble.Estimate}
 	out, err := a.Assemble(ctx, req)
 	if err != nil {
 		return err

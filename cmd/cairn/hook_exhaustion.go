@@ -107,7 +107,7 @@ func (m *Main) recoverExhausted(ctx context.Context, w *workspace.Workspace, in 
 	default:
 		return "", err
 	}
-	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Counter: assemble.Estimate}
+	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions, Counter: assemble.Estimate}
 	req := assemble.Request{Owner: m.Getenv("CAIRN_AGENT"), Budget: cairn.DefaultBudget(), Format: assemble.XML, Files: hookIndex(w.Root)}
 	req.Budget.Tokens, req.Budget.Chars = 0, 0
 	out, err := a.Assemble(ctx, req)

@@ -37,7 +37,10 @@ hand.
                     Claude Code's 10,000 characters; the whole context goes
                     to .cairn/context/<session>.xml when it does not fit
   UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
-                    tagged with the active engagement and frame
+                    tagged with the active engagement and frame; then add
+                    one line when a frame operation is suggested (cairn
+                    suggest: size, area, prompt, plan; once per frame and
+                    rule)
   Stop              the same
   PostToolUse, PostToolUseFailure
                     after each tool call: when the last Write/Edit calls are
@@ -108,6 +111,12 @@ func (m *Main) hook(ctx context.Context, event string) error {
 		_, err := m.hookInscribe(ctx, w, in)
 		if err == nil && event == claudecode.Stop {
 			err = m.hookExhaustion(ctx, w, in)
+		}
+		if err == nil && event == claudecode.UserPromptSubmit {
+			var line string
+			if line, err = m.hookSuggest(ctx, w, in.Prompt); err == nil && line != "" {
+				err = claudecode.WriteAdditionalContext(m.Stdout, event, line)
+			}
 		}
 		return err
 	case claudecode.PostToolUse, claudecode.PostToolUseFailure:

@@ -97,9 +97,9 @@ func TestSuggestByPlanAndPrompt(t *testing.T) {
 		prompt     string
 		push, plan bool
 	}{
-		{"fix the token expiry in login", false, false},              // shares words with the frame
+		{"fix the token expiry in login", false, false},                 // shares words with the frame
 		{"write the billing export to CSV for accounting", true, false}, // unlike the frame
-		{"what does this do?", false, false},                          // not a request for work
+		{"what does this do?", false, false},                            // not a request for work
 		{"1. add invoices\n2. add payments\n3. write the tests", true, true},
 		{"add the tokens table, then the login route, then the tests", false, true},
 	} {

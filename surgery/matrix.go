@@ -139,6 +139,16 @@ type sessionRole struct {
 	spawn  *Spawn
 }
 
+// SpawnOf returns the tool call that spawned the subagent session id, nil
+// for a main session. Returns ENOTFOUND if the session does not exist.
+func SpawnOf(ctx context.Context, st Store, id string) (*Spawn, error) {
+	role, err := st.roleOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return role.spawn, nil
+}
+
 // roleOf names a session's column: [RoleMain] for a main session; for a
 // subagent its type, read from the input of the tool call that spawned it
 // ("subagent" when unknown), with that call.

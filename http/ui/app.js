@@ -471,7 +471,11 @@ async function framesPage() {
       box.dataset.loaded = "1";
       const fr = await api("GET", "/api/frames/" + encodeURIComponent(f.id));
       box.append(fr.rounds.length ? "rounds: " : "no rounds recorded");
-      fr.rounds.forEach((r, i) => box.append(i ? ", " : "", el("a", { href: `#/session/${encodeURIComponent(r.session_id)}?round=${r.seq}` }, `${short(r.session_id)}#${r.seq}`)));
+      fr.rounds.forEach((r, i) => {
+        const sp = (fr.spawned_by || {})[r.session_id];
+        box.append(i ? ", " : "", el("a", { href: `#/session/${encodeURIComponent(r.session_id)}?round=${r.seq}` }, sp ? `${sp.agent_id || "agent"}#${r.seq}` : `${short(r.session_id)}#${r.seq}`));
+        if (sp) box.append(" (spawned by ", el("a", { href: `#/session/${encodeURIComponent(sp.session_id)}?round=${sp.round}`, title: sp.description || sp.tool || "" }, `${short(sp.session_id)}#${sp.round}`), ")");
+      });
     });
     tree.append(d);
   }

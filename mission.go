@@ -24,6 +24,15 @@ type Mission struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// The mission's plain files at a workspace's root (seed 004's layout):
+// mission.json holds the mission, its status and current phase;
+// mission_progress.txt the compact summary of the work done. cairn keeps
+// them in step with the store, and reads a person's edits back.
+const (
+	MissionFile         = "mission.json"
+	MissionProgressFile = "mission_progress.txt"
+)
+
 // Limits that keep the core small.
 const (
 	MaxMissionLen  = 1000

@@ -292,4 +292,8 @@ type Engagement struct {
 	Started time.Time
 	Stopped *time.Time
 	Notes   []string // one line each, oldest first
+
+	// Phases are its named transitions, oldest first; the first starts
+	// with the engagement and the last ends when it stops.
+	Phases []EngagementPhase
 }

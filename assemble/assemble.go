@@ -22,6 +22,7 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"cairn"
 )
@@ -67,7 +68,10 @@ type Assembler struct {
 	Frames   cairn.FrameStore
 	Missions cairn.MissionStore // optional: no core without it
 	Rounds   cairn.RoundStore   // optional: no log without it
-	Counter  Counter            // default: BPE
+	// Sessions, when set, names the round that spawned a subagent whose
+	// rounds are in the log.
+	Sessions cairn.SessionStore
+	Counter  Counter // default: BPE
 }
 
 // A Request says which context to assemble.
@@ -123,6 +127,39 @@ func (a *Assembler) View(ctx context.Context, r Request) (*View, error) {
 	if a.Rounds != nil && v.Current != nil {
 		if v.Log, err = a.Rounds.FindRounds(ctx, cairn.RoundFilter{FrameID: v.Current.ID}); err != nil {
 			return nil, err
+		}
+		// The last rounds are the frame's own working history: read them
+		// whole (the rest stay index lines), up to LogLines lines, so a
+		// session start stays fast after a long autonomous round.
+		lines := 0
+		for i := len(v.Log) - 1; i >= max(0, len(v.Log)-LogRounds); i-- {
+			if lines += v.Log[i].LastLine - v.Log[i].FirstLine + 1; lines > LogLines {
+				break
+			}
+			r, err := a.Rounds.FindRound(ctx, v.Log[i].SessionID, v.Log[i].Seq)
+			if err != nil {
+				return nil, err
+			}
+			r.EngagementID, r.FrameID = v.Log[i].EngagementID, v.Log[i].FrameID
+			v.Log[i] = r
+		}
+		if a.Sessions != nil {
+			for _, r := range v.Log {
+				if _, seen := v.Spawns[r.SessionID]; seen || !strings.Contains(r.SessionID, "-agent-") {
+					continue
+				}
+				s, err := a.Sessions.FindSessionByID(ctx, r.SessionID)
+				if err != nil {
+					return nil, err
+				}
+				if v.Spawns == nil {
+					v.Spawns = map[string]string{}
+				}
+				v.Spawns[r.SessionID] = ""
+				if s.IsSubagent() && s.Parent != "" {
+					v.Spawns[r.SessionID] = fmt.Sprintf("%s#%d", shortID(s.Parent), s.ParentRound)
+				}
+			}
 		}
 	}
 	return v, nil

@@ -16,9 +16,12 @@ type View struct {
 	Mission *cairn.Mission   // nil: no core
 	Tree    *cairn.FrameTree // nil or empty: no stack
 	Current *cairn.Frame     // nil: no stack
-	Log     []*cairn.Round   // the current frame's rounds, oldest first
-	Files   []File           // index entries beside phase outputs and artifacts
-	Relay   []Document       // workspace files carried whole when they fit
+	Log     []*cairn.Round   // the current frame's rounds, oldest first; the last ones with their blocks
+	// Spawns names, for a subagent's session in Log, the round whose tool
+	// call spawned it ("5f0c2a1e#7").
+	Spawns map[string]string
+	Files  []File     // index entries beside phase outputs and artifacts
+	Relay  []Document // workspace files carried whole when they fit
 }
 
 // Empty reports whether v holds nothing to assemble: no mission, no
@@ -39,11 +42,26 @@ type Document struct {
 	Text string `json:"text"`
 }
 
-// logLines bounds the current frame's log at full and compacted fidelity.
+// logLines bounds the current frame's log: at full fidelity its last
+// logRounds rounds are carried as rounds (prompt, an index line per step,
+// the answer) after index lines of up to logFull earlier ones; compacted,
+// the last logFull rounds are index lines.
 const (
 	logFull      = 20
+	logRounds    = 6    // rounds carried whole at full fidelity
+	logSteps     = 30   // step index lines per carried round; earlier ones are counted
+	logText      = 1500 // characters of a carried round's prompt and of its answer
 	logCompacted = 5
 	relayHead    = 20 // lines of a relay file at compacted fidelity
+)
+
+// LogRounds is how many of the current frame's last rounds an [Assembler]
+// loads with their blocks: those the full log carries as rounds. It loads
+// at most LogLines transcript lines of them: a longer round stays an
+// index line (cairn show prints it).
+const (
+	LogRounds = logRounds
+	LogLines  = 600
 )
 
 // A field is one named piece of an item's text.
@@ -97,7 +115,7 @@ func (v *View) items() *doc {
 			}
 		}
 		if len(v.Log) > 0 {
-			d.log = d.add(cairn.SectionCurrent, "log", -1_000_000, cairn.Dropped, logFields(cur, v.Log))
+			d.log = d.add(cairn.SectionCurrent, "log", -1_000_000, cairn.Dropped, logFields(cur, v.Log, v.Spawns))
 			d.log.frame, d.log.depth = cur, n-1
 		}
 	}
@@ -234,19 +252,88 @@ func workFields(f *cairn.Frame) [4][]field {
 	return [4][]field{full, compacted, one, nil}
 }
 
-func logFields(f *cairn.Frame, log []*cairn.Round) [4][]field {
+func logFields(f *cairn.Frame, log []*cairn.Round, spawns map[string]string) [4][]field {
+	name := func(r *cairn.Round) string {
+		if by := spawns[r.SessionID]; by != "" {
+			_, agent, _ := strings.Cut(r.SessionID, "-agent-")
+			return fmt.Sprintf("agent-%s#%d (subagent spawned by %s)", agent, r.Seq, by)
+		}
+		return fmt.Sprintf("%s#%d", shortID(r.SessionID), r.Seq)
+	}
+	index := func(rs []*cairn.Round, n int, b *strings.Builder) {
+		if len(rs) > n {
+			fmt.Fprintf(b, "(%d earlier rounds)\n", len(rs)-n)
+		}
+		for _, r := range rs[max(0, len(rs)-n):] {
+			fmt.Fprintf(b, "%s %s → %s\n", name(r), oneLine(r.UserPreview, 80), oneLine(r.AgentPreview, 80))
+		}
+	}
 	lines := func(n int) string {
 		var b strings.Builder
-		if len(log) > n {
-			fmt.Fprintf(&b, "(%d earlier rounds)\n", len(log)-n)
-		}
-		for _, r := range log[max(0, len(log)-n):] {
-			fmt.Fprintf(&b, "%s#%d %s → %s\n", shortID(r.SessionID), r.Seq, oneLine(r.UserPreview, 80), oneLine(r.AgentPreview, 80))
-		}
+		index(log, n, &b)
 		return strings.TrimSuffix(b.String(), "\n")
 	}
+	// Full: the last rounds that have their blocks, as rounds.
+	whole := 0
+	for i := len(log) - 1; i >= 0 && whole < logRounds && len(log[i].Blocks) > 0; i-- {
+		whole++
+	}
+	full := lines(logFull)
+	if whole > 0 {
+		var b strings.Builder
+		index(log[:len(log)-whole], logFull, &b)
+		for _, r := range log[len(log)-whole:] {
+			writeRound(&b, name(r), r)
+		}
+		full = strings.TrimSuffix(b.String(), "\n")
+	}
 	one := fmt.Sprintf("%d rounds; list them with: cairn rounds --frame %s", len(log), f.ID)
-	return [4][]field{{{"log", lines(logFull)}}, {{"log", lines(logCompacted)}}, {{"log", one}}, nil}
+	return [4][]field{{{"log", full}}, {{"log", lines(logFull)}}, {{"log", one}}, nil}
+}
+
+// writeRound renders one round of the frame's own history: its prompt, an
+// index line per step (tool calls with their key argument and outcome),
+// and its answer.
+func writeRound(b *strings.Builder, name string, r *cairn.Round) {
+	prompt, answer := "", ""
+	for _, bl := range r.Blocks {
+		switch {
+		case bl.Kind == cairn.UserText && !bl.Sidechain && prompt == "":
+			prompt = bl.Content
+		case bl.Kind == cairn.AssistantText && !bl.Sidechain && strings.TrimSpace(bl.Content) != "":
+			answer = bl.Content
+		}
+	}
+	fmt.Fprintf(b, "--- round %s", name)
+	if !r.StartedAt.IsZero() {
+		fmt.Fprintf(b, " %s", r.StartedAt.UTC().Format("2006-01-02T15:04Z"))
+	}
+	b.WriteString("\n")
+	if prompt = strings.TrimSpace(prompt); prompt != "" {
+		fmt.Fprintf(b, "prompt: %s\n", cutText(prompt, logText))
+	}
+	steps := cairn.Steps(r.Blocks, r.LastLine)
+	if len(steps) > logSteps {
+		fmt.Fprintf(b, "(%d earlier steps)\n", len(steps)-logSteps)
+		steps = steps[len(steps)-logSteps:]
+	}
+	for _, s := range steps {
+		if len(s.Calls) > 0 {
+			fmt.Fprintf(b, "%s\n", s.IndexLine())
+		}
+	}
+	if answer = strings.TrimSpace(answer); answer != "" {
+		fmt.Fprintf(b, "answer: %s\n", cutText(answer, logText))
+	}
+}
+
+// cutText keeps the first n characters of s, saying how many were cut.
+func cutText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + fmt.Sprintf("… (%d more characters)", len(r)-n)
 }
 
 func shortID(id string) string { return id[:min(len(id), 8)] }

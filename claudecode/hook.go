@@ -18,11 +18,16 @@ const (
 	Stop             = "Stop"
 	PreCompact       = "PreCompact"
 	SessionEnd       = "SessionEnd"
+
+	// PostToolUse and PostToolUseFailure run after each tool call; cairn
+	// watches them for context exhaustion (seed 004).
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
 )
 
 // HookEvents are the events [Install] registers, in the order Claude Code
 // fires them.
-var HookEvents = []string{SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd}
+var HookEvents = []string{SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
 
 // MaxAdditionalContext is the most characters of additionalContext Claude
 // Code passes on whole. Seen with claude 2.1.330: 9,950 arrive as they are;

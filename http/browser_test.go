@@ -254,9 +254,19 @@ func TestBrowser(t *testing.T) {
 	Step(t, ctx, "open a child", chromedp.Click(chromedp.CSS("#children a")))
 	Wait(t, ctx, "the child's lineage names its parent", `document.querySelector("#lineage a") && document.querySelector("#lineage").textContent.includes("split")`)
 
-	// The engagement × agent matrix.
+	// The engagement × agent matrix: a row per engagement phase, the
+	// subagent's rounds linked to the round that spawned them.
+	if err := st.Engagements.SetEngagementPhases(context.Background(), "auth-work", []cairn.EngagementPhase{
+		{Name: "design", StartedAt: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Tags.TagRounds(context.Background(), subagentB, []int{1}, "auth-work", ""); err != nil {
+		t.Fatal(err)
+	}
 	Step(t, ctx, "open the matrix", chromedp.Navigate(s.URL()+"/#/matrix"))
 	Wait(t, ctx, "matrix rows", `document.querySelectorAll("#matrix tbody tr").length >= 2`)
+	Wait(t, ctx, "a phase row and a linked subagent cell", `[...document.querySelectorAll("#matrix tbody th")].some(th => th.textContent.startsWith("auth-work/design")) && document.querySelector("#matrix").textContent.includes("→")`)
 	Screenshot(t, ctx, dir, "matrix")
 
 	// The frame tree, with statuses.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"cairn"
+	"cairn/surgery"
 )
 
 func (s *Server) registerFrameRoutes() {
@@ -46,6 +47,9 @@ func (s *Server) handleFrames(w http.ResponseWriter, r *http.Request) {
 type FrameResponse struct {
 	Frame  *cairn.Frame   `json:"frame"`
 	Rounds []*cairn.Round `json:"rounds"`
+	// SpawnedBy links each subagent session in the log to the tool call
+	// that spawned it.
+	SpawnedBy map[string]*surgery.Spawn `json:"spawned_by"`
 }
 
 // handleFrame handles GET /api/frames/{id}. Returns 404 for an unknown
@@ -61,5 +65,19 @@ func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, &FrameResponse{Frame: f, Rounds: orEmpty(rounds)})
+	resp := &FrameResponse{Frame: f, Rounds: orEmpty(rounds), SpawnedBy: map[string]*surgery.Spawn{}}
+	for _, rd := range rounds {
+		if _, seen := resp.SpawnedBy[rd.SessionID]; seen || s.Sessions == nil {
+			continue
+		}
+		sp, err := surgery.SpawnOf(r.Context(), s.surgery(), rd.SessionID)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		if sp != nil {
+			resp.SpawnedBy[rd.SessionID] = sp
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
 }

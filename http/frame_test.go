@@ -27,7 +27,7 @@ func TestFrames(t *testing.T) {
 	if _, err := stack.Plan(ctx, "auth", []*cairn.Frame{{ID: "tests", Title: "Write tests", SuccessCriteria: "they fail first"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Frames.TagFrameRounds(ctx, "auth", []cairn.RoundRef{{SessionID: sessionA, Seq: 1}}); err != nil {
+	if err := st.Frames.TagFrameRounds(ctx, "auth", []cairn.RoundRef{{SessionID: sessionA, Seq: 1}, {SessionID: subagentB, Seq: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("OK", func(t *testing.T) {
@@ -41,8 +41,12 @@ func TestFrames(t *testing.T) {
 		}
 		var one cairnhttp.FrameResponse
 		MustGet(t, s, "/api/frames/auth", &one)
-		if one.Frame.Status != cairn.FrameInProgress || len(one.Rounds) != 1 || one.Rounds[0].SessionID != sessionA {
+		if one.Frame.Status != cairn.FrameInProgress || len(one.Rounds) != 2 || one.Rounds[0].SessionID != sessionA {
 			t.Fatalf("frame auth %+v with rounds %+v", one.Frame, one.Rounds)
+		}
+		// The subagent's round links back to the call that spawned it.
+		if sp := one.SpawnedBy[subagentB]; sp == nil || sp.SessionID == "" || sp.Round == 0 || sp.ToolID == "" || len(one.SpawnedBy) != 1 {
+			t.Fatalf("spawned_by %+v: want the subagent's spawning call only", one.SpawnedBy)
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {

@@ -59,6 +59,9 @@ type Server struct {
 	Frames   cairn.FrameStore
 	Tags     cairn.TagStore
 	Lines    cairn.LineStore
+	// Engagements gives the matrix its phase rows; nil: a row per
+	// engagement.
+	Engagements cairn.EngagementStore
 
 	// Export writes what a surgical action made; see [ExportFunc].
 	Export ExportFunc

@@ -37,6 +37,8 @@ type Store struct {
 	Frames   *sqlite.FrameStore
 	Tags     *sqlite.TagStore
 	Lines    *sqlite.LineStore
+	// Engagements holds the engagement phases the matrix's rows go by.
+	Engagements *sqlite.EngagementStore
 
 	importer *inscribe.Importer
 	exports  string // the folder exported sessions are written to
@@ -53,7 +55,7 @@ func MustOpenStore(tb testing.TB) *Store {
 	tb.Cleanup(func() { db.Close() })
 	st := &Store{DB: db, Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db),
 		Searcher: sqlite.NewSearcher(db), Frames: sqlite.NewFrameStore(db), Tags: sqlite.NewTagStore(db),
-		Lines: sqlite.NewLineStore(db), exports: tb.TempDir()}
+		Lines: sqlite.NewLineStore(db), Engagements: sqlite.NewEngagementStore(db), exports: tb.TempDir()}
 	st.importer = &inscribe.Importer{Store: struct {
 		*sqlite.InscriptionStore
 		*sqlite.LineStore
@@ -96,7 +98,7 @@ func (st *Store) Export(ctx context.Context, m *cairn.Materialization) (*cairnht
 // Serve points s at the store's services.
 func (st *Store) Serve(s *cairnhttp.Server) {
 	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.Sessions, st.Rounds, st.Searcher, st.Frames
-	s.Tags, s.Lines, s.Export = st.Tags, st.Lines, st.Export
+	s.Tags, s.Lines, s.Export, s.Engagements = st.Tags, st.Lines, st.Export, st.Engagements
 }
 
 // MustOpenServer starts a server on 127.0.0.1:0 over a store holding the

@@ -49,7 +49,7 @@ func (s *Server) registerSurgeryRoutes() {
 }
 
 func (s *Server) surgery() surgery.Store {
-	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines}
+	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines, Engagements: s.Engagements}
 }
 
 // SurgeryRequest is the body of the surgical actions; each uses the

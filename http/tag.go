@@ -130,7 +130,8 @@ func (s *Server) handleSuggest(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleMatrix handles GET /api/matrix: the engagement × agent matrix of
-// every tagged round, as "cairn matrix --json" prints it.
+// every tagged round (rows are engagement phases, columns agent roles), as
+// "cairn matrix --json" prints it.
 func (s *Server) handleMatrix(w http.ResponseWriter, r *http.Request) {
 	mx, err := surgery.BuildMatrix(r.Context(), s.surgery())
 	if err != nil {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn"
 	cairnhttp "cairn/http"
 	"cairn/mock"
+	"cairn/surgery"
 )
 
 // MustPost posts body to path, wants 200 and decodes the JSON answer.
@@ -112,37 +114,58 @@ func TestSuggest(t *testing.T) {
 	})
 }
 
+// TestMatrix checks the matrix's shape: a row per engagement phase (by
+// the phase windows in the store), columns human, main and the subagent's
+// type, and the subagent's rounds linked to the call that spawned them.
 func TestMatrix(t *testing.T) {
-	s, _ := MustOpenServer(t)
+	s, st := MustOpenServer(t)
+	type matrix struct {
+		Rows []struct {
+			Key, Engagement, Phase string
+		} `json:"rows"`
+		Agents      []string                                    `json:"agents"`
+		Cells       map[string]map[string][]surgery.MatrixRound `json:"cells"`
+		Engagements []string                                    `json:"engagements"`
+	}
 	t.Run("Empty", func(t *testing.T) {
-		var got struct {
-			Engagements []string `json:"engagements"`
-			Agents      []string `json:"agents"`
-		}
+		var got matrix
 		MustGet(t, s, "/api/matrix", &got)
-		if got.Engagements == nil || len(got.Engagements) != 0 {
+		if got.Rows == nil || len(got.Rows) != 0 || got.Agents == nil {
 			t.Fatalf("%+v, want empty lists", got)
 		}
 	})
 	t.Run("OK", func(t *testing.T) {
+		ctx := context.Background()
+		r2, err := st.Rounds.FindRound(ctx, sessionA, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Engagements.SetEngagementPhases(ctx, "auth", []cairn.EngagementPhase{
+			{Name: "design", StartedAt: r2.StartedAt.Add(-24 * time.Hour), EndedAt: r2.StartedAt},
+			{Name: "build", StartedAt: r2.StartedAt},
+		}); err != nil {
+			t.Fatal(err)
+		}
 		var tagged cairnhttp.TagResponse
 		MustPost(t, s, "/api/sessions/"+sessionA+"/tags", `{"engagement": "auth", "rounds": [1, 2]}`, &tagged)
 		MustPost(t, s, "/api/sessions/"+subagentB+"/tags", `{"engagement": "auth", "rounds": [1]}`, &tagged)
-		var got struct {
-			Engagements []string                             `json:"engagements"`
-			Agents      []string                             `json:"agents"`
-			Cells       map[string]map[string][]*cairn.Round `json:"cells"`
-		}
+		var got matrix
 		MustGet(t, s, "/api/matrix", &got)
-		if len(got.Engagements) != 1 || got.Engagements[0] != "auth" || len(got.Agents) != 2 {
-			t.Fatalf("%+v: want auth by two agents", got)
+		if len(got.Rows) != 2 || got.Rows[0].Key != "auth/design" || got.Rows[1].Key != "auth/build" {
+			t.Fatalf("rows %+v: want auth/design then auth/build", got.Rows)
 		}
-		var n int
-		for _, rounds := range got.Cells["auth"] {
-			n += len(rounds)
+		if strings.Join(got.Agents, ",") != "human,main,general-purpose" {
+			t.Fatalf("agents %v", got.Agents)
 		}
-		if n != 3 {
-			t.Fatalf("%d rounds in the auth row, want 3", n)
+		if d := got.Cells["auth/design"]; len(d["human"]) != 1 || d["human"][0].Seq != 1 || len(d["main"]) != 1 {
+			t.Fatalf("design row %+v: want round 1 by human and main", d)
+		}
+		var sub []surgery.MatrixRound
+		for _, row := range got.Cells {
+			sub = append(sub, row["general-purpose"]...)
+		}
+		if len(sub) != 1 || sub[0].SpawnedBy == nil || sub[0].SpawnedBy.SessionID == "" || sub[0].SpawnedBy.Round == 0 || sub[0].SpawnedBy.ToolID == "" {
+			t.Fatalf("subagent rounds %+v: want one, linked to its spawning call", sub)
 		}
 	})
 	t.Run("ErrInternal", func(t *testing.T) {

@@ -195,6 +195,9 @@ type TaskReport struct {
 	Engaged    int  `json:"engaged"`     // rounds tagged with an engagement
 	Phases     int  `json:"phases"`      // mission phases copied
 	HadMission bool `json:"had_mission"` // whether the source has a mission
+	// EngagementPhases counts the engagement phases copied (set by the
+	// caller of [CopyEngagementPhases]).
+	EngagementPhases int `json:"engagement_phases"`
 }
 
 // CopyTasks copies the frame tree, the frame and engagement tags of rounds
@@ -277,4 +280,28 @@ func CopyTasks(ctx context.Context, src, dst TaskStore) (*TaskReport, error) {
 		rep.Phases++
 	}
 	return rep, nil
+}
+
+// CopyEngagementPhases copies every engagement's phases from src into dst,
+// replacing those dst has for the same engagements (the workspace file is
+// their source either way), and returns how many it copied.
+func CopyEngagementPhases(ctx context.Context, src, dst cairn.EngagementStore) (int, error) {
+	phases, err := src.FindEngagementPhases(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	byID := map[string][]cairn.EngagementPhase{}
+	var ids []string
+	for _, p := range phases {
+		if _, ok := byID[p.EngagementID]; !ok {
+			ids = append(ids, p.EngagementID)
+		}
+		byID[p.EngagementID] = append(byID[p.EngagementID], p)
+	}
+	for _, id := range ids {
+		if err := dst.SetEngagementPhases(ctx, id, byID[id]); err != nil {
+			return 0, fmt.Errorf("engagement %s: %w", id, err)
+		}
+	}
+	return len(phases), nil
 }

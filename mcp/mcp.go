@@ -162,7 +162,7 @@ func (s *Server) push(ctx context.Context, in pushIn) (string, error) {
 }
 
 type popIn struct {
-	Results string `json:"results" jsonschema:"what was accomplished, produced, decided"`
+	Results string `json:"results,omitempty" jsonschema:"what was accomplished, produced, decided (default: drafted from the frame's rounds, marked as generated)"`
 	Status  string `json:"status,omitempty" jsonschema:"completed (default), failed or blocked"`
 	Frame   string `json:"frame,omitempty" jsonschema:"frame id (default: current)"`
 }
@@ -180,7 +180,20 @@ func (s *Server) pop(ctx context.Context, in popIn) (string, error) {
 	if status == "" {
 		status = cairn.FrameCompleted
 	}
-	c, err := s.stack().Pop(ctx, id, cairn.FrameResults{Status: status, Results: in.Results})
+	r := cairn.FrameResults{Status: status, Results: in.Results}
+	if r.Results == "" && s.Rounds != nil {
+		root := ""
+		if s.Workspace != nil {
+			root = s.Workspace.Root
+		}
+		d, _, err := cairn.DraftFrameResults(ctx, s.Rounds, id, cairn.ResultsOptions{Root: root})
+		if err == nil {
+			r.Results, r.ResultsCompacted, r.Artifacts, r.Decisions = d.Results, d.ResultsCompacted, d.Artifacts, d.Decisions
+		} else if status == cairn.FrameCompleted {
+			return "", err
+		}
+	}
+	c, err := s.stack().Pop(ctx, id, r)
 	if err != nil {
 		return "", err
 	}
@@ -238,7 +251,7 @@ func (s *Server) context(ctx context.Context, in contextIn) (string, error) {
 		}
 		req.Relay = []assemble.Document{{Name: "cairn prime", Text: prime}}
 	}
-	a := &assemble.Assembler{Frames: s.Frames, Missions: s.Missions, Rounds: s.Rounds}
+	a := &assemble.Assembler{Frames: s.Frames, Missions: s.Missions, Rounds: s.Rounds, Sessions: s.Sessions}
 	out, err := a.Assemble(ctx, req)
 	if err != nil {
 		return "", err

@@ -32,6 +32,7 @@ func TestConformance(t *testing.T) {
 			Sessions: postgres.NewSessionStore(db), Rounds: postgres.NewRoundStore(db), Lines: postgres.NewLineStore(db),
 			Inscription: postgres.NewInscriptionStore(db), Searcher: postgres.NewSearcher(db),
 			Frames: postgres.NewFrameStore(db), Missions: postgres.NewMissionStore(db), Tags: postgres.NewTagStore(db),
+			Engagements: postgres.NewEngagementStore(db),
 		}
 	})
 }

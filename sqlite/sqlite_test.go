@@ -41,7 +41,7 @@ func TestConformance(t *testing.T) {
 			Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
 			Inscription: sqlite.NewInscriptionStore(db), Searcher: sqlite.NewSearcher(db),
 			Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
-			Tags: sqlite.NewTagStore(db),
+			Tags: sqlite.NewTagStore(db), Engagements: sqlite.NewEngagementStore(db),
 		}
 	})
 }

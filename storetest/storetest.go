@@ -23,6 +23,7 @@ type Store struct {
 	Frames      cairn.FrameStore   // nil: the frame tests are skipped
 	Missions    cairn.MissionStore // nil: the mission tests are skipped
 	Tags        cairn.TagStore
+	Engagements cairn.EngagementStore // nil: the engagement tests are skipped
 }
 
 // Open returns an empty store for one test; the backend closes it in
@@ -42,6 +43,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
+	t.Run("Engagements", func(t *testing.T) { testEngagements(t, open) })
 }
 
 var t0 = time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC)

@@ -27,6 +27,8 @@ type Store struct {
 	Sessions cairn.SessionStore
 	Rounds   cairn.RoundStore
 	Lines    cairn.LineStore
+	// Engagements, when set, gives the matrix its phase rows.
+	Engagements cairn.EngagementStore
 
 	// LinesOnly leaves the blocks of full rounds unloaded: a Claude Code
 	// export is made of the rounds' lines, and reading every block of a

@@ -156,6 +156,11 @@ func (s *schema) check(v any, path []any) ([]any, string) {
 		if len(s.enum) > 0 && !contains(s.enum, str) {
 			return path, fmt.Sprintf("want one of %s, got %q", strings.Join(s.enum, ", "), str)
 		}
+	case "integer":
+		n, ok := v.(float64)
+		if !ok || n != float64(int64(n)) {
+			return path, fmt.Sprintf("want %s, got %s", s.describe(), jsonKind(v))
+		}
 	case "array":
 		items, ok := v.([]any)
 		if !ok {
@@ -219,6 +224,8 @@ func (s *schema) describe() string {
 		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(s.elem.describe(), "a "), "an ") + "s"
 	case "timestamp":
 		return "a time"
+	case "integer":
+		return "a whole number"
 	}
 	if s.kind == "object" {
 		return "an object"

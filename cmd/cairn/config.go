@@ -72,6 +72,7 @@ type store struct {
 	frames      cairn.FrameStore
 	missions    cairn.MissionStore
 	tags        cairn.TagStore
+	engagements cairn.EngagementStore
 }
 
 // openStore opens the store the flag, $CAIRN_STORE or the workspace names:
@@ -124,6 +125,7 @@ func openStoreAt(location string) (*store, error) {
 		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
+		engagements: sqlite.NewEngagementStore(db),
 	}, nil
 }
 
@@ -139,6 +141,7 @@ func openPostgres(location string, connect, statement time.Duration) (*store, er
 		Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
 		inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
 		frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
+		engagements: postgres.NewEngagementStore(db),
 	}, nil
 }
 

@@ -66,7 +66,7 @@ Examples:
 		return err
 	}
 	defer st.Close()
-	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds}
+	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions}
 	v, err := a.View(ctx, req)
 	if err != nil {
 		return err

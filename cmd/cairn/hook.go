@@ -37,8 +37,20 @@ hand.
                     Claude Code's 10,000 characters; the whole context goes
                     to .cairn/context/<session>.xml when it does not fit
   UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
-                    tagged with the active engagement and frame
+                    tagged with the active engagement and frame; then add
+                    one line when a frame operation is suggested (cairn
+                    suggest: size, area, prompt, plan; once per frame and
+                    rule)
   Stop              the same
+  PostToolUse, PostToolUseFailure
+                    after each tool call: when the last Write/Edit calls are
+                    3 in a row with no content (an agent out of context;
+                    $CAIRN_EXHAUSTION_WRITES sets the count, 0 turns it
+                    off), restart the mission's phase from its boundary
+                    (cairn phase recover) with the files written so far,
+                    write the core and index to
+                    .cairn/context/<session>-recovery.xml and tell the
+                    agent in one line; Stop checks the same
   PreCompact        inscribe everything before the compaction drops it
   SessionEnd        inscribe the rest, then checkpoint on exit: a line on
                     the current board and an exit move in the trace
@@ -98,7 +110,18 @@ func (m *Main) hook(ctx context.Context, event string) error {
 		return m.hookSessionStart(ctx, w, in)
 	case claudecode.UserPromptSubmit, claudecode.Stop, claudecode.PreCompact:
 		_, err := m.hookInscribe(ctx, w, in)
+		if err == nil && event == claudecode.Stop {
+			err = m.hookExhaustion(ctx, w, in)
+		}
+		if err == nil && event == claudecode.UserPromptSubmit {
+			var line string
+			if line, err = m.hookSuggest(ctx, w, in.Prompt); err == nil && line != "" {
+				err = claudecode.WriteAdditionalContext(m.Stdout, event, line)
+			}
+		}
 		return err
+	case claudecode.PostToolUse, claudecode.PostToolUseFailure:
+		return m.hookExhaustion(ctx, w, in)
 	case claudecode.SessionEnd:
 		return m.hookSessionEnd(ctx, w, in)
 	}
@@ -119,6 +142,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 		return err
 	}
 	defer st.Close()
+	if _, err := m.syncMission(ctx, st, true); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return err // mission.json edited by hand is read back first
+	}
 	prime, err := w.Prime(workspace.DefaultPrimeChars)
 	if err != nil {
 		return err
@@ -139,7 +165,7 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 		Files:  hookIndex(w.Root),
 	}
 	req.Budget.Tokens, req.Budget.Chars = 0, hookContextChars
-	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Counter: assemble.Estimate}
+	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions, Counter: assemble.Estimate}
 	out, err := a.Assemble(ctx, req)
 	if err != nil {
 		return err

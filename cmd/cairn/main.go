@@ -73,7 +73,7 @@ var commands = []struct {
 	{"back", command{"engage the previous situation from the trace", (*Main).runBack}},
 	{"trace", command{"print the session's trace, or record a move", (*Main).runTrace}},
 	{"recover", command{"rebuild where a session was and what it was doing", (*Main).runRecover}},
-	{"engagement", command{"start, stop or show the active engagement", (*Main).runEngagement}},
+	{"engagement", command{"start, phase, stop or show the active engagement", (*Main).runEngagement}},
 	{"push", command{"start a subtask: a new frame under the current one", (*Main).runPush}},
 	{"pop", command{"finish the current frame with results (completed, failed, blocked)", (*Main).runPop}},
 	{"plan", command{"sketch planned frames ahead, or edit a planned one", (*Main).runPlan}},
@@ -101,13 +101,14 @@ var commands = []struct {
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
 	{"scan", command{"list the secrets the store holds, by rule (never printed)", (*Main).runScan}},
+	{"suggest", command{"frame operations suggested now (push, pop, plan), with their reasons", (*Main).runSuggest}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
 	{"Transcripts", "import sessions rounds show export search reindex migrate scan"},
 	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
-	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase"},
+	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase suggest"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
 	{"Agents and people", "install uninstall hook mcp serve"},
 }

@@ -79,6 +79,9 @@ Examples:
 	if err == nil {
 		tasks, err = inscribe.CopyTasks(ctx, src.tasks(), dst.tasks())
 	}
+	if err == nil {
+		tasks.EngagementPhases, err = inscribe.CopyEngagementPhases(ctx, src.engagements, dst.engagements)
+	}
 	if rep == nil {
 		return err
 	}
@@ -98,8 +101,8 @@ Examples:
 		rep.Sessions, rep.Copied, rep.Unchanged, rep.Generations, rep.Lines, float64(rep.Bytes)/1e6,
 		rep.Verified, rep.Rounds, time.Since(start).Seconds())
 	if tasks != nil {
-		fmt.Fprintf(m.Stdout, "%d frames copied, %d rounds tagged with frames, %d with engagements, %d mission phases copied\n",
-			tasks.Frames, tasks.FrameTags, tasks.Engaged, tasks.Phases)
+		fmt.Fprintf(m.Stdout, "%d frames copied, %d rounds tagged with frames, %d with engagements, %d mission phases copied, %d engagement phases\n",
+			tasks.Frames, tasks.FrameTags, tasks.Engaged, tasks.Phases, tasks.EngagementPhases)
 	}
 	return err
 }

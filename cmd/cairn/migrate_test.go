@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn"
 	"cairn/internal/pgtest"
@@ -73,7 +74,7 @@ func testMigrate(t *testing.T, target string) {
 		t.Fatalf("search after migrate: %v %s", err, got)
 	}
 
-	if !strings.Contains(out, "2 frames copied, 3 rounds tagged with frames, 2 with engagements, 1 mission phases copied") {
+	if !strings.Contains(out, "2 frames copied, 3 rounds tagged with frames, 2 with engagements, 1 mission phases copied, 2 engagement phases") {
 		t.Fatalf("migrate figures for tasks: %s", out)
 	}
 	checkTasks(t, target)
@@ -117,6 +118,12 @@ func addTasks(t *testing.T, path string) {
 	if err := st.frames.TagFrameRounds(ctx, "app", []cairn.RoundRef{{SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02", Seq: 1}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := st.engagements.SetEngagementPhases(ctx, "auth-work", []cairn.EngagementPhase{
+		{Name: "design", StartedAt: time.Date(2026, 3, 19, 10, 0, 0, 0, time.UTC), EndedAt: time.Date(2026, 3, 19, 11, 0, 0, 0, time.UTC)},
+		{Name: "build", StartedAt: time.Date(2026, 3, 19, 11, 0, 0, 0, time.UTC)},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.tags.TagRounds(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f03", []int{1, 2}, "auth-work", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +147,9 @@ func checkTasks(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if phases, err := st.engagements.FindEngagementPhases(ctx, "auth-work"); err != nil || len(phases) != 2 || phases[1].Name != "build" {
+		t.Fatalf("engagement phases after migrate: %+v, %v", phases, err)
+	}
 	auth, err := st.frames.FindFrameByID(ctx, "auth")
 	if err != nil || auth.ParentID != "app" || auth.Status != cairn.FrameCompleted || auth.Results != "JWT" || auth.Artifacts[0] != "auth.go" || auth.Owner != "ann" {
 		t.Fatalf("auth frame after migrate: %+v, %v", auth, err)

@@ -17,6 +17,14 @@ the workspace are the core every context starts with (about 2,000
 characters): enough for an agent to work from. Keep the progress summary
 short (at most 500 characters); details belong in files.
 
+In a workspace the mission is also two plain files at its root, which
+agents and people read and edit: mission.json (mission, status, current
+phase, updated_at) and mission_progress.txt (the progress summary). Every
+mission and phase command, and each session's start, keeps them in step
+with the store: an edit you make by hand is read back into the store
+(leave updated_at as it is), a malformed mission.json is refused with its
+line and column and left untouched.
+
 Examples:
   cairn mission set "Ship the task-tracker MVP to staging by Friday" --workspace ~/src/tracker
   cairn mission progress "Auth done; projects API done; tasks API half done."
@@ -35,6 +43,10 @@ Examples:
 		return err
 	}
 	defer st.Close()
+	files := sf.store == "" // the workspace's own store: its files follow it
+	if _, err := m.syncMission(ctx, st, files); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return err
+	}
 	switch verb := fs.Arg(0); verb {
 	case "set", "progress":
 		if fs.NArg() != 2 {
@@ -61,6 +73,9 @@ Examples:
 			}
 		}
 		if err := st.missions.SetMission(ctx, mis); err != nil {
+			return err
+		}
+		if mis, err = m.syncMission(ctx, st, files); err != nil {
 			return err
 		}
 		return m.printMission(sf.json, mis)
@@ -92,4 +107,41 @@ func (m *Main) printMission(asJSON bool, mis *cairn.Mission) error {
 		fmt.Fprintf(m.Stdout, "PROGRESS: %s\n", mis.Progress)
 	}
 	return nil
+}
+
+// syncMission keeps the workspace's mission.json and mission_progress.txt
+// in step with the store (see [workspace.Workspace.SyncMission]) and
+// returns the mission as it now stands. Without files, outside a
+// workspace, or with no mission anywhere, it returns the store's mission
+// (ENOTFOUND if none is set).
+func (m *Main) syncMission(ctx context.Context, st *store, files bool) (*cairn.Mission, error) {
+	stored, err := st.missions.FindMission(ctx)
+	if err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return nil, err
+	}
+	if !files {
+		return stored, err
+	}
+	w, werr := m.openWorkspace(wsFlags{})
+	if cairn.ErrorCode(werr) == cairn.ENOTFOUND {
+		return stored, err
+	} else if werr != nil {
+		return nil, werr
+	}
+	mis, serr := w.SyncMission(stored, func(edit *cairn.Mission) (*cairn.Mission, error) {
+		if edit.Workspace == "" {
+			edit.Workspace = w.Root
+		}
+		if err := st.missions.SetMission(ctx, edit); err != nil {
+			return nil, err
+		}
+		return st.missions.FindMission(ctx)
+	})
+	if serr != nil {
+		return nil, serr
+	}
+	if mis == nil {
+		return nil, err
+	}
+	return mis, nil
 }

@@ -43,7 +43,7 @@ Examples:
 	defer st.Close()
 	switch verb := fs.Arg(0); verb {
 	case "next", "recover":
-		mis, err := st.missions.FindMission(ctx)
+		mis, err := m.syncMission(ctx, st, sf.store == "")
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,9 @@ Examples:
 		if err := st.missions.AddPhase(ctx, p); err != nil {
 			return err
 		}
-		mis.Phase = p
+		if mis, err = m.syncMission(ctx, st, sf.store == ""); err != nil {
+			return err
+		}
 		return m.printMission(sf.json, mis)
 	case "list", "":
 		phases, err := st.missions.FindPhases(ctx)

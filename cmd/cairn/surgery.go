@@ -118,7 +118,7 @@ func one(m *cairn.Materialization, err error) ([]*cairn.Materialization, error) 
 }
 
 func (s *store) surgery() surgery.Store {
-	return surgery.Store{Sessions: s.sessions, Rounds: s.rounds, Lines: s.lines}
+	return surgery.Store{Sessions: s.sessions, Rounds: s.rounds, Lines: s.lines, Engagements: s.engagements}
 }
 
 // emit writes materializations in the chosen format.

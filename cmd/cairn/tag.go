@@ -22,14 +22,33 @@ and ranges: 3,5-9.
 
   cairn tag console-work 5c0375b4 3,5-9
   cairn tag suggest "console work"        # full-text candidates; --apply tags them
+  cairn tag --window surgery/merge        # rounds inside a phase's window; --apply tags them
+
+--window ENGAGEMENT[/PHASE] lists the rounds of every session (or
+--session's) that started inside the engagement's recorded phase windows
+(cairn engagement phase; the windows of .cairn/engagement.md), for review;
+--apply tags them with ENGAGEMENT. Rounds tagged with another engagement
+are listed and left alone unless --retag.
   cairn untag 5c0375b4 7
   cairn rounds --engagement console-work  # the engagement across sessions
   cairn matrix                            # engagement × agent`)
 	sf.register(fs, false)
 	frame := fs.String("frame", "", "also record this frame id on the rounds")
+	window := fs.String("window", "", "ENGAGEMENT[/PHASE]: the rounds inside its recorded phase windows")
+	apply := fs.Bool("apply", false, "--window: tag the candidates")
+	retag := fs.Bool("retag", false, "--window: also take rounds tagged with another engagement")
+	session := fs.String("session", "", "--window: only this session")
+	asJSON := fs.Bool("json", false, "--window: print JSON")
 	pos, err := positional(fs, args)
 	if err != nil {
 		return err
+	}
+	if *window != "" {
+		if len(pos) != 0 {
+			fs.Usage()
+			return usageError("tag --window ENGAGEMENT[/PHASE] takes no other arguments")
+		}
+		return m.tagWindow(ctx, sf.store, *window, *session, *frame, *apply, *retag, *asJSON)
 	}
 	if len(pos) != 3 {
 		fs.Usage()
@@ -170,6 +189,83 @@ default WORDS joined with '-': "console work" → console-work.
 			fmt.Fprintf(m.Stdout, " --session %s", *session)
 		}
 		fmt.Fprintf(m.Stdout, " %q\n", query)
+	}
+	return nil
+}
+
+// tagWindow lists, and with apply tags, the rounds inside an engagement's
+// phase windows.
+func (m *Main) tagWindow(ctx context.Context, storeFlag, spec, session, frame string, apply, retag, asJSON bool) error {
+	st, err := m.openStore(storeFlag)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sessionID := ""
+	if session != "" {
+		sess, err := st.sessions.FindSessionByID(ctx, session)
+		if err != nil {
+			return err
+		}
+		sessionID = sess.ID
+	}
+	id, cands, err := surgery.WindowRounds(ctx, st.rounds, st.engagements, spec, sessionID)
+	if err != nil {
+		return err
+	}
+	bySession := map[string][]int{}
+	var order []string
+	taken, kept := 0, 0
+	for _, c := range cands {
+		if c.Tagged != "" && c.Tagged != id && !retag {
+			kept++
+			continue
+		}
+		if _, ok := bySession[c.Round.SessionID]; !ok {
+			order = append(order, c.Round.SessionID)
+		}
+		bySession[c.Round.SessionID] = append(bySession[c.Round.SessionID], c.Round.Seq)
+		taken++
+	}
+	if apply {
+		for _, sid := range order {
+			if err := st.tags.TagRounds(ctx, sid, bySession[sid], id, frame); err != nil {
+				return err
+			}
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(m.Stdout).Encode(map[string]any{"engagement": id, "window": spec, "applied": apply,
+			"candidates": orEmpty(cands), "taken": taken, "kept": kept})
+	}
+	if len(cands) == 0 {
+		fmt.Fprintf(m.Stdout, "No round started inside the windows of %s.\n", spec)
+		return nil
+	}
+	for _, c := range cands {
+		note := ""
+		switch {
+		case c.Tagged == id:
+			note = "  (already " + id + ")"
+		case c.Tagged != "" && !retag:
+			note = "  (tagged " + c.Tagged + ": left alone; --retag takes it)"
+		case c.Tagged != "":
+			note = "  (was " + c.Tagged + ")"
+		}
+		fmt.Fprintf(m.Stdout, "%s  %03d  %s  %s  %s%s\n", c.Round.SessionID, c.Round.Seq, c.Round.StartedAt.UTC().Format("2006-01-02T15:04Z"),
+			c.Phase.Key(nil), clipLine(c.Round.UserPreview, 60), note)
+	}
+	if apply {
+		fmt.Fprintf(m.Stdout, "\ntagged %d rounds as %s\n", taken, id)
+	} else {
+		fmt.Fprintf(m.Stdout, "\n%d candidates for %s inside %s. Review them, then: cairn tag --window %s --apply", taken, id, spec, spec)
+		if session != "" {
+			fmt.Fprintf(m.Stdout, " --session %s", session)
+		}
+		if retag {
+			fmt.Fprint(m.Stdout, " --retag")
+		}
+		fmt.Fprintln(m.Stdout)
 	}
 	return nil
 }

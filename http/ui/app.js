@@ -72,7 +72,11 @@ function lineageBadges(s) {
 }
 
 // Routes are hashes: #/, #/session/ID, #/search?q=…, #/matrix, #/frames.
+// A page still loading when the next one opens must not report its
+// errors on the new one: each route has a generation.
+let generation = 0;
 function route() {
+  const gen = ++generation;
   const hash = location.hash.slice(1) || "/";
   const [path, query] = hash.split("?");
   const params = new URLSearchParams(query || "");
@@ -83,7 +87,7 @@ function route() {
   const pages = { sessions: sessionsPage, session: sessionPage, search: searchPage, matrix: matrixPage, frames: framesPage };
   const fn = pages[page];
   if (!fn) return main.append(el("p", { class: "empty" }, "No such page."));
-  fn(params, decodeURIComponent(parts[1] || "")).catch((err) => main.append(el("p", { class: "error" }, err.message)));
+  fn(params, decodeURIComponent(parts[1] || "")).catch((err) => { if (gen === generation) main.append(el("p", { class: "error" }, err.message)); });
 }
 window.addEventListener("hashchange", route);
 new ResizeObserver(() => document.documentElement.style.setProperty("--header-h", document.querySelector("header").offsetHeight + "px")).observe(document.querySelector("header"));
@@ -594,16 +598,20 @@ async function searchPage(params) {
 async function matrixPage() {
   main.append(el("h1", {}, "Engagement × agent"));
   const mx = await api("GET", "/api/matrix");
-  if (!mx.engagements || !mx.engagements.length) return main.append(el("p", { class: "empty" }, "No tagged rounds yet: select rounds in a session and tag them."));
+  if (!mx.rows || !mx.rows.length) return main.append(el("p", { class: "empty" }, "No tagged rounds yet: select rounds in a session and tag them."));
+  main.append(el("p", { class: "muted" }, "Rows are engagement phases (cairn engagement phase NAME), columns agent roles; a subagent's rounds name the round whose call spawned it."));
   const cell = (rounds) => {
     if (!rounds || !rounds.length) return "·";
     const by = new Map();
-    for (const r of rounds) { if (!by.has(r.session_id)) by.set(r.session_id, []); by.get(r.session_id).push(r.seq); }
-    return [...by].map(([sid, seqs], i) => [i ? "; " : "", el("a", { href: `#/session/${encodeURIComponent(sid)}?round=${Math.min(...seqs)}` }, short(sid)), ":" + ranges(seqs)]);
+    for (const r of rounds) { if (!by.has(r.session_id)) by.set(r.session_id, { seqs: [], spawn: r.spawned_by }); by.get(r.session_id).seqs.push(r.seq); }
+    return [...by].map(([sid, { seqs, spawn }], i) => [i ? "; " : "",
+      spawn ? [el("a", { href: `#/session/${encodeURIComponent(spawn.session_id)}?round=${spawn.round}`, title: spawn.description || spawn.tool || "spawned here" }, `${short(spawn.session_id)}:${spawn.round}`), "→"] : "",
+      el("a", { href: `#/session/${encodeURIComponent(sid)}?round=${Math.min(...seqs)}` }, spawn ? (spawn.agent_id || "agent") : short(sid)), ":" + ranges(seqs)]);
   };
+  const when = (row) => row.phase ? el("div", { class: "muted" }, row.started_at.slice(0, 16).replace("T", " ") + (row.ended_at ? " → " + row.ended_at.slice(0, 16).replace("T", " ") : " → now")) : "";
   main.append(el("table", { class: "matrix", id: "matrix" },
-    el("thead", {}, el("tr", {}, el("th", {}, "engagement"), mx.agents.map((a) => el("th", {}, a)))),
-    el("tbody", {}, mx.engagements.map((e) => el("tr", {}, el("th", {}, e), mx.agents.map((a) => el("td", {}, cell(mx.cells[e][a]))))))));
+    el("thead", {}, el("tr", {}, el("th", {}, "engagement / phase"), mx.agents.map((a) => el("th", {}, a)))),
+    el("tbody", {}, mx.rows.map((row) => el("tr", {}, el("th", {}, row.key, when(row)), mx.agents.map((a) => el("td", {}, cell(mx.cells[row.key][a]))))))));
 }
 
 // ---- frames ----
@@ -631,7 +639,11 @@ async function framesPage() {
       box.dataset.loaded = "1";
       const fr = await api("GET", "/api/frames/" + encodeURIComponent(f.id));
       box.append(fr.rounds.length ? "rounds: " : "no rounds recorded");
-      fr.rounds.forEach((r, i) => box.append(i ? ", " : "", el("a", { href: `#/session/${encodeURIComponent(r.session_id)}?round=${r.seq}` }, `${short(r.session_id)}#${r.seq}`)));
+      fr.rounds.forEach((r, i) => {
+        const sp = (fr.spawned_by || {})[r.session_id];
+        box.append(i ? ", " : "", el("a", { href: `#/session/${encodeURIComponent(r.session_id)}?round=${r.seq}` }, sp ? `${sp.agent_id || "agent"}#${r.seq}` : `${short(r.session_id)}#${r.seq}`));
+        if (sp) box.append(" (spawned by ", el("a", { href: `#/session/${encodeURIComponent(sp.session_id)}?round=${sp.round}`, title: sp.description || sp.tool || "" }, `${short(sp.session_id)}#${sp.round}`), ")");
+      });
     });
     tree.append(d);
   }

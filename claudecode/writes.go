@@ -1,0 +1,82 @@
+package claudecode
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"cairn"
+
+	"github.com/go-json-experiment/json"
+)
+
+// maxWriteTail is how much of a transcript's end [LastWrites] reads: a
+// run of empty writes is a few small lines at the end.
+const maxWriteTail = 1 << 20
+
+// LastWrites reads the end of a transcript and returns its main chain's
+// file-writing calls (Write, Edit, MultiEdit, NotebookEdit) in order, each
+// with whether it carried content and whether its result was an error.
+// It reads at most the last MiB, in a few milliseconds, so a hook may call
+// it after every tool call. A missing file has no calls.
+func LastWrites(path string) ([]cairn.WriteCall, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(0, info.Size()-maxWriteTail)
+	data := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(data, off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	if off > 0 { // the first line is cut: skip it
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	var calls []cairn.WriteCall
+	index := map[string]int{}
+	for _, raw := range SplitLines(data) {
+		if !bytes.Contains(raw, []byte(`"tool_`)) {
+			continue
+		}
+		e, _ := parseLine(raw)
+		if e == nil || e.Message == nil || e.IsSidechain {
+			continue
+		}
+		var blocks []contentBlock
+		if !unmarshal(e.Message.Content, &blocks) {
+			continue
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_use":
+				if _, ok := writeTools[b.Name]; !ok {
+					continue
+				}
+				var in struct {
+					Path string `json:"file_path"`
+					NB   string `json:"notebook_path"`
+				}
+				_ = json.Unmarshal(b.Input, &in, decodeOptions)
+				index[b.ID] = len(calls)
+				calls = append(calls, cairn.WriteCall{ToolID: b.ID, Tool: b.Name, Path: in.Path + in.NB,
+					Empty: cairn.EmptyWrite(b.Name, string(b.Input))})
+			case "tool_result":
+				if i, ok := index[b.ToolUseID]; ok {
+					calls[i].Failed = b.IsError
+				}
+			}
+		}
+	}
+	return calls, nil
+}
+
+var writeTools = map[string]struct{}{"Write": {}, "Edit": {}, "MultiEdit": {}, "NotebookEdit": {}}

@@ -1,0 +1,58 @@
+package claudecode_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"cairn"
+	"cairn/claudecode"
+)
+
+// TestLastWrites reads the writes at the end of every sample and public
+// transcript: none of these real sessions ends in a run of empty writes
+// (the exhaustion check raises no false alarm on them), and each call
+// names its file. A transcript ending in three empty Write calls, as the
+// real client records them, is a run of three.
+func TestLastWrites(t *testing.T) {
+	seen := 0
+	for _, path := range append(samples(t), shared(t)...) {
+		calls, err := claudecode.LastWrites(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen += len(calls)
+		if n := cairn.ExhaustionRun(calls); n >= cairn.DefaultExhaustionRun {
+			t.Errorf("%s: a run of %d empty writes", path, n)
+		}
+		for _, c := range calls {
+			if c.Path == "" || c.ToolID == "" {
+				t.Errorf("%s: call without path or id: %+v", path, c)
+			}
+		}
+	}
+	t.Logf("%d writes read", seen)
+
+	const empty = `{"type":"assistant","sessionId":"s","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Write","input":{"file_path":"/p/a.md"}}]}}
+{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","content":"<tool_use_error>InputValidationError: Write failed due to the following issue:\nThe required parameter ` + "`content`" + ` is missing</tool_use_error>","is_error":true,"tool_use_id":"t%d"}]}}
+`
+	var data []byte
+	for i := range 3 {
+		data = append(data, []byte(fmt.Sprintf(empty, i, i, i))...)
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := claudecode.LastWrites(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cairn.ExhaustionRun(calls); n != 3 || !calls[2].Failed {
+		t.Fatalf("run %d, calls %+v", n, calls)
+	}
+	if calls, err := claudecode.LastWrites(filepath.Join(t.TempDir(), "missing.jsonl")); err != nil || calls != nil {
+		t.Fatalf("missing file: %v %v", calls, err)
+	}
+}

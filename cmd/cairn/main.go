@@ -71,6 +71,7 @@ var commands = []struct {
 	{"back", command{"engage the previous situation from the trace", (*Main).runBack}},
 	{"trace", command{"print the session's trace, or record a move", (*Main).runTrace}},
 	{"recover", command{"rebuild where a session was and what it was doing", (*Main).runRecover}},
+	{"eval", command{"measure what surgery keeps of a session: eval retention SESSION", (*Main).runEval}},
 	{"engagement", command{"start, stop or show the active engagement", (*Main).runEngagement}},
 	{"push", command{"start a subtask: a new frame under the current one", (*Main).runPush}},
 	{"pop", command{"finish the current frame with results (completed, failed, blocked)", (*Main).runPop}},

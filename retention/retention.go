@@ -69,7 +69,7 @@ type Score struct {
 
 // Judge returns where p stands in v.
 func Judge(p *Probe, v *Variant, folded string) Verdict {
-	if strings.Contains(folded, fold(p.Answer)) {
+	if contains(folded, fold(p.Answer)) {
 		return InContext
 	}
 	if v.Named[p.Ref()] || v.Named[fmt.Sprint(p.Round)] {
@@ -95,6 +95,8 @@ func Measure(probes []*Probe, v *Variant) *Score {
 	}
 	return s
 }
+
+func contains(folded, answer string) bool { return strings.Contains(folded, answer) }
 
 // fold lowercases s and collapses its whitespace, so that a probe matches
 // text that was re-wrapped or re-cased.

@@ -2,6 +2,7 @@ package retention_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -133,5 +134,44 @@ func TestCompactionLosesWhatOriginalKeeps(t *testing.T) {
 	}
 	if !(summary.All.InContext < orig.All.InContext && orig.All.InContext < whole.All.InContext) {
 		t.Errorf("want summary < original < whole, got %d, %d, %d", summary.All.InContext, orig.All.InContext, whole.All.InContext)
+	}
+}
+
+type askerFunc func(ctx context.Context, text, question string) (string, error)
+
+func (f askerFunc) Ask(ctx context.Context, text, question string) (string, error) {
+	return f(ctx, text, question)
+}
+
+// TestAsk checks the rule that judges a model's answers: a reply holding
+// the answer (folded) counts, and the sample spreads over the probes.
+func TestAsk(t *testing.T) {
+	probes := []*retention.Probe{
+		{Category: retention.File, Question: "q1", Answer: "a/B.go", Round: 1, Step: 1},
+		{Category: retention.Command, Question: "q2", Answer: "make test", Round: 1, Step: 2},
+		{Category: retention.Number, Question: "q3", Answer: "12 ms", Round: 2, Step: 1},
+		{Category: retention.Error, Question: "q4", Answer: "denied", Round: 2, Step: 2},
+	}
+	var asked []string
+	a := askerFunc(func(_ context.Context, text, q string) (string, error) {
+		asked = append(asked, q)
+		if text != "ctx" {
+			t.Errorf("context %q", text)
+		}
+		return map[string]string{"q1": "It edited A/b.go.", "q3": "about 12  MS"}[q], nil
+	})
+	s, err := retention.Ask(context.Background(), a, probes, &retention.Variant{Name: "v", Text: "ctx"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.All.InContext != 2 || s.All.Lost != 2 || s.ByCategory[retention.Number].InContext != 1 {
+		t.Errorf("got %+v", s.All)
+	}
+	asked = nil
+	if _, err := retention.Ask(context.Background(), a, probes, &retention.Variant{Name: "v", Text: "ctx"}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(asked, ",") != "q1,q3" {
+		t.Errorf("a sample of 2 asked %v, want q1,q3", asked)
 	}
 }

@@ -44,6 +44,8 @@ partial fidelity. Tokens are the estimate of what the client sends.
   cairn eval retention --probes 258c7280     # list the probes`)
 	sf.register(fs, true)
 	list := fs.Bool("probes", false, "list the probes instead of measuring")
+	model := fs.String("model", "", "also ask a model each probe against each variant (Messages API at $ANTHROPIC_BASE_URL, key $ANTHROPIC_API_KEY)")
+	asked := fs.Int("model-probes", 30, "with --model: how many probes to ask per variant, spread over the list (0: all)")
 	pos, err := positional(fs, args)
 	if err != nil {
 		return err
@@ -83,15 +85,41 @@ partial fidelity. Tokens are the estimate of what the client sends.
 	for _, v := range variants {
 		scores = append(scores, retention.Measure(probes, v))
 	}
+	var judged []*retention.Score
+	var api *messagesAPI
+	if *model != "" {
+		api = newMessagesAPI(m.Getenv, *model)
+		for _, v := range variants {
+			sc, err := retention.Ask(ctx, api, probes, v, *asked)
+			if err != nil {
+				return err
+			}
+			judged = append(judged, sc)
+		}
+	}
 	if sf.json {
 		return json.NewEncoder(m.Stdout).Encode(struct {
 			Session string             `json:"session"`
 			Probes  int                `json:"probes"`
 			Scores  []*retention.Score `json:"scores"`
-		}{s.ID, len(probes), scores})
+			Model   string             `json:"model,omitempty"`
+			ModelAt string             `json:"model_url,omitempty"`
+			Judged  []*retention.Score `json:"model_judged,omitempty"`
+			Note    string             `json:"note,omitempty"`
+		}{s.ID, len(probes), scores, *model, api.url(), judged, api.note()})
 	}
 	fmt.Fprintf(m.Stdout, "session %s · %d rounds\n", s.ID, len(rounds))
-	return retention.Table(m.Stdout, probes, scores)
+	if err := retention.Table(m.Stdout, probes, scores); err != nil {
+		return err
+	}
+	if api == nil {
+		return nil
+	}
+	fmt.Fprintf(m.Stdout, "\nModel-judged (%s at %s; a probe counts when the reply holds its answer):\n", *model, api.url())
+	if n := api.note(); n != "" {
+		fmt.Fprintln(m.Stdout, n)
+	}
+	return retention.Table(m.Stdout, probes, judged)
 }
 
 // retentionVariants materializes the ways of continuing session s that
@@ -137,7 +165,8 @@ func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Sessio
 		x := &claudecode.Exporter{SessionID: claudecode.NewUUID(), Cwd: s.Project, Summary: surgery.Summary(mat)}
 		out1, err := x.Lines(mat)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.name, err)
+			fmt.Fprintf(m.Stderr, "eval retention: %s: %v\n", o.name, err)
+			continue
 		}
 		view := claudecode.LoadedView(out1)
 		v := &retention.Variant{Name: o.name, Tokens: estimateTokens(view.Text), Text: view.Text, Named: map[string]bool{}}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"cairn/internal/fakeapi"
 )
 
 // TestEvalRetention runs eval retention on a long auto-compacted public
@@ -51,5 +53,46 @@ func TestEvalRetention(t *testing.T) {
 	table := c.run("eval", "retention", "8463c716")
 	if !strings.Contains(table, "IN CONTEXT") || !strings.Contains(table, "claude compaction summary") {
 		t.Errorf("table:\n%s", table)
+	}
+}
+
+// TestEvalRetentionModel runs the model-judged measure against the
+// stand-in API: it proves the plumbing (every sampled probe is asked of
+// every variant, a reply holding the answer counts) and says so.
+func TestEvalRetentionModel(t *testing.T) {
+	c := newCLI(t)
+	api := fakeapi.New() // answers every question with fakeapi.DefaultReply
+	defer api.Close()
+	c.env["ANTHROPIC_BASE_URL"] = api.URL
+	c.env["ANTHROPIC_API_KEY"] = "sk-test"
+	const heavy = "../../../shared/testdata/transcripts/marot__spotter/tool_heavy.jsonl"
+	if _, err := c.try("import", "--store", c.store, heavy); err != nil {
+		t.Skipf("SKIPPING: the public tool_heavy session is not here: %v", err)
+	}
+	out := c.run("eval", "retention", "--model", "claude-test", "--model-probes", "0", "d6e0bada")
+	if !strings.Contains(out, "prove the plumbing") || !strings.Contains(out, "Model-judged (claude-test") {
+		t.Fatalf("output:\n%s", out)
+	}
+	var js struct {
+		Probes int        `json:"probes"`
+		Scores []struct{} `json:"scores"`
+		Judged []struct {
+			Variant string
+			All     struct {
+				InContext int `json:"in_context"`
+			} `json:"all"`
+		} `json:"model_judged"`
+	}
+	out = c.run("eval", "retention", "--json", "--model", "claude-test", "--model-probes", "0", "d6e0bada")
+	if err := json.Unmarshal([]byte(out), &js); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(api.Requests()); n != 2*js.Probes*len(js.Scores) || n == 0 {
+		t.Errorf("%d requests, want every probe asked of every variant, twice: 2 × %d × %d", n, js.Probes, len(js.Scores))
+	}
+	for _, j := range js.Judged {
+		if j.All.InContext != 0 {
+			t.Errorf("%s: %d answered by a stand-in that knows nothing", j.Variant, j.All.InContext)
+		}
 	}
 }

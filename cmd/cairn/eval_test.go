@@ -84,6 +84,7 @@ func TestEvalRetentionModel(t *testing.T) {
 		} `json:"model_judged"`
 	}
 	out = c.run("eval", "retention", "--json", "--model", "claude-test", "--model-probes", "0", "d6e0bada")
+	out, _, _ = strings.Cut(out, "\n") // stdout's one JSON line; stderr follows
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ var commands = []struct {
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
 	{"Transcripts", "import sessions rounds show export search reindex migrate"},
-	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
+	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise eval tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
 	{"Agents and people", "install uninstall hook mcp serve"},

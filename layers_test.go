@@ -20,6 +20,7 @@ var layers = map[string][]string{
 	"cairn/storetest":  {"cairn"},
 	"cairn/surgery":    {"cairn", "cairn/export"},
 	"cairn/assemble":   {"cairn"},
+	"cairn/retention":  {"cairn"},
 	"cairn/workspace":  {"cairn"},
 	"cairn/mock":       {"cairn"},
 	"cairn/redact":     {},

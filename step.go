@@ -236,3 +236,17 @@ func previewTail(s string, n int) string {
 	}
 	return "…" + string(r[len(r)-n+1:])
 }
+
+// ToolInputString returns the string field key of a tool call's JSON input,
+// "" if the input is not an object or the field is not a string.
+func ToolInputString(input, key string) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal([]byte(input), &fields) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(fields[key], &s) != nil {
+		return ""
+	}
+	return s
+}

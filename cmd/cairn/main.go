@@ -73,6 +73,7 @@ var commands = []struct {
 	{"back", command{"engage the previous situation from the trace", (*Main).runBack}},
 	{"trace", command{"print the session's trace, or record a move", (*Main).runTrace}},
 	{"recover", command{"rebuild where a session was and what it was doing", (*Main).runRecover}},
+	{"eval", command{"measure what surgery keeps of a session: eval retention SESSION", (*Main).runEval}},
 	{"engagement", command{"start, phase, stop or show the active engagement", (*Main).runEngagement}},
 	{"push", command{"start a subtask: a new frame under the current one", (*Main).runPush}},
 	{"pop", command{"finish the current frame with results (completed, failed, blocked)", (*Main).runPop}},
@@ -107,7 +108,7 @@ var commands = []struct {
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
 	{"Transcripts", "import sessions rounds show export search reindex migrate scan"},
-	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
+	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise eval tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase suggest"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
 	{"Agents and people", "install uninstall hook mcp serve"},

@@ -52,10 +52,10 @@ type Suggestion struct {
 func (s Suggestion) Line() string {
 	cmd := map[string]string{
 		"push": `cairn push "TITLE" --criteria "…"`,
-		"pop":  "cairn pop (results are drafted from its rounds)",
+		"pop":  "cairn pop, which drafts the results from its rounds",
 		"plan": `cairn plan "TITLE" --criteria "…" for each`,
 	}[s.Op]
-	return fmt.Sprintf("cairn suggests %s: %s (%s).", s.Op, s.Reason, cmd)
+	return fmt.Sprintf("cairn suggests %s: %s. Run: %s", s.Op, s.Reason, cmd)
 }
 
 // SuggestBySize proposes popping f when its rounds exceed the size rule's

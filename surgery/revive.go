@@ -11,7 +11,23 @@ import (
 // before before (a round number or a time, see [ParsePoint]) when it is
 // set; else all but the recent quarter of the session (see [RecentCut]).
 // Returns EINVALID if both engagement and before are set.
+//
+// The result always fits a budget: st's, or the default one (half the
+// model's window) when st has none; its operation is revive.
 func Revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
+	if st.Limits.Budget == 0 {
+		st.Limits.Budget = AutoBudget
+	}
+	m, err := revive(ctx, st, session, before, engagement, f)
+	if err != nil {
+		return nil, err
+	}
+	m.Args = append([]string{m.Operation}, m.Args...)
+	m.Operation = cairn.OpRevive
+	return m, nil
+}
+
+func revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
 	switch {
 	case before != "" && engagement != "":
 		return nil, cairn.Errorf(cairn.EINVALID, "Revive compresses before a point or an engagement, not both.")
@@ -29,4 +45,25 @@ func Revive(ctx context.Context, st Store, session, before, engagement string, f
 		return nil, err
 	}
 	return CompressBefore(ctx, st, session, p, f)
+}
+
+// opResume names the materialization the client itself loads: see [Resume].
+const opResume = "resume"
+
+// Resume returns what the client sends when it resumes the session as it
+// is: every round in full from its last compaction on, the client's summary
+// for what came before; no budget. Its [Estimate] is the session's
+// occupancy, the figure advice starts from.
+func Resume(ctx context.Context, st Store, session string) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	st.Limits = Limits{}
+	m := newMaterialization(opResume, cairn.FullFidelity, []*cairn.Session{s}, s.ID)
+	for _, r := range rounds {
+		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
+	}
+	st.LinesOnly = true
+	return m, st.materialize(ctx, m)
 }

@@ -32,6 +32,10 @@ type Store struct {
 	// export is made of the rounds' lines, and reading every block of a
 	// long session costs a third of the export.
 	LinesOnly bool
+
+	// Limits are the budget every output fits in and what it keeps from
+	// before the client's compactions; the zero value fits nothing.
+	Limits Limits
 }
 
 // load returns a session and its rounds (without round 0), without blocks.
@@ -54,6 +58,9 @@ func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.
 // raw lines, reading each run of consecutive full rounds of a session at
 // once, and sets the frontmatter.
 func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error {
+	if err := st.fit(ctx, m); err != nil {
+		return err
+	}
 	full := m.FullPieces()
 	for i := 0; i < len(full); {
 		j := i + 1
@@ -105,7 +112,7 @@ func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) 
 		if r == nil {
 			return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", p.Round.SessionID, p.Round.Seq)
 		}
-		p.Round = Apply(r, f)
+		p.Round = keptBlocks(p, Apply(r, p.FidelityOr(f)))
 		for len(lines) > 0 && lines[0].No < r.FirstLine {
 			lines = lines[1:]
 		}
@@ -114,8 +121,32 @@ func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) 
 			n++
 		}
 		p.Lines, lines = lines[:n], lines[n:]
+		if len(p.Keep) > 0 {
+			kept := make([]*cairn.Line, 0, len(p.Lines))
+			for _, l := range p.Lines {
+				if p.Kept(l.No) {
+					kept = append(kept, l)
+				}
+			}
+			p.Lines = kept
+		}
 	}
 	return nil
+}
+
+// keptBlocks leaves out of r the blocks on lines p does not keep.
+func keptBlocks(p *cairn.Piece, r *cairn.Round) *cairn.Round {
+	if len(p.Keep) == 0 {
+		return r
+	}
+	kept := r.Blocks[:0]
+	for _, b := range r.Blocks {
+		if p.Kept(b.LineNo) {
+			kept = append(kept, b)
+		}
+	}
+	r.Blocks = kept
+	return r
 }
 
 func newMaterialization(op string, f cairn.Fidelity, sources []*cairn.Session, args ...string) *cairn.Materialization {

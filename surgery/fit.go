@@ -49,6 +49,7 @@ type plan struct {
 	extra              int64         // the client's summary and pre-compaction index lines
 	row                int64         // tokens of its index row
 	comp               *cairn.Compaction
+	opKeep             []cairn.LineRange // what the operation itself kept (inject of a step)
 }
 
 // listLineTokens is what a round in full costs in the summary's list.
@@ -127,7 +128,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	plans := make([]*plan, len(m.Pieces))
 	var full []*plan
 	for i, p := range m.Pieces {
-		plans[i] = &plan{p: p, level: levelIndex, row: rowTokens(p.Round)}
+		plans[i] = &plan{p: p, level: levelIndex, row: rowTokens(p.Round), opKeep: p.Keep}
 		if p.Full {
 			plans[i].level = levelFull
 			full = append(full, plans[i])
@@ -172,17 +173,84 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 				m.Compactions = append(m.Compactions, cs...)
 			}
 		}
+		if len(m.Compactions) == 0 {
+			cs, err := st.compactionBefore(ctx, plans)
+			if err != nil {
+				return err
+			}
+			m.Compactions = cs
+		}
 		if before != BeforeFull {
 			respectCompaction(m, full, before)
 		}
 	}
-	if budget > 0 {
-		if err := degrade(m, plans, full, budget); err != nil {
-			return err
+	// The fit works on an approximation of the summary; the exact estimate
+	// decides, and a few passes with a tighter target absorb the difference.
+	target := budget
+	for pass := 0; ; pass++ {
+		if budget > 0 {
+			if err := degrade(m, plans, full, target); err != nil {
+				if pass > 0 {
+					return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+				}
+				return err
+			}
+		}
+		apply(m, plans)
+		m.Tokens = Estimate(m)
+		if budget <= 0 || m.Tokens <= budget || pass == 4 {
+			break
+		}
+		target -= m.Tokens - budget + 32
+	}
+	if budget > 0 && m.Tokens > budget {
+		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+	}
+	return nil
+}
+
+// compactionLookBack is how many rounds before the first kept one are
+// searched for the client's last compaction, whose summary is carried.
+const compactionLookBack = 32
+
+// compactionBefore finds the client's last compaction in the index rounds
+// just before the first round in full (at most [compactionLookBack] of
+// them), so its summary is carried even when the round it lies in is
+// compressed.
+func (st Store) compactionBefore(ctx context.Context, plans []*plan) ([]*cairn.Compaction, error) {
+	first := -1
+	for i, pl := range plans {
+		if pl.level < levelIndex && pl.loaded {
+			first = i
+			break
 		}
 	}
-	apply(m, plans)
-	return nil
+	if first <= 0 {
+		return nil, nil
+	}
+	fr := plans[first].p.Round
+	var prev []*cairn.Round
+	for i := first - 1; i >= 0 && len(prev) < compactionLookBack; i-- {
+		r := plans[i].p.Round
+		if r.SessionID != fr.SessionID {
+			break
+		}
+		prev = append(prev, r)
+	}
+	if len(prev) == 0 {
+		return nil, nil
+	}
+	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: fr.SessionID, FromSeq: prev[len(prev)-1].Seq, ToSeq: prev[0].Seq, WithBlocks: true})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rounds) - 1; i >= 0; i-- {
+		cs, err := st.compactionsIn(ctx, rounds[i], rounds[i].Blocks)
+		if err != nil || len(cs) > 0 {
+			return cs, err
+		}
+	}
+	return nil, nil
 }
 
 // load reads the blocks of the plans' rounds, a run of consecutive rounds
@@ -372,7 +440,6 @@ func degrade(m *cairn.Materialization, plans, full []*plan, budget int64) error 
 		}
 		if pl.level == levelIndex {
 			lower(pl, levelDropped)
-			m.Dropped++
 		}
 	}
 	trim(0)
@@ -389,18 +456,19 @@ const summaryBaseTokens = 150
 // apply writes the plans' decisions into the pieces.
 func apply(m *cairn.Materialization, plans []*plan) {
 	pf := condense(m.Fidelity)
-	kept := m.Pieces[:0]
+	kept := make([]*cairn.Piece, 0, len(plans))
+	m.Dropped = 0
 	for _, pl := range plans {
 		p := pl.p
+		p.Fidelity, p.Keep, p.StepIndex, p.Compaction, p.Tokens = nil, pl.opKeep, nil, nil, 0
 		switch pl.level {
 		case levelDropped:
+			m.Dropped++
 			continue
 		case levelIndex:
 			p.Full = false
-			if pl.loaded {
-				p.Round = stripBlocks(p.Round)
-			}
 		default:
+			p.Full = true
 			p.Compaction = pl.comp
 			p.StepIndex = pl.pre
 			from := pl.keepFrom
@@ -428,12 +496,6 @@ func apply(m *cairn.Materialization, plans []*plan) {
 		kept = append(kept, p)
 	}
 	m.Pieces = kept
-}
-
-func stripBlocks(r *cairn.Round) *cairn.Round {
-	c := *r
-	c.Blocks = nil
-	return &c
 }
 
 // Estimate returns the tokens the client sends when it resumes m: its own

@@ -13,12 +13,33 @@ import (
 // Returns EINVALID if both engagement and before are set.
 //
 // The result always fits a budget: st's, or the default one (half the
-// model's window) when st has none; its operation is revive.
+// model's window) when st has none, and at most the recent half of what the
+// client loads for the session today (see [Resume]) when that is smaller, so
+// a successor always starts lighter. Its operation is revive.
 func Revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
-	if st.Limits.Budget == 0 {
-		st.Limits.Budget = AutoBudget
+	orig, err := Resume(ctx, st, session)
+	if err != nil {
+		return nil, err
+	}
+	budget := st.Limits.Budget
+	if budget <= 0 {
+		fc, err := st.facts(ctx, orig.Sources[0])
+		if err != nil {
+			return nil, err
+		}
+		budget = DefaultBudget(fc.model)
+	}
+	// A successor starts lighter than its predecessor: the recent half of
+	// what the client loads today at most, the rest as index lines.
+	st.Limits.Budget = budget
+	if half := orig.Overhead + (Estimate(orig)-orig.Overhead)/2; half < budget {
+		st.Limits.Budget = half
 	}
 	m, err := revive(ctx, st, session, before, engagement, f)
+	if cairn.ErrorCode(err) == cairn.EINVALID && st.Limits.Budget < budget {
+		st.Limits.Budget = budget
+		m, err = revive(ctx, st, session, before, engagement, f)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +75,8 @@ const opResume = "resume"
 // is: every round in full from its last compaction on, the client's summary
 // for what came before; no budget. Its [Estimate] is the session's
 // occupancy, the figure advice starts from.
+//
+// Its pieces carry no lines or blocks: it is a size.
 func Resume(ctx context.Context, st Store, session string) (*cairn.Materialization, error) {
 	s, rounds, err := st.load(ctx, session)
 	if err != nil {
@@ -64,6 +87,6 @@ func Resume(ctx context.Context, st Store, session string) (*cairn.Materializati
 	for _, r := range rounds {
 		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
 	}
-	st.LinesOnly = true
+	st.sizeOnly = true
 	return m, st.materialize(ctx, m)
 }

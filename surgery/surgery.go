@@ -16,6 +16,7 @@ package surgery
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -36,6 +37,8 @@ type Store struct {
 	// Limits are the budget every output fits in and what it keeps from
 	// before the client's compactions; the zero value fits nothing.
 	Limits Limits
+
+	sizeOnly bool // fit and estimate only: no line or block is read for writing
 }
 
 // load returns a session and its rounds (without round 0), without blocks.
@@ -60,6 +63,9 @@ func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.
 func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error {
 	if err := st.fit(ctx, m); err != nil {
 		return err
+	}
+	if st.sizeOnly {
+		return nil
 	}
 	full := m.FullPieces()
 	for i := 0; i < len(full); {
@@ -309,4 +315,29 @@ func (p Point) String() string {
 		return "round " + itoa(p.Seq)
 	}
 	return p.Time.UTC().Format(time.RFC3339)
+}
+
+// InjectStep returns one step of a round (see [cairn.Steps]): the assistant
+// turn with its tool calls and their results, as stored. It is a read.
+// Returns ENOTFOUND if the session, round or step does not exist.
+func InjectStep(ctx context.Context, st Store, session string, seq, step int, f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, err := st.Sessions.FindSessionByID(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.Rounds.FindRound(ctx, s.ID, seq)
+	if err != nil {
+		return nil, err
+	}
+	steps := cairn.Steps(r.Blocks, r.LastLine)
+	if step < 1 || step > len(steps) {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "Round %d of %s has %d steps, not a step %d.", seq, s.ID, len(steps), step)
+	}
+	sp := steps[step-1]
+	r.Blocks = nil
+	st.Limits = Limits{BeforeCompaction: BeforeFull}
+	m := newMaterialization(cairn.OpInject, f, []*cairn.Session{s}, s.ID, fmt.Sprintf("%d.%d", seq, step))
+	m.Label = fmt.Sprintf("round %d step %d", seq, step)
+	m.Pieces = []*cairn.Piece{{Round: r, Full: true, Keep: []cairn.LineRange{{From: sp.FirstLine, To: sp.LastLine}}}}
+	return m, st.materialize(ctx, m)
 }

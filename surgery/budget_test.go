@@ -245,3 +245,55 @@ func jsonText(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
 }
+
+// TestAdviseLongSessions: advise's figure is what the client loads (the
+// same estimate as Resume), and what it recommends shrinks it: running the
+// advised command gives the estimate advise announced, below the original.
+func TestAdviseLongSessions(t *testing.T) {
+	st := mustOpenShared(t)
+	ctx := context.Background()
+	for _, id := range longSessions {
+		orig, err := surgery.Resume(ctx, st.Store, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, window := range []int64{0, 150_000, 100_000} {
+			a, err := surgery.Advise(ctx, st.Store, id, window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.ContextTokens != surgery.Estimate(orig) {
+				t.Errorf("%s window %d: advise says %d tokens, Resume's estimate is %d", short(id), window, a.ContextTokens, surgery.Estimate(orig))
+			}
+			t.Logf("%s window %d: loads %d → %s (%d)", short(id), a.Window, a.ContextTokens, a.Command, a.KeptTokens)
+			if a.ContextTokens < a.Window/2 {
+				if a.Operation != "" {
+					t.Errorf("%s window %d: under half, advised %s", short(id), window, a.Command)
+				}
+				continue
+			}
+			if a.Operation == "" || a.KeptTokens <= 0 || a.KeptTokens >= a.ContextTokens {
+				t.Errorf("%s window %d: advised %q keeping %d of %d tokens", short(id), window, a.Command, a.KeptTokens, a.ContextTokens)
+				continue
+			}
+			run := st.Store
+			run.Limits = surgery.Limits{Budget: a.Window / 2}
+			var m *cairn.Materialization
+			switch a.Operation {
+			case cairn.OpRevive:
+				m, err = surgery.Revive(ctx, run, id, "", "", cairn.FullFidelity)
+			case cairn.OpCompressBefore:
+				p, _ := surgery.ParsePoint(a.Args[len(a.Args)-1])
+				m, err = surgery.CompressBefore(ctx, run, id, p, cairn.FullFidelity)
+			default:
+				t.Fatalf("unexpected advice %s", a.Command)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := surgery.Estimate(m); got != a.KeptTokens {
+				t.Errorf("%s window %d: %s gives %d tokens, advise said %d", short(id), window, a.Command, got, a.KeptTokens)
+			}
+		}
+	}
+}

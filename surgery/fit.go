@@ -87,7 +87,7 @@ func (pl *plan) minCost() int64 {
 	pl.level = levelSteps
 	c := pl.cost()
 	pl.level = l
-	return min(c, pl.row)
+	return c
 }
 
 func sum(xs []int64) int64 {
@@ -141,20 +141,31 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 
 	// Newest first, in doubling batches, until even the least each round can
 	// keep fills the budget: older rounds can only be index lines.
+	// Each batch is as many rounds as the budget left could hold at the
+	// least the rounds read so far kept on average.
 	var reach int64 = m.Overhead
-	i, batch := len(full)-1, 1
+	i, batch, read := len(full)-1, 1, 0
 	for i >= 0 {
-		lo := max(0, i-batch+1)
+		lo := i - len(full) + 1 // all of them without a budget
+		if budget > 0 {
+			lo = max(0, i-batch+1)
+		}
+		lo = max(lo, 0)
 		if err := st.loadBlocks(ctx, full[lo:i+1]); err != nil {
 			return err
 		}
 		for _, pl := range full[lo : i+1] {
-			if err := st.plan(ctx, pl, m.Fidelity); err != nil {
+			if err := st.plan(ctx, pl, m.Fidelity, budget > 0 || hasBoundary(pl.p.Round)); err != nil {
 				return err
 			}
 			reach += pl.minCost()
+			read++
 		}
-		i, batch = lo-1, batch*2
+		i = lo - 1
+		if avg := max((reach-m.Overhead)/int64(read), 1); budget > reach {
+			// At most doubling: the latest round costs little at its least.
+			batch = int(min((budget-reach)/avg+1, int64(2*read)))
+		}
 		if budget > 0 && reach > budget {
 			for _, pl := range full[:i+1] {
 				pl.level = levelIndex
@@ -282,13 +293,30 @@ func (st Store) loadBlocks(ctx context.Context, pls []*plan) error {
 	return nil
 }
 
+func hasBoundary(r *cairn.Round) bool {
+	for _, b := range r.Blocks {
+		if isBoundary(b) {
+			return true
+		}
+	}
+	return false
+}
+
 // plan splits a loaded round into its prompt and steps and sizes them.
-func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity) error {
+// Without steps (no budget, no compaction to cut at) the round is sized
+// whole, as its prompt.
+func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity, steps bool) error {
 	r := pl.p.Round
-	steps := cairn.Steps(r.Blocks, r.LastLine)
+	if !steps {
+		pl.prompt = cairn.LineRange{From: r.FirstLine, To: r.LastLine}
+		pl.promptTok = tokensAt(r, r.Blocks, f)
+		pl.promptP = pl.promptTok
+		return nil
+	}
+	all := cairn.Steps(r.Blocks, r.LastLine)
 	pl.prompt = cairn.LineRange{From: r.FirstLine, To: r.LastLine}
-	if len(steps) > 0 {
-		pl.prompt.To = steps[0].FirstLine - 1
+	if len(all) > 0 {
+		pl.prompt.To = all[0].FirstLine - 1
 	}
 	var promptBlocks []*cairn.Block
 	for _, b := range r.Blocks {
@@ -298,7 +326,7 @@ func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity) error {
 	}
 	pf := condense(f)
 	pl.promptTok, pl.promptP = tokensAt(r, promptBlocks, f), tokensAt(r, promptBlocks, pf)
-	pl.setSteps(steps, f, pf)
+	pl.setSteps(all, f, pf)
 	return nil
 }
 
@@ -319,7 +347,10 @@ func (pl *plan) setSteps(steps []*cairn.Step, f, pf cairn.Fidelity) {
 // sidechain blocks and the client's compaction lines are not sent.
 func tokensAt(r *cairn.Round, blocks []*cairn.Block, f cairn.Fidelity) int64 {
 	var n int64
-	for _, b := range Apply(&cairn.Round{Seq: r.Seq, SessionID: r.SessionID, Blocks: blocks}, f).Blocks {
+	if f != cairn.FullFidelity {
+		blocks = Apply(&cairn.Round{Seq: r.Seq, SessionID: r.SessionID, Blocks: blocks}, f).Blocks
+	}
+	for _, b := range blocks {
 		if !b.Sidechain && !isBoundary(b) {
 			n += cairn.BlockTokens(b)
 		}

@@ -9,7 +9,7 @@ import (
 // Revive returns what revive gives a fresh agent: the session with the
 // rounds of engagement compressed when engagement is set; else the rounds
 // before before (a round number or a time, see [ParsePoint]) when it is
-// set; else all but the recent quarter of the session (see [RecentCut]).
+// set; else the whole session, for the budget to condense oldest first.
 // Returns EINVALID if both engagement and before are set.
 //
 // The result always fits a budget: st's, or the default one (half the
@@ -61,11 +61,8 @@ func revive(ctx context.Context, st Store, session, before, engagement string, f
 		}
 		return CompressBefore(ctx, st, session, p, f)
 	}
-	p, err := RecentCut(ctx, st, session)
-	if err != nil {
-		return nil, err
-	}
-	return CompressBefore(ctx, st, session, p, f)
+	// No cut: the budget decides, oldest first, so the recent steps stay.
+	return CompressBefore(ctx, st, session, Point{Seq: 1}, f)
 }
 
 // opResume names the materialization the client itself loads: see [Resume].

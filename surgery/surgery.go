@@ -1,17 +1,3 @@
-// Package surgery restructures what of a session is active in context:
-// compress-before, compress-engagement, extract-engagement, merge, split and
-// inject. Each operation is a pure function from stored rounds to a
-// [cairn.Materialization]; the store is only read. Writers (the Claude Code
-// exporter in package claudecode, Markdown and JSON in package export) turn
-// a materialization into something an agent or a person reads.
-//
-// # Rounds
-//
-// Rounds are the unit: an operation keeps a round in full or replaces it by
-// its index line, and never splits one. Round 0 (what came before the first
-// prompt) is never part of a materialization. Within a round kept in full,
-// a [cairn.Fidelity] says how thinking, tool calls and tool results render;
-// user and assistant text are always kept.
 package surgery
 
 import (

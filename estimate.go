@@ -18,8 +18,11 @@ const (
 	BlockOverheadTokens = 8
 	// DefaultRequestOverhead is what Claude Code sends besides the
 	// conversation (system prompt, tool definitions) when a session does not
-	// record it: its first request's usage minus its first prompt.
-	DefaultRequestOverhead = 20_000
+	// record it (its first request's usage minus its first prompt), and the
+	// least assumed when it does: the client that resumes is today's, and
+	// Claude Code 2.1.330 sends ~30,000 tokens of system prompt and tools
+	// with no MCP server (internal/claudetest's TestResumeWithinBudget).
+	DefaultRequestOverhead = 30_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

@@ -197,10 +197,12 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	}
 	// The fit works on an approximation of the summary; the exact estimate
 	// decides, and a few passes with a tighter target absorb the difference.
-	target := budget
+	// A sixteenth of the budget is kept for what the client adds around the
+	// new prompt (its environment, reminders), which no transcript shows.
+	target := budget - budget/16
 	for pass := 0; ; pass++ {
 		if budget > 0 {
-			if err := degrade(m, plans, full, target); err != nil {
+			if err := degrade(m, plans, full, target, budget); err != nil {
 				if pass > 0 {
 					return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
 				}
@@ -209,10 +211,10 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 		}
 		apply(m, plans)
 		m.Tokens = Estimate(m)
-		if budget <= 0 || m.Tokens <= budget || pass == 4 {
+		if budget <= 0 || m.Tokens <= budget-budget/16 || pass == 4 {
 			break
 		}
-		target -= m.Tokens - budget + 32
+		target -= m.Tokens - (budget - budget/16) + 32
 	}
 	if budget > 0 && m.Tokens > budget {
 		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
@@ -424,7 +426,7 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 }
 
 // degrade lowers rounds, oldest first, until the estimate fits budget.
-func degrade(m *cairn.Materialization, plans, full []*plan, budget int64) error {
+func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64) error {
 	base := m.Overhead + summaryBaseTokens
 	total := func() int64 {
 		n := base
@@ -475,8 +477,8 @@ func degrade(m *cairn.Materialization, plans, full []*plan, budget int64) error 
 	}
 	trim(0)
 	if t > budget {
-		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed (the client's own %d, the latest prompt and the last answer %d). Give a larger --budget, or --budget 0 for none.",
-			budget, t, m.Overhead, latest.cost())
+		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed (the client's own %d, the latest prompt and the last answer %d, a sixteenth kept for the client's additions). Give a larger --budget, or --budget 0 for none.",
+			asked, t+asked/16, m.Overhead, latest.cost())
 	}
 	return nil
 }
@@ -489,9 +491,13 @@ func apply(m *cairn.Materialization, plans []*plan) {
 	pf := condense(m.Fidelity)
 	kept := make([]*cairn.Piece, 0, len(plans))
 	m.Dropped = 0
+	pending := map[string]*cairn.Compaction{} // a compaction whose round went to the index: the next full round carries it
 	for _, pl := range plans {
 		p := pl.p
 		p.Fidelity, p.Keep, p.StepIndex, p.Compaction, p.Tokens = nil, pl.opKeep, nil, nil, 0
+		if pl.comp != nil && pl.level >= levelIndex {
+			pending[p.Round.SessionID] = pl.comp
+		}
 		switch pl.level {
 		case levelDropped:
 			m.Dropped++
@@ -501,6 +507,10 @@ func apply(m *cairn.Materialization, plans []*plan) {
 		default:
 			p.Full = true
 			p.Compaction = pl.comp
+			if c := pending[p.Round.SessionID]; c != nil && p.Compaction == nil {
+				p.Compaction = c
+			}
+			delete(pending, p.Round.SessionID)
 			p.StepIndex = pl.pre
 			from := pl.keepFrom
 			if pl.level == levelSteps {
@@ -613,7 +623,7 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 		if l.Type == "assistant" && e.Message.Usage != nil {
 			fc.model = e.Message.Model
 			if u := e.Message.Usage.Input + e.Message.Usage.CacheRead + e.Message.Usage.CacheCreation; u > conv {
-				fc.overhead = u - conv
+				fc.overhead = max(u-conv, cairn.DefaultRequestOverhead)
 			}
 			return fc, nil
 		}

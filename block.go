@@ -7,23 +7,25 @@ type BlockKind string
 
 // The kinds of block. MetaText is text the client injected into the
 // conversation (command output, reminders, compaction summaries): it is kept
-// but is neither a user's words nor an answer. Compaction marks where the
+// but is neither a user's words nor an answer. CompactionBlock marks where the
 // client compacted its context: its content names the trigger and the
 // context's size before ("Conversation compacted (auto, 167094 tokens)").
 const (
-	UserText      BlockKind = "user-text"
-	AssistantText BlockKind = "assistant-text"
-	Thinking      BlockKind = "thinking"
-	ToolUse       BlockKind = "tool-use"
-	ToolResult    BlockKind = "tool-result"
-	MetaText      BlockKind = "meta-text"
-	Compaction    BlockKind = "compaction"
+	UserText        BlockKind = "user-text"
+	AssistantText   BlockKind = "assistant-text"
+	Thinking        BlockKind = "thinking"
+	ToolUse         BlockKind = "tool-use"
+	ToolResult      BlockKind = "tool-result"
+	MetaText        BlockKind = "meta-text"
+	CompactionBlock BlockKind = "compaction"
 )
 
 // Searchable reports whether blocks of kind k are in the search index:
 // the published text of a round, not its process, and where the context
 // was compacted, so a reader can find it.
-func (k BlockKind) Searchable() bool { return k == UserText || k == AssistantText || k == Compaction }
+func (k BlockKind) Searchable() bool {
+	return k == UserText || k == AssistantText || k == CompactionBlock
+}
 
 // A Block is one typed piece of a line. A line holds zero or more blocks.
 type Block struct {

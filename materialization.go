@@ -14,6 +14,9 @@ const (
 	OpMerge              = "merge"
 	OpSplit              = "split"
 	OpInject             = "inject"
+	// OpRevive is compress-before at the recent rounds (or another cut)
+	// for a successor agent, always within a budget.
+	OpRevive = "revive"
 )
 
 // A Materialization is a rendering of stored history at chosen fidelity:
@@ -41,15 +44,75 @@ type Materialization struct {
 	EndedAt     time.Time `json:"ended_at"`
 	Rounds      int       `json:"rounds"`
 	Engagements []string  `json:"engagements,omitempty"`
+
+	// Size: the estimated tokens the client sends for it, the budget it was
+	// fitted in (0: none), and the rounds dropped from the index table to
+	// fit (oldest first).
+	Tokens  int64 `json:"tokens,omitempty"`
+	Budget  int64 `json:"budget,omitempty"`
+	Dropped int   `json:"dropped,omitempty"`
+	// Overhead is the estimated tokens the client sends besides the
+	// conversation (its system prompt and tools), part of Tokens.
+	Overhead int64 `json:"overhead,omitempty"`
+
+	// Compactions are the client's own compactions in the sources, in order.
+	Compactions []*Compaction `json:"compactions,omitempty"`
 }
 
 // A Piece is one round of a materialization: in full (with its blocks at
 // the materialization's fidelity, and its raw lines for a transcript
 // writer) or as one index line.
+//
+// A round in full may keep only part of itself: its prompt and its last
+// steps (Keep, line ranges), the steps before them as index lines
+// (StepIndex), and, for a round that spans the client's compaction, the
+// client's summary of what lies before the boundary (Compaction).
 type Piece struct {
 	Round *Round  `json:"round"`
 	Full  bool    `json:"full"`
 	Lines []*Line `json:"-"`
+
+	// Fidelity, when set, overrides the materialization's for this round:
+	// surgery condenses old rounds to fit a budget.
+	Fidelity *Fidelity `json:"fidelity,omitempty"`
+	// Keep, when set, are the line ranges of the round kept in full; the
+	// other lines are left out. Empty: the whole round.
+	Keep []LineRange `json:"keep,omitempty"`
+	// StepIndex are the index lines of the steps left out (see
+	// [Step.IndexLine]), in order.
+	StepIndex []string `json:"step_index,omitempty"`
+	// Compaction is the client's compaction the round spans, whose summary
+	// stands for the steps before its boundary.
+	Compaction *Compaction `json:"compaction,omitempty"`
+	// Tokens is the estimated size of what the piece puts in the request.
+	Tokens int64 `json:"tokens,omitempty"`
+}
+
+// A LineRange is the lines From to To of a session, inclusive.
+type LineRange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Kept reports whether line no of the piece's round is kept.
+func (p *Piece) Kept(no int) bool {
+	if len(p.Keep) == 0 {
+		return true
+	}
+	for _, r := range p.Keep {
+		if no >= r.From && no <= r.To {
+			return true
+		}
+	}
+	return false
+}
+
+// FidelityOr returns the piece's fidelity, or f when it has none.
+func (p *Piece) FidelityOr(f Fidelity) Fidelity {
+	if p.Fidelity != nil {
+		return *p.Fidelity
+	}
+	return f
 }
 
 // IndexRounds returns the rounds shown as index lines, in order.

@@ -16,6 +16,7 @@ const (
 	LineageImport   = "import"   // inscribed from an agent's transcript
 	LineageSubagent = "subagent" // a subagent spawned by a tool call of its parent
 	LineageSurgery  = "surgery"  // exported by a surgical operation
+	LineageRevive   = "revive"   // exported by revive for a successor agent
 )
 
 // A Session is one agent conversation: a Claude Code transcript file, a

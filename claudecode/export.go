@@ -22,6 +22,8 @@ import (
 //     rise along it, and a cairnSource member naming the round they came from;
 //   - thinking blocks are copied byte for byte with their message or left
 //     out, never edited; a tool call is never kept without its result;
+//   - a piece's own fidelity overrides the materialization's, and only the
+//     lines it keeps (its prompt and last steps) are written;
 //   - the session ends on a completed assistant text turn.
 //
 // Metadata lines (queue-operation, api-request*, last-prompt, …), sidechain
@@ -80,7 +82,7 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 
 	var out []*outLine
 	for _, p := range m.FullPieces() {
-		kept, err := keepLines(p, m.Fidelity)
+		kept, err := keepLines(p, p.FidelityOr(m.Fidelity))
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +157,7 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 	dropped := map[string]bool{} // tool calls left out: their results go too
 	source := json.RawMessage(`{"sessionId":` + string(appendQuoted(nil, p.Round.SessionID)) + `,"round":` + strconv.Itoa(p.Round.Seq) + `}`)
 	for _, l := range p.Lines {
-		if l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8 {
+		if (l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8) || !p.Kept(l.No) {
 			continue
 		}
 		switch l.Type {

@@ -211,7 +211,7 @@ func isPrompt(s string) bool {
 func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 	if e.Message == nil {
 		if e.Type == "system" && e.Subtype == "compact_boundary" {
-			rs.add(l, e, "system", cairn.Compaction, compactionText(e), nil)
+			rs.add(l, e, "system", cairn.CompactionBlock, compactionText(e), nil)
 		} else if e.Type == "system" && len(e.Content) > 0 && e.Content[0] == '"' {
 			rs.add(l, e, "system", cairn.MetaText, resultText(e.Content), nil)
 		}

@@ -96,7 +96,7 @@ func blockMarkdown(ew *errWriter, b *cairn.Block, voice string) {
 			label = "Tool error"
 		}
 		ew.printf("**%s%s:** `%s`\n\n%s\n", label, side, b.ToolName, fence(b.Content, ""))
-	case cairn.MetaText, cairn.Compaction:
+	case cairn.MetaText, cairn.CompactionBlock:
 		ew.printf("*%s%s:*\n\n%s\n", b.Role, side, fence(b.Content, ""))
 	}
 }

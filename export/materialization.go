@@ -38,6 +38,16 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 	ew.printf("- fidelity: thinking %s · tool calls %s · tool results %s\n", f.Thinking, f.ToolUse, f.ToolResult)
 	full, index := len(m.FullPieces()), len(m.IndexRounds())
 	ew.printf("- rounds: %d in full, %d as index lines\n", full, index)
+	if m.Dropped > 0 {
+		ew.printf("- rounds left out of the index to fit the budget: %d\n", m.Dropped)
+	}
+	if m.Tokens > 0 {
+		ew.printf("- size: ~%d tokens the client sends", m.Tokens)
+		if m.Budget > 0 {
+			ew.printf(" (budget %d)", m.Budget)
+		}
+		ew.printf("\n")
+	}
 
 	for i := 0; i < len(m.Pieces); {
 		p := m.Pieces[i]
@@ -57,6 +67,17 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 		ew.printf("\n")
 		if len(m.Sources) > 1 {
 			ew.printf("<!-- from %s -->\n", p.Round.SessionID)
+		}
+		if c := p.Compaction; c != nil {
+			ew.printf("*Claude Code compacted this session at line %d (%s, %d tokens before); its own summary stands for what came before:*\n\n> %s\n\n",
+				c.Line, c.Trigger, c.PreTokens, strings.ReplaceAll(strings.TrimSpace(c.Summary), "\n", "\n> "))
+		}
+		if len(p.StepIndex) > 0 {
+			ew.printf("*Round %d: earlier steps, one line each:*\n\n", p.Round.Seq)
+			for _, l := range p.StepIndex {
+				ew.printf("- %s\n", l)
+			}
+			ew.printf("\n")
 		}
 		roundMarkdown(ew, p.Round, voice(m, p.Round.SessionID))
 		if len(m.Sources) > 1 {

@@ -69,7 +69,7 @@ func TestSearch(t *testing.T) {
 		var got cairnhttp.SearchResponse
 		MustGet(t, s, "/api/search?q=compacted", &got)
 		for _, h := range got.Hits {
-			if h.Kind == cairn.Compaction && strings.Contains(h.Snippet, "manual, 120 tokens") {
+			if h.Kind == cairn.CompactionBlock && strings.Contains(h.Snippet, "manual, 120 tokens") {
 				return
 			}
 		}

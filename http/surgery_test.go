@@ -177,7 +177,7 @@ func TestRevive(t *testing.T) {
 		for _, body := range []string{`{}`, `{"before": "3"}`} {
 			var got cairnhttp.SurgeryResponse
 			MustPost(t, s, "/api/sessions/"+sessionA+"/revive", body, &got)
-			checkExported(t, st, got, cairn.OpCompressBefore, 1)
+			checkExported(t, st, got, cairn.OpRevive, 1)
 		}
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {

@@ -20,52 +20,74 @@ type Advice struct {
 	Command   string   `json:"command,omitempty"` // the cairn command that does it
 	Reason    string   `json:"reason"`
 
-	ContextTokens int64 `json:"context_tokens"` // estimated tokens the session holds in context
+	// ContextTokens is what the client loads when it resumes the session
+	// today: [Estimate] of [Resume] (after its last compaction).
+	ContextTokens int64 `json:"context_tokens"`
 	Window        int64 `json:"window"`
-	KeptTokens    int64 `json:"kept_tokens,omitempty"` // what stays in full after the advised operation
+	// KeptTokens is the same estimate for the advised operation's output,
+	// at the default budget (half the window): always less than
+	// ContextTokens.
+	KeptTokens int64 `json:"kept_tokens,omitempty"`
 }
 
-// Advise reads a session's size and tags and returns the decision tree's
-// answer:
+// Advise measures what the client loads for a session (see [Resume] and
+// [Estimate]) and returns the decision tree's answer:
 //
 //   - under half the window: nothing to do;
 //   - an engagement whose rounds all lie before the recent quarter is
 //     closed: compress-engagement it;
 //   - two or more engagements are live in the recent quarter: split;
 //   - otherwise finished work is accumulating: compress-before the recent
-//     quarter, or, when even the recent quarter would fill three quarters of
-//     the window, revive: the successor starts from that compressed session.
+//     quarter; revive when that would not shrink what the client loads.
 //
-// The size is the larger of the last round's reported usage and the text
-// the rounds hold (four characters a token).
+// Each candidate is run (nothing written) at the default budget, half the
+// window, and recommended only if its output is smaller than what the
+// client loads today. window 0 is the session's model's (see [Window]).
 func Advise(ctx context.Context, st Store, session string, window int64) (*Advice, error) {
-	if window <= 0 {
-		window = DefaultWindow
+	orig, err := Resume(ctx, st, session)
+	if err != nil {
+		return nil, err
 	}
+	fc, err := st.facts(ctx, orig.Sources[0])
+	if err != nil {
+		return nil, err
+	}
+	if window <= 0 {
+		window = Window(fc.model)
+	}
+	// The command carries the budget advice tried when it is not the one
+	// the command takes by default.
+	budgetArg := []string{}
+	if window/2 != DefaultBudget(fc.model) {
+		budgetArg = []string{"--budget", fmt.Sprint(window / 2)}
+	}
+	total := Estimate(orig)
 	sz, err := st.measure(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	s, rounds, size, total := sz.session, sz.rounds, sz.size, sz.total
-	if last := rounds[len(rounds)-1]; last.Usage.Context() > 0 {
-		msgs := map[string]bool{}
-		for _, b := range last.Blocks {
-			if b.MessageID != "" {
-				msgs[b.MessageID] = true
-			}
-		}
-		if n := int64(max(len(msgs), 1)); last.Usage.Context()/n > total {
-			total = last.Usage.Context() / n
-		}
-	}
+	s, rounds, size := sz.session, sz.rounds, sz.size
 	a := &Advice{Session: s.ID, ContextTokens: total, Window: window}
 	pct := 100 * total / window
 	if total < window/2 {
-		a.Reason = fmt.Sprintf("%d%% of a %d-token window is in use: keep working; surgery pays off past half.", pct, window)
+		a.Reason = fmt.Sprintf("%d%% of a %d-token window is what the client loads: keep working; surgery pays off past half.", pct, window)
 		return a, nil
 	}
+	trial := st
+	trial.Limits, trial.sizeOnly, trial.LinesOnly = Limits{Budget: window / 2}, true, true
+	shrinks := func(ms ...*cairn.Materialization) (int64, bool) {
+		var most int64
+		for _, m := range ms {
+			e := Estimate(m)
+			if e >= total {
+				return e, false
+			}
+			most = max(most, e)
+		}
+		return most, true
+	}
 
-	recent, tail := sz.recent()
+	recent, _ := sz.recent()
 	live, last := map[string]bool{}, map[string]int{}
 	var sizes = map[string]int64{}
 	for i, r := range rounds {
@@ -86,34 +108,56 @@ func Advise(ctx context.Context, st Store, session string, window int64) (*Advic
 	sort.Slice(closed, func(i, j int) bool {
 		return sizes[closed[i]] > sizes[closed[j]] || (sizes[closed[i]] == sizes[closed[j]] && closed[i] < closed[j])
 	})
-	switch {
-	case len(closed) > 0:
+	if len(closed) > 0 {
 		e := closed[0]
-		a.Operation, a.Args, a.KeptTokens = cairn.OpCompressEngagement, []string{s.ID, e}, total-sizes[e]
-		a.Reason = fmt.Sprintf("%d%% in use; engagement %q has no round in the recent quarter: it is closed. Collapse it to its index lines and continue with the live work.", pct, e)
-	case len(live) >= 2:
-		a.Operation, a.Args = cairn.OpSplit, []string{s.ID, "tags"}
-		a.Reason = fmt.Sprintf("%d%% in use; %d engagements are live in the recent quarter: the session serves several masters. Split it, one child per engagement.", pct, len(live))
-	default:
-		at := rounds[recent].Seq
-		if recent == 0 && len(rounds) > 1 {
-			// The recent quarter is the whole session (a few large rounds):
-			// keep only the last one in full, or the cut would compress nothing.
-			at = rounds[len(rounds)-1].Seq
-		}
-		a.Operation, a.Args, a.KeptTokens = cairn.OpCompressBefore, []string{s.ID, fmt.Sprint(at)}, tail
-		a.Reason = fmt.Sprintf("%d%% in use; finished work is accumulating. Compress rounds before %d to the index and continue in the freed space.", pct, at)
-		if tail > window*3/4 {
-			a.Operation = "revive"
-			a.Args = []string{s.ID, "--before", fmt.Sprint(at)}
-			a.Reason = fmt.Sprintf("%d%% in use and the recent rounds alone fill %d%%: nothing more to compress. Prepare a surgical session for a successor.", pct, 100*tail/window)
+		if m, err := CompressEngagement(ctx, trial, s.ID, e, cairn.FullFidelity); err == nil {
+			if kept, ok := shrinks(m); ok {
+				a.Operation, a.Args, a.KeptTokens = cairn.OpCompressEngagement, append(budgetArg, s.ID, e), kept
+				a.Reason = fmt.Sprintf("%d%% loaded; engagement %q has no round in the recent quarter: it is closed. Collapse it to its index lines (~%d tokens) and continue with the live work.", pct, e, kept)
+				return a.command(), nil
+			}
 		}
 	}
+	if len(live) >= 2 {
+		if ms, err := Split(ctx, trial, s.ID, nil, cairn.FullFidelity); err == nil {
+			if kept, ok := shrinks(ms...); ok {
+				a.Operation, a.Args, a.KeptTokens = cairn.OpSplit, append(budgetArg, s.ID, "tags"), kept
+				a.Reason = fmt.Sprintf("%d%% loaded; %d engagements are live in the recent quarter: the session serves several masters. Split it, one child per engagement (the largest ~%d tokens).", pct, len(live), kept)
+				return a.command(), nil
+			}
+		}
+	}
+	at := rounds[recent].Seq
+	if recent == 0 && len(rounds) > 1 {
+		// The recent quarter is the whole session (a few large rounds):
+		// keep only the last one in full, or the cut would compress nothing.
+		at = rounds[len(rounds)-1].Seq
+	}
+	if recent > 0 || len(rounds) > 1 {
+		if m, err := CompressBefore(ctx, trial, s.ID, Point{Seq: at}, cairn.FullFidelity); err == nil {
+			if kept, ok := shrinks(m); ok {
+				a.Operation, a.Args, a.KeptTokens = cairn.OpCompressBefore, append(budgetArg, s.ID, fmt.Sprint(at)), kept
+				a.Reason = fmt.Sprintf("%d%% loaded; finished work is accumulating. Compress rounds before %d to the index and continue in the freed space (~%d tokens).", pct, at, kept)
+				return a.command(), nil
+			}
+		}
+	}
+	m, err := Revive(ctx, trial, s.ID, "", "", cairn.FullFidelity)
+	if err != nil {
+		a.Reason = fmt.Sprintf("%d%% loaded, and no operation fits in half the window: %v", pct, err)
+		return a, nil
+	}
+	a.Operation, a.Args, a.KeptTokens = cairn.OpRevive, append(budgetArg, s.ID), Estimate(m)
+	a.Reason = fmt.Sprintf("%d%% loaded and compressing rounds would not shrink it (the work is in the recent rounds). Prepare a surgical session for a successor: its recent steps in full, the rest as index lines (~%d tokens).", pct, a.KeptTokens)
+	return a.command(), nil
+}
+
+func (a *Advice) command() *Advice {
 	a.Command = "cairn " + a.Operation
 	for _, arg := range a.Args {
 		a.Command += " " + arg
 	}
-	return a, nil
+	return a
 }
 
 // sizes are a session's rounds (with blocks) and their estimated tokens.

@@ -9,9 +9,46 @@ import (
 // Revive returns what revive gives a fresh agent: the session with the
 // rounds of engagement compressed when engagement is set; else the rounds
 // before before (a round number or a time, see [ParsePoint]) when it is
-// set; else all but the recent quarter of the session (see [RecentCut]).
+// set; else the whole session, for the budget to condense oldest first.
 // Returns EINVALID if both engagement and before are set.
+//
+// The result always fits a budget: st's, or the default one (half the
+// model's window) when st has none, and at most the recent half of what the
+// client loads for the session today (see [Resume]) when that is smaller, so
+// a successor always starts lighter. Its operation is revive.
 func Revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
+	orig, err := Resume(ctx, st, session)
+	if err != nil {
+		return nil, err
+	}
+	budget := st.Limits.Budget
+	if budget <= 0 {
+		fc, err := st.facts(ctx, orig.Sources[0])
+		if err != nil {
+			return nil, err
+		}
+		budget = DefaultBudget(fc.model)
+	}
+	// A successor starts lighter than its predecessor: the recent half of
+	// what the client loads today at most, the rest as index lines.
+	st.Limits.Budget = budget
+	if half := orig.Overhead + (Estimate(orig)-orig.Overhead)/2; half < budget {
+		st.Limits.Budget = half
+	}
+	m, err := revive(ctx, st, session, before, engagement, f)
+	if cairn.ErrorCode(err) == cairn.EINVALID && st.Limits.Budget < budget {
+		st.Limits.Budget = budget
+		m, err = revive(ctx, st, session, before, engagement, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Args = append([]string{m.Operation}, m.Args...)
+	m.Operation = cairn.OpRevive
+	return m, nil
+}
+
+func revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
 	switch {
 	case before != "" && engagement != "":
 		return nil, cairn.Errorf(cairn.EINVALID, "Revive compresses before a point or an engagement, not both.")
@@ -24,9 +61,29 @@ func Revive(ctx context.Context, st Store, session, before, engagement string, f
 		}
 		return CompressBefore(ctx, st, session, p, f)
 	}
-	p, err := RecentCut(ctx, st, session)
+	// No cut: the budget decides, oldest first, so the recent steps stay.
+	return CompressBefore(ctx, st, session, Point{Seq: 1}, f)
+}
+
+// opResume names the materialization the client itself loads: see [Resume].
+const opResume = "resume"
+
+// Resume returns what the client sends when it resumes the session as it
+// is: every round in full from its last compaction on, the client's summary
+// for what came before; no budget. Its [Estimate] is the session's
+// occupancy, the figure advice starts from.
+//
+// Its pieces carry no lines or blocks: it is a size.
+func Resume(ctx context.Context, st Store, session string) (*cairn.Materialization, error) {
+	s, rounds, err := st.load(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	return CompressBefore(ctx, st, session, p, f)
+	st.Limits = Limits{}
+	m := newMaterialization(opResume, cairn.FullFidelity, []*cairn.Session{s}, s.ID)
+	for _, r := range rounds {
+		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
+	}
+	st.sizeOnly = true
+	return m, st.materialize(ctx, m)
 }

@@ -19,7 +19,10 @@ func Summary(m *cairn.Materialization) string {
 		fmt.Fprintf(&b, " · %s", m.Label)
 	}
 	fmt.Fprintf(&b, ") from %s. Its history is stored in full; this is a chosen view of it.\n", sourceList(m))
-	b.WriteString("Any round listed here can be read in full with `cairn inject SESSION ROUND`.\n")
+	b.WriteString("Any round listed here can be read in full with `cairn inject SESSION ROUND`, one step of it with `cairn inject SESSION ROUND.STEP`.\n")
+	if m.Budget > 0 {
+		fmt.Fprintf(&b, "It was fitted in a budget of %d tokens: older rounds are condensed first.\n", m.Budget)
+	}
 
 	multi := len(m.Sources) > 1
 	if multi {
@@ -29,9 +32,31 @@ func Summary(m *cairn.Materialization) string {
 				s.StartedAt.UTC().Format(export.IndexTimeFormat), s.EndedAt.UTC().Format(export.IndexTimeFormat))
 		}
 	}
-	if idx := m.IndexRounds(); len(idx) > 0 {
-		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n\n", idx[0].SessionID)
-		_ = export.IndexTable(&b, idx)
+	if idx := m.IndexRounds(); len(idx) > 0 || m.Dropped > 0 {
+		id := m.Sources[0].ID
+		if len(idx) > 0 {
+			id = idx[0].SessionID
+		}
+		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n", id)
+		if m.Dropped > 0 {
+			fmt.Fprintf(&b, "(%d older rounds are left out of this table to fit the budget: `cairn rounds %s` lists them.)\n", m.Dropped, id)
+		}
+		if len(idx) > 0 {
+			b.WriteString("\n")
+			_ = export.IndexTable(&b, idx)
+		}
+	}
+	for _, p := range m.FullPieces() {
+		if c := p.Compaction; c != nil {
+			fmt.Fprintf(&b, "\nClaude Code compacted session %s itself at line %d (%s, %s, %d tokens before): what it had compacted stays out. Its own summary, written by the client, not by cairn:\n\n%s\n",
+				short(c.SessionID), c.Line, orUnknown(c.Trigger), c.At.UTC().Format(export.IndexTimeFormat), c.PreTokens, strings.TrimSpace(c.Summary))
+		}
+		if len(p.StepIndex) > 0 {
+			fmt.Fprintf(&b, "\nRound %d of %s: its prompt and its last steps are in full; its earlier steps, one line each (ROUND.STEP, tools with their key argument → the first characters of the result | the text):\n", p.Round.Seq, short(p.Round.SessionID))
+			for _, l := range p.StepIndex {
+				b.WriteString("- " + l + "\n")
+			}
+		}
 	}
 	if full := m.FullPieces(); len(full) > 0 {
 		b.WriteString("\nRounds in full follow, in this order:\n")
@@ -86,4 +111,11 @@ func short(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "trigger unknown"
+	}
+	return s
 }

@@ -1,21 +1,8 @@
-// Package surgery restructures what of a session is active in context:
-// compress-before, compress-engagement, extract-engagement, merge, split and
-// inject. Each operation is a pure function from stored rounds to a
-// [cairn.Materialization]; the store is only read. Writers (the Claude Code
-// exporter in package claudecode, Markdown and JSON in package export) turn
-// a materialization into something an agent or a person reads.
-//
-// # Rounds
-//
-// Rounds are the unit: an operation keeps a round in full or replaces it by
-// its index line, and never splits one. Round 0 (what came before the first
-// prompt) is never part of a materialization. Within a round kept in full,
-// a [cairn.Fidelity] says how thinking, tool calls and tool results render;
-// user and assistant text are always kept.
 package surgery
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -34,6 +21,12 @@ type Store struct {
 	// export is made of the rounds' lines, and reading every block of a
 	// long session costs a third of the export.
 	LinesOnly bool
+
+	// Limits are the budget every output fits in and what it keeps from
+	// before the client's compactions; the zero value fits nothing.
+	Limits Limits
+
+	sizeOnly bool // fit and estimate only: no line or block is read for writing
 }
 
 // load returns a session and its rounds (without round 0), without blocks.
@@ -56,6 +49,12 @@ func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.
 // raw lines, reading each run of consecutive full rounds of a session at
 // once, and sets the frontmatter.
 func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error {
+	if err := st.fit(ctx, m); err != nil {
+		return err
+	}
+	if st.sizeOnly {
+		return nil
+	}
 	full := m.FullPieces()
 	for i := 0; i < len(full); {
 		j := i + 1
@@ -107,7 +106,7 @@ func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) 
 		if r == nil {
 			return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", p.Round.SessionID, p.Round.Seq)
 		}
-		p.Round = Apply(r, f)
+		p.Round = keptBlocks(p, Apply(r, p.FidelityOr(f)))
 		for len(lines) > 0 && lines[0].No < r.FirstLine {
 			lines = lines[1:]
 		}
@@ -116,8 +115,32 @@ func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) 
 			n++
 		}
 		p.Lines, lines = lines[:n], lines[n:]
+		if len(p.Keep) > 0 {
+			kept := make([]*cairn.Line, 0, len(p.Lines))
+			for _, l := range p.Lines {
+				if p.Kept(l.No) {
+					kept = append(kept, l)
+				}
+			}
+			p.Lines = kept
+		}
 	}
 	return nil
+}
+
+// keptBlocks leaves out of r the blocks on lines p does not keep.
+func keptBlocks(p *cairn.Piece, r *cairn.Round) *cairn.Round {
+	if len(p.Keep) == 0 {
+		return r
+	}
+	kept := r.Blocks[:0]
+	for _, b := range r.Blocks {
+		if p.Kept(b.LineNo) {
+			kept = append(kept, b)
+		}
+	}
+	r.Blocks = kept
+	return r
 }
 
 func newMaterialization(op string, f cairn.Fidelity, sources []*cairn.Session, args ...string) *cairn.Materialization {
@@ -280,4 +303,29 @@ func (p Point) String() string {
 		return "round " + itoa(p.Seq)
 	}
 	return p.Time.UTC().Format(time.RFC3339)
+}
+
+// InjectStep returns one step of a round (see [cairn.Steps]): the assistant
+// turn with its tool calls and their results, as stored. It is a read.
+// Returns ENOTFOUND if the session, round or step does not exist.
+func InjectStep(ctx context.Context, st Store, session string, seq, step int, f cairn.Fidelity) (*cairn.Materialization, error) {
+	s, err := st.Sessions.FindSessionByID(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.Rounds.FindRound(ctx, s.ID, seq)
+	if err != nil {
+		return nil, err
+	}
+	steps := cairn.Steps(r.Blocks, r.LastLine)
+	if step < 1 || step > len(steps) {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "Round %d of %s has %d steps, not a step %d.", seq, s.ID, len(steps), step)
+	}
+	sp := steps[step-1]
+	r.Blocks = nil
+	st.Limits = Limits{BeforeCompaction: BeforeFull}
+	m := newMaterialization(cairn.OpInject, f, []*cairn.Session{s}, s.ID, fmt.Sprintf("%d.%d", seq, step))
+	m.Label = fmt.Sprintf("round %d step %d", seq, step)
+	m.Pieces = []*cairn.Piece{{Round: r, Full: true, Keep: []cairn.LineRange{{From: sp.FirstLine, To: sp.LastLine}}}}
+	return m, st.materialize(ctx, m)
 }

@@ -11,15 +11,18 @@ import (
 func (m *Main) runAdvise(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("advise", "[flags] SESSION", `
-Say which surgical operation to run on a session now, from its size and its
-engagement tags (the seed's decision tree): nothing under half the window; a
-closed engagement → compress-engagement; several live engagements → split;
-finished work accumulating → compress-before; nothing left to compress →
-revive.
+Say which surgical operation to run on a session now, from what the client
+loads when it resumes it (after its last compaction, the same estimate every
+surgical command prints) and its engagement tags (the seed's decision tree):
+nothing under half the window; a closed engagement → compress-engagement;
+several live engagements → split; finished work accumulating →
+compress-before; when that would not shrink what the client loads → revive.
+Each candidate is tried at the default budget (half the window) and advised
+only if its output is smaller than what the client loads today.
 
   cairn advise 5c0375b4`)
 	sf.register(fs, true)
-	window := fs.Int64("window", surgery.DefaultWindow, "context window in tokens")
+	window := fs.Int64("window", 0, "context window in tokens (default: the session's model's: 200000, or 1000000 for a 1m model)")
 	pos, err := positional(fs, args)
 	if err != nil {
 		return err

@@ -15,6 +15,8 @@ session, and print the command that resumes it. --before T compresses the
 rounds before T (a round number or a time); --engagement ID collapses that
 finished engagement. With neither, the recent quarter of the session (by
 size, at least two rounds) stays in full and the rest becomes the index.
+The session always fits the budget (see Size below): in a long autonomous
+round, the prompt and the recent steps stay in full. Its lineage is revive.
 
   cairn revive 5c0375b4
   cairn revive --before 40 5c0375b4
@@ -38,12 +40,22 @@ size, at least two rounds) stays in full and the rest becomes the index.
 	if err != nil {
 		return err
 	}
+	limits, err := f.limits()
+	if err != nil {
+		return err
+	}
+	if limits.Budget == 0 {
+		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for half the model's window")
+	}
 	st, err := m.openStore(f.store)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	mat, err := surgery.Revive(ctx, st.surgery(), pos[0], *before, *engagement, fid)
+	sst := st.surgery()
+	sst.LinesOnly = f.format == "claude"
+	sst.Limits = limits
+	mat, err := surgery.Revive(ctx, sst, pos[0], *before, *engagement, fid)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"cairn"
 	"cairn/export"
+	"cairn/surgery"
 )
 
 func (m *Main) runRounds(ctx context.Context, args []string) error {
@@ -19,7 +20,9 @@ Print a session's rounds as an index table, one line per round:
 
 Round 000, when present, holds what came before the first prompt. SESSION is
 a session uuid or a unique prefix of one. "cairn show SESSION N" prints a
-round in full.
+round in full. Where Claude Code compacted the session (compact_boundary
+lines), the round, line, time, trigger and pre-compaction tokens follow the
+table (and "compactions" in --json).
 
 --engagement ID lists that engagement's rounds, across every session when no
 SESSION is given: the canonical query of engagement archaeology.
@@ -51,11 +54,32 @@ SESSION is given: the canonical query of engagement archaeology.
 	if err != nil {
 		return err
 	}
+	compactions, err := surgery.Compactions(ctx, st.surgery(), sess.ID)
+	if err != nil {
+		return err
+	}
 	if sf.json {
-		return json.NewEncoder(m.Stdout).Encode(map[string]any{"session": sess, "rounds": orEmpty(rounds)})
+		return json.NewEncoder(m.Stdout).Encode(map[string]any{"session": sess, "rounds": orEmpty(rounds), "compactions": orEmpty(compactions)})
 	}
 	fmt.Fprintf(m.Stdout, "session %s · %d rounds · %s\n\n", sess.ID, sess.Rounds, sess.Project)
-	return export.IndexTable(m.Stdout, rounds)
+	if err := export.IndexTable(m.Stdout, rounds); err != nil {
+		return err
+	}
+	if len(compactions) > 0 {
+		fmt.Fprintf(m.Stdout, "\nClaude Code compacted this session %d times; the client loads only what follows the last boundary:\n", len(compactions))
+		for _, c := range compactions {
+			fmt.Fprintf(m.Stdout, "  round %03d · line %d · %s · %s · %d tokens before\n",
+				c.RoundSeq, c.Line, c.At.UTC().Format(export.IndexTimeFormat), orDash(c.Trigger), c.PreTokens)
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // engagementRounds prints an engagement's rounds across sessions, by time.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"cairn"
@@ -27,6 +28,8 @@ type surgeryFlags struct {
 	out      string
 	cwd      string
 	redact   bool
+	budget   string
+	before   string
 }
 
 const surgeryFormats = `
@@ -42,7 +45,25 @@ Formats (--format):
 Fidelity of rounds in full (--fidelity): full (default), partial (thinking as
 a reference, tool calls and results summarized), text (user and assistant text
 only), or per kind: thinking=full|reference|omit,tool_use=full|summary|omit,
-tool_result=full|summary|omit. User and assistant text are always kept.`
+tool_result=full|summary|omit. User and assistant text are always kept.
+
+Size (--budget TOKENS): every output is estimated in the tokens the client
+sends when it resumes it (its own system prompt and tools included), printed,
+and fitted in the budget: by default half the window of the session's model
+(200000, or 1000000 when the model's name says 1m), so 100000. Over budget,
+rounds degrade oldest first: full → partial fidelity → their prompt and last
+step with an index line per earlier step → one index line → left out of the
+index table (counted); the latest prompt and the last answer always stay. A
+round's steps are assistant turns with their tool calls and results, so a
+long autonomous round keeps its prompt, its recent steps in full and an index
+line per earlier step. If even that does not fit, nothing is written and the
+figures are printed. --budget 0 keeps every round the operation chose.
+
+Compactions (--before-compaction): when Claude Code compacted the session,
+it sends only its own summary and what follows the boundary. A kept round
+across the boundary keeps its post-boundary steps; before it, summary (the
+default) carries the client's summary, index adds an index line per earlier
+step, full brings the compacted content back as stored.`
 
 func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	f.storeFlags.register(fs, false)
@@ -51,6 +72,26 @@ func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	fs.StringVar(&f.out, "out", "", "claude: the folder to write the session to; markdown, json: the file")
 	fs.StringVar(&f.cwd, "cwd", "", "claude: the working directory to resume in (default: the source session's)")
 	fs.BoolVar(&f.redact, "redact", false, redactUsage)
+	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: half the model's window)")
+	fs.StringVar(&f.before, "before-compaction", "summary", "what to keep from before the client's last compaction: full | index | summary")
+}
+
+// limits reads --budget and --before-compaction.
+func (f *surgeryFlags) limits() (surgery.Limits, error) {
+	l := surgery.Limits{Budget: surgery.AutoBudget}
+	if f.budget != "" {
+		n, err := strconv.ParseInt(strings.ReplaceAll(f.budget, "_", ""), 10, 64)
+		if err != nil || n < 0 {
+			return l, usageError("--budget must be a number of tokens (0: no budget), got %q", f.budget)
+		}
+		l.Budget = n
+	}
+	before, err := surgery.ParseBeforeCompaction(f.before)
+	if err != nil {
+		return l, usageError("--before-compaction must be full, index or summary, got %q", f.before)
+	}
+	l.BeforeCompaction = before
+	return l, nil
 }
 
 func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
@@ -89,6 +130,10 @@ func (m *Main) runSurgical(ctx context.Context, args []string, c surgicalCommand
 	if err != nil {
 		return err
 	}
+	limits, err := f.limits()
+	if err != nil {
+		return err
+	}
 	var arg any = pos[1]
 	if c.prepare != nil {
 		if arg, err = c.prepare(pos[1]); err != nil {
@@ -102,6 +147,7 @@ func (m *Main) runSurgical(ctx context.Context, args []string, c surgicalCommand
 	defer st.Close()
 	sst := st.surgery()
 	sst.LinesOnly = f.format == "claude"
+	sst.Limits = limits
 	ms, err := c.run(ctx, sst, pos[0], arg, fid)
 	if err != nil {
 		return err
@@ -133,8 +179,8 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 			if mat.Label != "" {
 				label += " · " + mat.Label
 			}
-			fmt.Fprintf(m.Stdout, "%s: wrote %s\n  %d lines · %d rounds in full · %d as index lines · parent %s\n  resume: %s\n",
-				label, e.Path, e.Lines, len(mat.FullPieces()), len(mat.IndexRounds()), strings.Join(e.Parents, " + "), e.Resume)
+			fmt.Fprintf(m.Stdout, "%s: wrote %s\n  %d lines · %d rounds in full · %d as index lines%s · parent %s\n  size: %s\n  resume: %s\n",
+				label, e.Path, e.Lines, len(mat.FullPieces()), len(mat.IndexRounds()), droppedNote(mat), strings.Join(e.Parents, " + "), sizeNote(mat), e.Resume)
 		}
 		return nil
 	}
@@ -177,6 +223,24 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 		return err
 	}
 	return rw.Close()
+}
+
+// sizeNote says what the client will send for mat, against its budget.
+func sizeNote(mat *cairn.Materialization) string {
+	s := fmt.Sprintf("~%d tokens the client sends", mat.Tokens)
+	if mat.Budget > 0 {
+		s += fmt.Sprintf(" (budget %d, %d%%)", mat.Budget, 100*mat.Tokens/mat.Budget)
+	} else {
+		s += " (no budget)"
+	}
+	return s
+}
+
+func droppedNote(mat *cairn.Materialization) string {
+	if mat.Dropped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · %d left out of the index", mat.Dropped)
 }
 
 // An exported session: where it was written and how to resume it.
@@ -236,7 +300,11 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	for _, s := range mat.Sources {
 		parents = append(parents, s.ID)
 	}
-	if err := st.sessions.SetLineage(ctx, id, cairn.LineageSurgery, parents, mat.Operation); err != nil {
+	lineage := cairn.LineageSurgery
+	if mat.Operation == cairn.OpRevive {
+		lineage = cairn.LineageRevive
+	}
+	if err := st.sessions.SetLineage(ctx, id, lineage, parents, mat.Operation); err != nil {
 		return nil, err
 	}
 	return &exported{ID: id, Path: path, Cwd: cwd, Resume: "cd " + shellQuote(cwd) + " && claude --resume " + id,

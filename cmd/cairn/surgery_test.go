@@ -119,8 +119,11 @@ func TestSurgeryCommands(t *testing.T) {
 			t.Fatalf("split printed %d resume commands:\n%s", n, out)
 		}
 		out = c.run("revive", "--cwd", proj, "--engagement", "auth", tools)
-		if !strings.Contains(out, "compress-engagement") || resumeRE.FindString(out) == "" {
+		if !strings.Contains(out, "revive: wrote") || !strings.Contains(out, "tokens the client sends (budget ") || resumeRE.FindString(out) == "" {
 			t.Fatalf("revive:\n%s", out)
+		}
+		if out := c.run("sessions", "--json"); !strings.Contains(out, `"lineage":"revive"`) {
+			t.Fatalf("no session has lineage revive:\n%.3000s", out)
 		}
 		if out := c.run("advise", "--window", "1000", tools); !strings.Contains(out, "cairn ") {
 			t.Fatalf("advise:\n%s", out)

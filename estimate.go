@@ -1,0 +1,46 @@
+package cairn
+
+import "unicode/utf8"
+
+// Token estimates. What a client sends is its own system prompt and tool
+// definitions (the overhead) followed by the conversation; the conversation
+// is estimated from the text of its blocks. The ratio and the per-block cost
+// are calibrated against the usage the transcripts record
+// (surgery's TestEstimateCalibration prints the error).
+const (
+	// CharsPerToken is how many characters of conversation make one token:
+	// sessions of agents are mostly code, JSON and paths, denser than prose
+	// (2.5 leaves the long real sessions 4–7% under what the client
+	// recorded, the short ones within 16% over, overhead included).
+	CharsPerToken = 2.5
+	// BlockOverheadTokens is what a block costs besides its text: its type,
+	// ids and the message framing around it.
+	BlockOverheadTokens = 8
+	// DefaultRequestOverhead is what Claude Code sends besides the
+	// conversation (system prompt, tool definitions) when a session does not
+	// record it (its first request's usage minus its first prompt), and the
+	// least assumed when it does: the client that resumes is today's, and
+	// Claude Code 2.1.330 sends ~30,000 tokens of system prompt and tools
+	// with no MCP server (internal/claudetest's TestResumeWithinBudget).
+	DefaultRequestOverhead = 30_000
+)
+
+// EstimateTokens returns the estimated tokens of text.
+func EstimateTokens(text string) int64 {
+	return int64(float64(utf8.RuneCountInString(text))/CharsPerToken + 0.5)
+}
+
+// BlockTokens returns the estimated tokens a block adds to a request: its
+// content and its framing.
+func BlockTokens(b *Block) int64 {
+	return EstimateTokens(b.Content) + BlockOverheadTokens
+}
+
+// BlocksTokens returns the estimated tokens of blocks.
+func BlocksTokens(blocks []*Block) int64 {
+	var n int64
+	for _, b := range blocks {
+		n += BlockTokens(b)
+	}
+	return n
+}

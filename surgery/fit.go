@@ -1,0 +1,633 @@
+package surgery
+
+import (
+	"context"
+	"encoding/json"
+
+	"cairn"
+	"cairn/export"
+)
+
+// Limits bound what an operation writes.
+type Limits struct {
+	// Budget is the most tokens the client may send for the output (see
+	// [Estimate]). 0: no budget, every round the operation chose stays as it
+	// chose it. [AutoBudget]: half the window of the session's model.
+	Budget int64
+	// BeforeCompaction is what a kept round keeps of its content before the
+	// client's last compaction: [BeforeSummary] (""), [BeforeIndex] or
+	// [BeforeFull].
+	BeforeCompaction string
+}
+
+// AutoBudget asks for the default budget: half the session's model window.
+const AutoBudget = -1
+
+// Levels a round degrades through to fit a budget, oldest round first.
+const (
+	levelFull    = iota // at the materialization's fidelity
+	levelPartial        // thinking referenced, tools summarized
+	levelSteps          // prompt, last step in full, an index line per other step
+	levelIndex          // one line of the index table
+	levelDropped        // not even in the table (counted)
+)
+
+// A plan is one piece on its way through the fit.
+type plan struct {
+	p      *cairn.Piece
+	loaded bool
+	level  int
+	last   bool // the last full piece: it holds the latest prompt and the last answer
+
+	prompt             cairn.LineRange // From > To: none
+	promptTok, promptP int64
+	steps              []*cairn.Step // the steps that may be kept (after the client's compaction)
+	full, partial, idx []int64       // per step: tokens in full, in partial, as an index line
+	lines              []string      // per step: its index line
+	keepFrom           int           // the last piece: the first step kept in full
+	pre                []string      // index lines of steps before the compaction (BeforeIndex)
+	extra              int64         // the client's summary and pre-compaction index lines
+	row                int64         // tokens of its index row
+	comp               *cairn.Compaction
+	opKeep             []cairn.LineRange // what the operation itself kept (inject of a step)
+}
+
+// listLineTokens is what a round in full costs in the summary's list.
+const listLineTokens = 30
+
+func (pl *plan) cost() int64 {
+	switch pl.level {
+	case levelDropped:
+		return 0
+	case levelIndex:
+		return pl.row
+	case levelPartial:
+		return listLineTokens + pl.extra + pl.promptP + sum(pl.partial)
+	case levelSteps:
+		n := len(pl.steps)
+		if n == 0 {
+			return listLineTokens + pl.extra + pl.promptTok
+		}
+		return listLineTokens + pl.extra + pl.promptTok + pl.full[n-1] + sum(pl.idx[:n-1])
+	}
+	return listLineTokens + pl.extra + pl.promptTok + sum(pl.full[pl.keepFrom:]) + sum(pl.idx[:pl.keepFrom])
+}
+
+// minCost is the least the piece can cost while it keeps content in full.
+func (pl *plan) minCost() int64 {
+	if pl.last {
+		n := len(pl.steps)
+		c := listLineTokens + pl.extra + pl.promptTok
+		if n > 0 {
+			c += pl.full[n-1]
+		}
+		return c
+	}
+	l := pl.level
+	pl.level = levelSteps
+	c := pl.cost()
+	pl.level = l
+	return c
+}
+
+func sum(xs []int64) int64 {
+	var n int64
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// continues reports whether an operation's output continues its session,
+// so the client's compactions apply: the others are chosen rounds the user
+// asked for by name (an engagement, a merge, one round).
+func continues(op string) bool {
+	return op == cairn.OpCompressBefore || op == cairn.OpCompressEngagement || op == "select" || op == cairn.OpRevive || op == opResume
+}
+
+// fit decides, before any line is read, what each piece keeps: the client's
+// compaction respected, then, over budget, rounds degraded oldest first
+// (full → partial → steps index → index line → dropped from the table),
+// never the latest prompt and the last answer. Blocks are read newest round
+// first, only as far back as the budget can reach.
+func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
+	before, err := ParseBeforeCompaction(st.Limits.BeforeCompaction)
+	if err != nil {
+		return err
+	}
+	facts, err := st.facts(ctx, m.Sources[0])
+	if err != nil {
+		return err
+	}
+	budget := st.Limits.Budget
+	if budget == AutoBudget {
+		budget = DefaultBudget(facts.model)
+	}
+	m.Overhead, m.Budget = facts.overhead, max(budget, 0)
+
+	plans := make([]*plan, len(m.Pieces))
+	var full []*plan
+	for i, p := range m.Pieces {
+		plans[i] = &plan{p: p, level: levelIndex, row: rowTokens(p.Round), opKeep: p.Keep}
+		if p.Full {
+			plans[i].level = levelFull
+			full = append(full, plans[i])
+		}
+	}
+	if len(full) == 0 {
+		return cairn.Errorf(cairn.EINVALID, "Nothing stays in full.")
+	}
+	full[len(full)-1].last = true
+
+	// Newest first, in doubling batches, until even the least each round can
+	// keep fills the budget: older rounds can only be index lines.
+	// Each batch is as many rounds as the budget left could hold at the
+	// least the rounds read so far kept on average.
+	var reach int64 = m.Overhead
+	i, batch, read := len(full)-1, 1, 0
+	for i >= 0 {
+		lo := i - len(full) + 1 // all of them without a budget
+		if budget > 0 {
+			lo = max(0, i-batch+1)
+		}
+		lo = max(lo, 0)
+		if err := st.loadBlocks(ctx, full[lo:i+1]); err != nil {
+			return err
+		}
+		for _, pl := range full[lo : i+1] {
+			if err := st.plan(ctx, pl, m.Fidelity, budget > 0 || hasBoundary(pl.p.Round)); err != nil {
+				return err
+			}
+			reach += pl.minCost()
+			read++
+		}
+		i = lo - 1
+		if avg := max((reach-m.Overhead)/int64(read), 1); budget > reach {
+			// At most doubling: the latest round costs little at its least.
+			batch = int(min((budget-reach)/avg+1, int64(2*read)))
+		}
+		if budget > 0 && reach > budget {
+			for _, pl := range full[:i+1] {
+				pl.level = levelIndex
+			}
+			break
+		}
+	}
+	if continues(m.Operation) {
+		m.Compactions = nil
+		for _, pl := range full {
+			if pl.loaded {
+				cs, err := st.compactionsIn(ctx, pl.p.Round, pl.p.Round.Blocks)
+				if err != nil {
+					return err
+				}
+				m.Compactions = append(m.Compactions, cs...)
+			}
+		}
+		if len(m.Compactions) == 0 {
+			cs, err := st.compactionBefore(ctx, plans)
+			if err != nil {
+				return err
+			}
+			m.Compactions = cs
+		}
+		if before != BeforeFull {
+			respectCompaction(m, full, before)
+		}
+	}
+	// The fit works on an approximation of the summary; the exact estimate
+	// decides, and a few passes with a tighter target absorb the difference.
+	// A sixteenth of the budget is kept for what the client adds around the
+	// new prompt (its environment, reminders), which no transcript shows.
+	target := budget - budget/16
+	for pass := 0; ; pass++ {
+		if budget > 0 {
+			if err := degrade(m, plans, full, target, budget); err != nil {
+				if pass > 0 {
+					return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+				}
+				return err
+			}
+		}
+		apply(m, plans)
+		m.Tokens = Estimate(m)
+		if budget <= 0 || m.Tokens <= budget-budget/16 || pass == 4 {
+			break
+		}
+		target -= m.Tokens - (budget - budget/16) + 32
+	}
+	if budget > 0 && m.Tokens > budget {
+		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+	}
+	return nil
+}
+
+// compactionLookBack is how many rounds before the first kept one are
+// searched for the client's last compaction, whose summary is carried.
+const compactionLookBack = 32
+
+// compactionBefore finds the client's last compaction in the index rounds
+// just before the first round in full (at most [compactionLookBack] of
+// them), so its summary is carried even when the round it lies in is
+// compressed.
+func (st Store) compactionBefore(ctx context.Context, plans []*plan) ([]*cairn.Compaction, error) {
+	first := -1
+	for i, pl := range plans {
+		if pl.level < levelIndex && pl.loaded {
+			first = i
+			break
+		}
+	}
+	if first <= 0 {
+		return nil, nil
+	}
+	fr := plans[first].p.Round
+	var prev []*cairn.Round
+	for i := first - 1; i >= 0 && len(prev) < compactionLookBack; i-- {
+		r := plans[i].p.Round
+		if r.SessionID != fr.SessionID {
+			break
+		}
+		prev = append(prev, r)
+	}
+	if len(prev) == 0 {
+		return nil, nil
+	}
+	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: fr.SessionID, FromSeq: prev[len(prev)-1].Seq, ToSeq: prev[0].Seq, WithBlocks: true})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rounds) - 1; i >= 0; i-- {
+		cs, err := st.compactionsIn(ctx, rounds[i], rounds[i].Blocks)
+		if err != nil || len(cs) > 0 {
+			return cs, err
+		}
+	}
+	return nil, nil
+}
+
+// load reads the blocks of the plans' rounds, a run of consecutive rounds
+// of one session at a time.
+func (st Store) loadBlocks(ctx context.Context, pls []*plan) error {
+	for i := 0; i < len(pls); {
+		j := i + 1
+		for j < len(pls) && pls[j].p.Round.SessionID == pls[i].p.Round.SessionID && pls[j].p.Round.Seq == pls[j-1].p.Round.Seq+1 {
+			j++
+		}
+		first, last := pls[i].p.Round, pls[j-1].p.Round
+		rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: true})
+		if err != nil {
+			return err
+		}
+		bySeq := make(map[int]*cairn.Round, len(rounds))
+		for _, r := range rounds {
+			bySeq[r.Seq] = r
+		}
+		for _, pl := range pls[i:j] {
+			r := bySeq[pl.p.Round.Seq]
+			if r == nil {
+				return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", pl.p.Round.SessionID, pl.p.Round.Seq)
+			}
+			pl.p.Round, pl.loaded = r, true
+		}
+		i = j
+	}
+	return nil
+}
+
+func hasBoundary(r *cairn.Round) bool {
+	for _, b := range r.Blocks {
+		if isBoundary(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// plan splits a loaded round into its prompt and steps and sizes them.
+// Without steps (no budget, no compaction to cut at) the round is sized
+// whole, as its prompt.
+func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity, steps bool) error {
+	r := pl.p.Round
+	if !steps {
+		pl.prompt = cairn.LineRange{From: r.FirstLine, To: r.LastLine}
+		pl.promptTok = tokensAt(r, r.Blocks, f)
+		pl.promptP = pl.promptTok
+		return nil
+	}
+	all := cairn.Steps(r.Blocks, r.LastLine)
+	pl.prompt = cairn.LineRange{From: r.FirstLine, To: r.LastLine}
+	if len(all) > 0 {
+		pl.prompt.To = all[0].FirstLine - 1
+	}
+	var promptBlocks []*cairn.Block
+	for _, b := range r.Blocks {
+		if b.LineNo <= pl.prompt.To {
+			promptBlocks = append(promptBlocks, b)
+		}
+	}
+	pf := condense(f)
+	pl.promptTok, pl.promptP = tokensAt(r, promptBlocks, f), tokensAt(r, promptBlocks, pf)
+	pl.setSteps(all, f, pf)
+	return nil
+}
+
+func (pl *plan) setSteps(steps []*cairn.Step, f, pf cairn.Fidelity) {
+	r := pl.p.Round
+	pl.steps, pl.keepFrom = steps, 0
+	pl.full, pl.partial, pl.idx, pl.lines = nil, nil, nil, nil
+	for _, s := range steps {
+		line := s.IndexLine()
+		pl.full = append(pl.full, tokensAt(r, s.Blocks, f))
+		pl.partial = append(pl.partial, tokensAt(r, s.Blocks, pf))
+		pl.idx = append(pl.idx, cairn.EstimateTokens(line)+2)
+		pl.lines = append(pl.lines, line)
+	}
+}
+
+// tokensAt estimates blocks of r at fidelity f as the client sends them:
+// sidechain blocks and the client's compaction lines are not sent.
+func tokensAt(r *cairn.Round, blocks []*cairn.Block, f cairn.Fidelity) int64 {
+	var n int64
+	if f != cairn.FullFidelity {
+		blocks = Apply(&cairn.Round{Seq: r.Seq, SessionID: r.SessionID, Blocks: blocks}, f).Blocks
+	}
+	for _, b := range blocks {
+		if !b.Sidechain && !isBoundary(b) {
+			n += cairn.BlockTokens(b)
+		}
+	}
+	return n
+}
+
+// condense returns f with each kind at least as condensed as partial.
+func condense(f cairn.Fidelity) cairn.Fidelity {
+	if f.Thinking == cairn.DetailFull {
+		f.Thinking = cairn.DetailReference
+	}
+	if f.ToolUse == cairn.DetailFull {
+		f.ToolUse = cairn.DetailSummary
+	}
+	if f.ToolResult == cairn.DetailFull {
+		f.ToolResult = cairn.DetailSummary
+	}
+	return f
+}
+
+func rowTokens(r *cairn.Round) int64 {
+	return cairn.EstimateTokens(export.IndexLine(r)) + 1
+}
+
+// respectCompaction keeps, of each session's rounds, only what follows its
+// last compaction: rounds before it become index lines, the round across it
+// keeps its prompt and the steps after the boundary, and the client's summary
+// stands for what came before.
+func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
+	last := map[string]*cairn.Compaction{}
+	for _, c := range m.Compactions {
+		if l := last[c.SessionID]; l == nil || c.Line > l.Line {
+			last[c.SessionID] = c
+		}
+	}
+	carried := map[string]bool{}
+	for _, pl := range full {
+		r := pl.p.Round
+		c := last[r.SessionID]
+		if c == nil || !pl.loaded || pl.level >= levelIndex || r.LastLine < c.Line {
+			if c != nil && r.LastLine < c.Line && !pl.last {
+				pl.level = levelIndex
+			}
+			continue
+		}
+		if r.FirstLine < c.Line {
+			k := 0
+			for k < len(pl.steps) && pl.steps[k].FirstLine <= c.Line {
+				k++
+			}
+			if k == len(pl.steps) && !pl.last {
+				pl.level = levelIndex
+				continue
+			}
+			if k == len(pl.steps) && k > 0 {
+				k-- // the latest round keeps its last step, whatever it holds
+			}
+			if before == BeforeIndex {
+				pl.pre = append([]string(nil), pl.lines[:k]...)
+				pl.extra += sum(pl.idx[:k])
+			}
+			pl.full, pl.partial, pl.idx, pl.lines, pl.steps = pl.full[k:], pl.partial[k:], pl.idx[k:], pl.lines[k:], pl.steps[k:]
+		}
+		if !carried[r.SessionID] {
+			carried[r.SessionID] = true
+			pl.comp = c
+			pl.extra += cairn.EstimateTokens(c.Summary) + 60
+		}
+	}
+}
+
+// degrade lowers rounds, oldest first, until the estimate fits budget.
+func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64) error {
+	base := m.Overhead + summaryBaseTokens
+	total := func() int64 {
+		n := base
+		for _, pl := range plans {
+			n += pl.cost()
+		}
+		return n
+	}
+	t := total()
+	lower := func(pl *plan, to int) {
+		if pl.last || pl.level >= to {
+			return
+		}
+		if !pl.loaded && to < levelIndex {
+			return
+		}
+		before := pl.cost()
+		pl.level = to
+		t += pl.cost() - before
+	}
+	for _, to := range []int{levelPartial, levelSteps, levelIndex} {
+		for _, pl := range plans {
+			if t <= budget {
+				return nil
+			}
+			lower(pl, to)
+		}
+	}
+	latest := full[len(full)-1]
+	trim := func(limit int64) {
+		for t > budget && latest.keepFrom < len(latest.steps)-1 {
+			before := latest.cost()
+			if before-listLineTokens-latest.extra <= limit {
+				return
+			}
+			latest.keepFrom++
+			t += latest.cost() - before
+		}
+	}
+	trim(budget / 2) // the recent steps keep at least half the budget
+	for _, pl := range plans {
+		if t <= budget {
+			return nil
+		}
+		if pl.level == levelIndex {
+			lower(pl, levelDropped)
+		}
+	}
+	trim(0)
+	if t > budget {
+		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed (the client's own %d, the latest prompt and the last answer %d, a sixteenth kept for the client's additions). Give a larger --budget, or --budget 0 for none.",
+			asked, t+asked/16, m.Overhead, latest.cost())
+	}
+	return nil
+}
+
+// summaryBaseTokens is the summary's text besides its tables and lists.
+const summaryBaseTokens = 150
+
+// apply writes the plans' decisions into the pieces.
+func apply(m *cairn.Materialization, plans []*plan) {
+	pf := condense(m.Fidelity)
+	kept := make([]*cairn.Piece, 0, len(plans))
+	m.Dropped = 0
+	pending := map[string]*cairn.Compaction{} // a compaction whose round went to the index: the next full round carries it
+	for _, pl := range plans {
+		p := pl.p
+		p.Fidelity, p.Keep, p.StepIndex, p.Compaction, p.Tokens = nil, pl.opKeep, nil, nil, 0
+		if pl.comp != nil && pl.level >= levelIndex {
+			pending[p.Round.SessionID] = pl.comp
+		}
+		switch pl.level {
+		case levelDropped:
+			m.Dropped++
+			continue
+		case levelIndex:
+			p.Full = false
+		default:
+			p.Full = true
+			p.Compaction = pl.comp
+			if c := pending[p.Round.SessionID]; c != nil && p.Compaction == nil {
+				p.Compaction = c
+			}
+			delete(pending, p.Round.SessionID)
+			p.StepIndex = pl.pre
+			from := pl.keepFrom
+			if pl.level == levelSteps {
+				from = max(len(pl.steps)-1, 0)
+			}
+			if pl.level == levelPartial {
+				p.Fidelity = &pf
+			}
+			if from > 0 || len(pl.pre) > 0 || pl.comp != nil && len(pl.steps) > 0 && pl.steps[0].Seq > 1 {
+				p.StepIndex = append(p.StepIndex, pl.lines[:from]...)
+				p.Keep = []cairn.LineRange{}
+				if pl.prompt.To >= pl.prompt.From {
+					p.Keep = append(p.Keep, pl.prompt)
+				}
+				if from < len(pl.steps) {
+					p.Keep = append(p.Keep, cairn.LineRange{From: pl.steps[from].FirstLine, To: p.Round.LastLine})
+				}
+			}
+			p.Tokens = pl.promptTok + sum(pl.full[from:])
+			if pl.level == levelPartial {
+				p.Tokens = pl.promptP + sum(pl.partial)
+			}
+		}
+		kept = append(kept, p)
+	}
+	m.Pieces = kept
+}
+
+// Estimate returns the tokens the client sends when it resumes m: its own
+// overhead (system prompt and tools, from the source's first request), the
+// summary cairn writes, and the rounds in full as kept. Every edge shows
+// this figure.
+func Estimate(m *cairn.Materialization) int64 {
+	n := m.Overhead + cairn.EstimateTokens(Summary(m))
+	for _, p := range m.Pieces {
+		if p.Full {
+			n += p.Tokens
+		}
+	}
+	return n
+}
+
+// Window returns the context window of a model: 1M tokens when its name
+// says so ("[1m]", "-1m"), else 200k.
+func Window(model string) int64 {
+	if containsFold(model, "1m") {
+		return 1_000_000
+	}
+	return DefaultWindow
+}
+
+// DefaultBudget is the budget an operation fits in unless told: half the
+// model's window.
+func DefaultBudget(model string) int64 { return Window(model) / 2 }
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		match := true
+		for j := 0; j < len(sub); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// facts are what a session's lines say about the client that wrote it.
+type facts struct {
+	model    string
+	overhead int64 // tokens its requests carry besides the conversation
+}
+
+// facts reads a session's first request: its model, and its usage minus
+// the conversation before it is the client's overhead.
+func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
+	fc := facts{overhead: cairn.DefaultRequestOverhead}
+	lines, err := st.Lines.FindLines(ctx, s.ID, 1, 400)
+	if err != nil {
+		return fc, err
+	}
+	var conv int64
+	for _, l := range lines {
+		if l.Type != "user" && l.Type != "assistant" {
+			continue
+		}
+		var e struct {
+			IsSidechain bool `json:"isSidechain"`
+			Message     struct {
+				Model   string          `json:"model"`
+				Content json.RawMessage `json:"content"`
+				Usage   *struct {
+					Input         int64 `json:"input_tokens"`
+					CacheRead     int64 `json:"cache_read_input_tokens"`
+					CacheCreation int64 `json:"cache_creation_input_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l.Raw, &e) != nil || e.IsSidechain {
+			continue
+		}
+		if l.Type == "assistant" && e.Message.Usage != nil {
+			fc.model = e.Message.Model
+			if u := e.Message.Usage.Input + e.Message.Usage.CacheRead + e.Message.Usage.CacheCreation; u > conv {
+				fc.overhead = max(u-conv, cairn.DefaultRequestOverhead)
+			}
+			return fc, nil
+		}
+		conv += int64(float64(len(e.Message.Content))/cairn.CharsPerToken) + cairn.BlockOverheadTokens
+	}
+	return fc, nil
+}

@@ -27,7 +27,7 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CAIRN_NOW", "2026-03-19T10:23:00Z")
 			env.Setenv("CAIRN_SESSION", "")
-			env.Setenv("CLAUDE_SESSION_ID", "")
+			env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"append": appendFile},

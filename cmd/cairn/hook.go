@@ -40,8 +40,10 @@ hand.
                     tagged with the active engagement and frame
   Stop              the same
   PreCompact        inscribe everything before the compaction drops it
-  SessionEnd        inscribe the rest, then checkpoint on exit: a line on
-                    the current board and an exit move in the trace
+  SessionEnd        inscribe the rest, then checkpoint on exit (a line on
+                    the current board and an exit move in the trace) and
+                    sync: state.json names this session as the last one,
+                    and what changed in the relay files is recorded
 
 A folder outside a cairn workspace gets nothing and exit 0. A hook that
 fails prints one line on stderr and exits 1, which Claude Code reports and
@@ -283,7 +285,9 @@ func (m *Main) activeTags(ctx context.Context, w *workspace.Workspace, st *store
 	return engagement, frame, nil
 }
 
-// hookSessionEnd inscribes what is left, then checkpoints on exit.
+// hookSessionEnd inscribes what is left, checkpoints on exit, then syncs:
+// state.json names this session as the last one and the relay files'
+// changes are recorded (idempotent; it never refuses as cairn sync does).
 func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
 	last, err := m.hookInscribe(ctx, w, in)
 	if err != nil {
@@ -313,7 +317,10 @@ func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *c
 	if err != nil {
 		return err
 	}
-	_, err = w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "session end ("+reason+")")
+	if _, err := w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "session end ("+reason+")"); err != nil {
+		return err
+	}
+	_, err = w.EndSession()
 	return err
 }
 

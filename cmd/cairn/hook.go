@@ -37,7 +37,10 @@ hand.
                     Claude Code's 10,000 characters; the whole context goes
                     to .cairn/context/<session>.xml when it does not fit
   UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
-                    tagged with the active engagement and frame
+                    tagged with the active engagement and frame; when the
+                    context the client holds has crossed a threshold of
+                    .cairn/config (pressure = 70,85), add a short note:
+                    the percentage, what advise recommends, the command
   Stop              the same
   PreCompact        inscribe everything before the compaction drops it
   SessionEnd        inscribe the rest, then checkpoint on exit (a line on
@@ -97,7 +100,16 @@ func (m *Main) hook(ctx context.Context, event string) error {
 	switch event {
 	case claudecode.SessionStart:
 		return m.hookSessionStart(ctx, w, in)
-	case claudecode.UserPromptSubmit, claudecode.Stop, claudecode.PreCompact:
+	case claudecode.UserPromptSubmit:
+		if _, err := m.hookInscribe(ctx, w, in); err != nil {
+			return err
+		}
+		note, err := m.hookPressure(ctx, w, in)
+		if err != nil || note == "" {
+			return err
+		}
+		return claudecode.WriteAdditionalContext(m.Stdout, claudecode.UserPromptSubmit, note)
+	case claudecode.Stop, claudecode.PreCompact:
 		_, err := m.hookInscribe(ctx, w, in)
 		return err
 	case claudecode.SessionEnd:

@@ -98,6 +98,7 @@ var commands = []struct {
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
+	{"statusline", command{"one line for Claude Code's status line: context %, frame, engagement", (*Main).runStatusline}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.

@@ -107,7 +107,7 @@ var commandGroups = []struct{ title, names string }{
 	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
-	{"Agents and people", "install uninstall hook mcp serve"},
+	{"Agents and people", "install uninstall hook statusline mcp serve"},
 }
 
 // Run runs the subcommand named by args[0].

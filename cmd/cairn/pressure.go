@@ -62,4 +62,3 @@ func thousands(n int64) string {
 	}
 	return s
 }
-

@@ -29,6 +29,7 @@ func Summary(m *cairn.Materialization) string {
 				s.StartedAt.UTC().Format(export.IndexTimeFormat), s.EndedAt.UTC().Format(export.IndexTimeFormat))
 		}
 	}
+	collapsedSummary(&b, m)
 	if idx := m.IndexRounds(); len(idx) > 0 {
 		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n\n", idx[0].SessionID)
 		_ = export.IndexTable(&b, idx)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"cairn"
+	"cairn/surgery"
 )
 
 func (m *Main) runPop(ctx context.Context, args []string) error {
@@ -15,7 +17,9 @@ instead of the frame's whole history, so say what was accomplished, what
 was produced and what was decided.
 
 A frame ends completed (results required), failed (say why) or blocked
-(say on what; "cairn activate" resumes it).
+(say on what; "cairn activate" resumes it). When the frame's rounds are in
+this session, pop says how much context collapsing them to the results
+would free, and the command that does it (cairn compress-frames).
 
 Examples:
   cairn pop --results "JWT auth with refresh tokens; User model, middleware, routes" \
@@ -50,5 +54,13 @@ Examples:
 	if err != nil {
 		return err
 	}
-	return m.printChange(ff.json, "popped", c)
+	if err := m.printChange(ff.json, "popped", c); err != nil || ff.json {
+		return err
+	}
+	if f, err := st.frames.FindFrameByID(ctx, id); err == nil && surgery.Finished(f) {
+		if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(""), id); err == nil && col != nil {
+			fmt.Fprintln(m.Stdout, col)
+		}
+	}
+	return nil
 }

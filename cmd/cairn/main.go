@@ -98,13 +98,14 @@ var commands = []struct {
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
+	{"compress-frames", command{"finished frames' rounds become their results; open frames stay full", (*Main).runCompressFrames}},
 	{"statusline", command{"one line for Claude Code's status line: context %, frame, engagement", (*Main).runStatusline}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
 	{"Transcripts", "import sessions rounds show export search reindex migrate"},
-	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise tag untag matrix"},
+	{"Surgery", "compress-before compress-engagement compress-frames extract-engagement merge split inject revive advise tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
 	{"Agents and people", "install uninstall hook statusline mcp serve"},

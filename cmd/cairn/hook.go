@@ -47,6 +47,11 @@ hand.
                     the current board and an exit move in the trace) and
                     sync: state.json names this session as the last one,
                     and what changed in the relay files is recorded
+  PreToolUse        (Task|Agent only) record a hand-off in state.json: the
+                    sub-agent's prompt, the parent session
+  SubagentStart     name the sub-agent on its hand-off and give it the
+                    relay context (cairn prime) and its hand-off id
+  SubagentStop      record its last answer as the hand-off's result
 
 A folder outside a cairn workspace gets nothing and exit 0. A hook that
 fails prints one line on stderr and exits 1, which Claude Code reports and
@@ -114,6 +119,12 @@ func (m *Main) hook(ctx context.Context, event string) error {
 		return err
 	case claudecode.SessionEnd:
 		return m.hookSessionEnd(ctx, w, in)
+	case claudecode.PreToolUse:
+		return m.hookPreToolUse(w, in)
+	case claudecode.SubagentStart:
+		return m.hookSubagentStart(w, in)
+	case claudecode.SubagentStop:
+		return m.hookSubagentStop(w, in)
 	}
 	return nil
 }

@@ -42,7 +42,10 @@ hand.
                     .cairn/config (pressure = 70,85), add a short note:
                     the percentage, what advise recommends, the command
   Stop              the same
-  PreCompact        inscribe everything before the compaction drops it
+  PreCompact        inscribe everything before the compaction drops it;
+                    when the client compacts by itself (auto: the context
+                    ran out) also checkpoint, trace it and prepare a
+                    revived session, which SessionStart then names
   SessionEnd        inscribe the rest, then checkpoint on exit (a line on
                     the current board and an exit move in the trace) and
                     sync: state.json names this session as the last one,
@@ -114,9 +117,11 @@ func (m *Main) hook(ctx context.Context, event string) error {
 			return err
 		}
 		return claudecode.WriteAdditionalContext(m.Stdout, claudecode.UserPromptSubmit, note)
-	case claudecode.Stop, claudecode.PreCompact:
+	case claudecode.Stop:
 		_, err := m.hookInscribe(ctx, w, in)
 		return err
+	case claudecode.PreCompact:
+		return m.hookPreCompact(ctx, w, in)
 	case claudecode.SessionEnd:
 		return m.hookSessionEnd(ctx, w, in)
 	case claudecode.PreToolUse:
@@ -132,7 +137,7 @@ func (m *Main) hook(ctx context.Context, event string) error {
 // hookContextChars is what the SessionStart context may take: Claude Code
 // passes 10,000 characters on whole, and the note pointing to the full
 // context needs a line.
-const hookContextChars = claudecode.MaxAdditionalContext - 400
+const hookContextChars = claudecode.MaxAdditionalContext - 800
 
 // hookSessionStart prints the assembled context. Tokens are not counted:
 // Claude Code's limit is in characters, and loading the BPE ranks would
@@ -180,6 +185,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 			return err
 		}
 		text = strings.TrimRight(text, "\n") + fmt.Sprintf("\n\nThis context was cut to fit; all of it (%d characters) is in %s: read it when you need what was cut.\n", len(full.Text), path)
+	}
+	if line := revivedLine(w, in); line != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + line + "\n"
 	}
 	return claudecode.WriteAdditionalContext(m.Stdout, claudecode.SessionStart, text)
 }

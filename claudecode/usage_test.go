@@ -91,3 +91,22 @@ func TestLastOccupancyCompacted(t *testing.T) {
 		t.Fatalf("after a boundary: %+v, %v", o, err)
 	}
 }
+
+// BenchmarkLastOccupancy reads the occupancy at the end of the largest
+// real transcript, or of $CAIRN_BENCH_TRANSCRIPT (a 100 MB one from
+// bench/cmd/hookbench): the cost does not grow with the file.
+func BenchmarkLastOccupancy(b *testing.B) {
+	path := os.Getenv("CAIRN_BENCH_TRANSCRIPT")
+	if path == "" {
+		paths, _ := filepath.Glob("../../shared/testdata/transcripts/marot__spotter/long/*.jsonl")
+		if len(paths) == 0 {
+			b.Skip("no long transcript")
+		}
+		path = paths[0]
+	}
+	for b.Loop() {
+		if _, err := claudecode.LastOccupancy(path, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -19,10 +19,16 @@ const (
 	// DefaultRequestOverhead is what Claude Code sends besides the
 	// conversation (system prompt, tool definitions) when a session does not
 	// record it (its first request's usage minus its first prompt), and the
-	// least assumed when it does: the client that resumes is today's, and
-	// Claude Code 2.1.330 sends ~30,000 tokens of system prompt and tools
-	// with no MCP server (internal/claudetest's TestResumeWithinBudget).
-	DefaultRequestOverhead = 30_000
+	// least assumed when it does: any supported client may resume the
+	// output, and the oldest sends the most (no MCP server: ~30,000 tokens
+	// with 2.1.330, ~43,000 with 2.1.197; internal/claudetest's
+	// TestResumeWithinBudget).
+	DefaultRequestOverhead = 45_000
+	// MaxRequestOverhead is the most a session's first request is believed
+	// to carry besides its conversation: a first request that reports more
+	// (a session whose first reply already held a long context it does not
+	// record) says nothing about the client.
+	MaxRequestOverhead = 80_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

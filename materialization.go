@@ -16,7 +16,8 @@ const (
 	OpInject             = "inject"
 	// OpRevive is compress-before at the recent rounds (or another cut)
 	// for a successor agent, always within a budget.
-	OpRevive = "revive"
+	OpRevive         = "revive"
+	OpCompressFrames = "compress-frames"
 )
 
 // A Materialization is a rendering of stored history at chosen fidelity:
@@ -37,6 +38,9 @@ type Materialization struct {
 
 	// Pieces are the rounds in reading order.
 	Pieces []*Piece `json:"pieces"`
+	// Collapsed are finished frames whose rounds the materialization
+	// leaves out, each standing as one entry (compress-frames).
+	Collapsed []*CollapsedFrame `json:"collapsed,omitempty"`
 
 	// Frontmatter of the whole: the earliest start, the latest end, the
 	// rounds and the engagements of the sources (a merge unions them).
@@ -113,6 +117,16 @@ func (p *Piece) FidelityOr(f Fidelity) Fidelity {
 		return *p.Fidelity
 	}
 	return f
+}
+
+// A CollapsedFrame is a finished frame that stands, in a materialization,
+// for the rounds worked under it: its title, results and compaction, and
+// the rounds, which stay readable with inject.
+type CollapsedFrame struct {
+	Frame     *Frame `json:"frame"`
+	SessionID string `json:"session_id"`
+	Rounds    []int  `json:"rounds"`
+	Tokens    int64  `json:"tokens"` // what the rounds held, estimated (four characters a token)
 }
 
 // IndexRounds returns the rounds shown as index lines, in order.

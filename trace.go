@@ -46,14 +46,17 @@ func (t *Trace) Current() string {
 }
 
 // Path returns the sequence of situations the actor went through: the
-// first move's origin, then each move's destination.
+// first move's origin, then each move's destination. A move that stays
+// where it is (as on exit) adds nothing.
 func (t *Trace) Path() []string {
 	if len(t.Moves) == 0 {
 		return nil
 	}
 	path := []string{t.Moves[0].From}
 	for _, m := range t.Moves {
-		path = append(path, m.To)
+		if m.To != path[len(path)-1] {
+			path = append(path, m.To)
+		}
 	}
 	return path
 }

@@ -23,11 +23,22 @@ const (
 	// watches them for context exhaustion (seed 004).
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
+	PreToolUse         = "PreToolUse"    // only for the sub-agent tool: see [HookMatchers]
+	SubagentStart      = "SubagentStart" // may add context to the sub-agent's first request
+	SubagentStop       = "SubagentStop"
 )
 
 // HookEvents are the events [Install] registers, in the order Claude Code
 // fires them.
-var HookEvents = []string{SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
+var HookEvents = []string{SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd, PreToolUse, SubagentStart, SubagentStop}
+
+// HookMatchers are the matchers of events that must not run for every
+// tool: PreToolUse runs only for the tool that starts a sub-agent (Agent
+// in 2.1.x, Task before).
+var HookMatchers = map[string]string{PreToolUse: "Task|Agent"}
+
+// SubagentTools are the names of the tool that starts a sub-agent.
+var SubagentTools = []string{"Agent", "Task"}
 
 // MaxAdditionalContext is the most characters of additionalContext Claude
 // Code passes on whole. Seen with claude 2.1.330: 9,950 arrive as they are;
@@ -45,6 +56,18 @@ type HookInput struct {
 	Trigger        string `json:"trigger,omitempty"` // PreCompact: manual, auto
 	Reason         string `json:"reason,omitempty"`  // SessionEnd: clear, logout, prompt_input_exit, other
 	Prompt         string `json:"prompt,omitempty"`  // UserPromptSubmit
+
+	// PreToolUse: the tool and its input.
+	ToolName  string          `json:"tool_name,omitempty"`
+	ToolInput json.RawMessage `json:"tool_input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+
+	// SubagentStart and SubagentStop: the sub-agent; SubagentStop adds its
+	// transcript and last answer.
+	AgentID              string `json:"agent_id,omitempty"`
+	AgentType            string `json:"agent_type,omitempty"`
+	AgentTranscriptPath  string `json:"agent_transcript_path,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 }
 
 // maxHookInput bounds what is read from stdin: hook inputs are small, and

@@ -56,7 +56,11 @@ func editHooks(settings []byte, bin string, install bool) ([]byte, bool, error) 
 			return nil, false, err
 		}
 		if install {
-			groups = append(groups, marshal(hookGroup{Hooks: []hookCommand{{Type: "command", Command: bin + " hook " + event}}}))
+			g := hookGroup{Hooks: []hookCommand{{Type: "command", Command: bin + " hook " + event}}}
+			if m, ok := HookMatchers[event]; ok {
+				g.Matcher = &m
+			}
+			groups = append(groups, marshal(g))
 		}
 		if len(groups) == 0 {
 			hooks.del(event)
@@ -192,11 +196,19 @@ const AgentNotes = notesBegin + `
 ## cairn
 
 This project's context is kept by cairn: hooks inscribe every session and
-start each one with the assembled context. Commands you may use:
-- ` + "`cairn push TITLE --criteria …` / `cairn pop --results …`" + `: start and finish a subtask (frame)
-- ` + "`cairn checkpoint DONE --next NEXT`" + `: note progress on the board
-- ` + "`cairn search QUERY`" + `: find where something was said in earlier sessions
-- ` + "`cairn context`" + `: the assembled context again, after a long turn
+start each one with the assembled context (mission, frame stack, state).
+- Push a frame when you start a subtask you could retry or summarise as a
+  unit: ` + "`cairn push TITLE --criteria …`" + `; pop it when done with what it
+  produced: ` + "`cairn pop --results … --compact …`" + `. Popped frames' rounds
+  collapse to their results (` + "`cairn compress-frames`" + `, pop prints it).
+- A "cairn: your context is N% full" note means the window is filling:
+  pop finished frames, ` + "`cairn checkpoint DONE --next NEXT`" + `, then run the
+  command it gives (` + "`cairn advise SESSION`" + ` / ` + "`cairn revive SESSION`" + `): a
+  fresh session that starts oriented, instead of a lossy compaction.
+- Sub-agents get the relay context and are recorded as hand-offs in
+  state.json; a child reports with ` + "`cairn handoff --result …`" + `.
+- ` + "`cairn search QUERY`" + ` finds earlier work; ` + "`cairn recover SESSION`" + ` where a
+  session was; ` + "`cairn context`" + ` the assembled context again.
 ` + notesEnd + "\n"
 
 // InstallNotes returns text with [AgentNotes] at its end, or unchanged if

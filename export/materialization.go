@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -48,6 +49,7 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 		}
 		ew.printf("\n")
 	}
+	collapsedMarkdown(ew, m)
 
 	for i := 0; i < len(m.Pieces); {
 		p := m.Pieces[i]
@@ -116,4 +118,24 @@ func MaterializationJSON(w io.Writer, m *cairn.Materialization) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(m)
+}
+
+// collapsedMarkdown writes the finished frames that stand for their
+// rounds (compress-frames).
+func collapsedMarkdown(ew *errWriter, m *cairn.Materialization) {
+	for _, c := range m.Collapsed {
+		f := c.Frame
+		seqs := make([]string, len(c.Rounds))
+		for i, n := range c.Rounds {
+			seqs[i] = fmt.Sprint(n)
+		}
+		ew.printf("\n## Frame %s · %s (%s) · in place of rounds %s (~%d tokens)\n\n", f.ID, f.Title, f.Status, strings.Join(seqs, ", "), c.Tokens)
+		ew.printf("- criteria: %s\n", f.CriteriaCompacted())
+		if f.Results != "" {
+			ew.printf("- results: %s\n", f.Results)
+		}
+		if f.ResultsCompacted != "" && f.ResultsCompacted != f.Results {
+			ew.printf("- compaction: %s\n", f.ResultsCompacted)
+		}
+	}
 }

@@ -197,7 +197,7 @@ func (s *Server) pop(ctx context.Context, in popIn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return change("popped", c), nil
+	return change("popped", c) + s.collapseNote(ctx, id), nil
 }
 
 type planIn struct {

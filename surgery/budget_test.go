@@ -171,7 +171,7 @@ func TestBudgetLongSessions(t *testing.T) {
 				}
 			}
 			mid := all[len(all)/2].Seq
-			for _, budget := range []int64{surgery.AutoBudget, 60_000, 50_000} {
+			for _, budget := range []int64{surgery.AutoBudget, 80_000, 65_000} {
 				st := st.Store
 				st.Limits = surgery.Limits{Budget: budget}
 				for _, op := range []string{"revive", "compress-before"} {
@@ -262,7 +262,7 @@ func TestAdviseLongSessions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, window := range []int64{0, 150_000, 100_000} {
+		for _, window := range []int64{0, 150_000, 120_000} {
 			a, err := surgery.Advise(ctx, st.Store, id, window)
 			if err != nil {
 				t.Fatal(err)

@@ -623,7 +623,7 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 		if l.Type == "assistant" && e.Message.Usage != nil {
 			fc.model = e.Message.Model
 			if u := e.Message.Usage.Input + e.Message.Usage.CacheRead + e.Message.Usage.CacheCreation; u > conv {
-				fc.overhead = max(u-conv, cairn.DefaultRequestOverhead)
+				fc.overhead = min(max(u-conv, cairn.DefaultRequestOverhead), cairn.MaxRequestOverhead)
 			}
 			return fc, nil
 		}

@@ -32,6 +32,7 @@ func Summary(m *cairn.Materialization) string {
 				s.StartedAt.UTC().Format(export.IndexTimeFormat), s.EndedAt.UTC().Format(export.IndexTimeFormat))
 		}
 	}
+	collapsedSummary(&b, m)
 	if idx := m.IndexRounds(); len(idx) > 0 || m.Dropped > 0 {
 		id := m.Sources[0].ID
 		if len(idx) > 0 {

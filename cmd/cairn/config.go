@@ -162,13 +162,15 @@ type wsFlags struct {
 }
 
 func (f *wsFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.session, "session", "", "the acting session (default: $CAIRN_SESSION, else $CLAUDE_SESSION_ID, else \"default\")")
+	fs.StringVar(&f.session, "session", "", "the acting session (default: $CAIRN_SESSION, else $CLAUDE_CODE_SESSION_ID, else \"default\")")
 }
 
-// sessionID resolves the acting session: the flag, $CAIRN_SESSION,
-// $CLAUDE_SESSION_ID, else "default".
+// sessionID resolves the acting session: the flag (or a hook's
+// session_id), $CAIRN_SESSION, $CLAUDE_CODE_SESSION_ID (what Claude Code
+// sets for every command its agent runs, and for the MCP server it
+// starts), else "default".
 func (m *Main) sessionID(flagValue string) string {
-	for _, id := range []string{flagValue, m.Getenv("CAIRN_SESSION"), m.Getenv("CLAUDE_SESSION_ID")} {
+	for _, id := range []string{flagValue, m.Getenv("CAIRN_SESSION"), m.Getenv("CLAUDE_CODE_SESSION_ID")} {
 		if id != "" {
 			return id
 		}

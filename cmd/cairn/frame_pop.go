@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn"
+	"cairn/surgery"
 	"cairn/workspace"
 )
 
@@ -30,7 +31,9 @@ in $VISUAL or $EDITOR first, and what you save is what is recorded (an
 empty file pops nothing).
 
 A frame ends completed, failed (say why) or blocked (say on what;
-"cairn activate" resumes it).
+"cairn activate" resumes it). When the frame's rounds are in this session,
+pop says how much context collapsing them to the results would free, and
+the command that does it (cairn compress-frames).
 
 Examples:
   cairn pop --results "JWT auth with refresh tokens; User model, middleware, routes" \
@@ -85,7 +88,15 @@ Examples:
 	if drafted > 0 && !ff.json {
 		fmt.Fprintf(m.Stderr, "Results drafted from %d rounds of frame %s (no model); read them with cairn tree --json.\n", drafted, id)
 	}
-	return m.printChange(ff.json, "popped", c)
+	if err := m.printChange(ff.json, "popped", c); err != nil || ff.json {
+		return err
+	}
+	if f, err := st.frames.FindFrameByID(ctx, id); err == nil && surgery.Finished(f) {
+		if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(""), id); err == nil && col != nil {
+			fmt.Fprintln(m.Stdout, col)
+		}
+	}
+	return nil
 }
 
 // draftResults fills r from frame id's rounds: the drafted text, compact

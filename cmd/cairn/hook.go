@@ -38,10 +38,12 @@ hand.
                     to .cairn/context/<session>.xml when it does not fit
   UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
                     tagged with the active engagement and frame; then add
-                    one line when a frame operation is suggested (cairn
-                    suggest: size, area, prompt, plan; once per frame and
-                    rule)
-  Stop              the same
+                    short lines: when the context the client holds has
+                    crossed a threshold of .cairn/config (pressure = 70,85),
+                    the percentage, what advise recommends and the command;
+                    when a frame operation is suggested (cairn suggest:
+                    size, area, prompt, plan; once per frame and rule)
+  Stop              the same, and the exhaustion check below
   PostToolUse, PostToolUseFailure
                     after each tool call: when the last Write/Edit calls are
                     3 in a row with no content (an agent out of context;
@@ -50,10 +52,20 @@ hand.
                     (cairn phase recover) with the files written so far,
                     write the core and index to
                     .cairn/context/<session>-recovery.xml and tell the
-                    agent in one line; Stop checks the same
-  PreCompact        inscribe everything before the compaction drops it
-  SessionEnd        inscribe the rest, then checkpoint on exit: a line on
-                    the current board and an exit move in the trace
+                    agent in one line
+  PreCompact        inscribe everything before the compaction drops it;
+                    when the client compacts by itself (auto: the context
+                    ran out) also checkpoint, trace it and prepare a
+                    revived session, which SessionStart then names
+  SessionEnd        inscribe the rest, then checkpoint on exit (a line on
+                    the current board and an exit move in the trace) and
+                    sync: state.json names this session as the last one,
+                    and what changed in the relay files is recorded
+  PreToolUse        (Task|Agent only) record a hand-off in state.json: the
+                    sub-agent's prompt, the parent session
+  SubagentStart     name the sub-agent on its hand-off and give it the
+                    relay context (cairn prime) and its hand-off id
+  SubagentStop      record its last answer as the hand-off's result
 
 A folder outside a cairn workspace gets nothing and exit 0. A hook that
 fails prints one line on stderr and exits 1, which Claude Code reports and
@@ -108,22 +120,48 @@ func (m *Main) hook(ctx context.Context, event string) error {
 	switch event {
 	case claudecode.SessionStart:
 		return m.hookSessionStart(ctx, w, in)
-	case claudecode.UserPromptSubmit, claudecode.Stop, claudecode.PreCompact:
-		_, err := m.hookInscribe(ctx, w, in)
-		if err == nil && event == claudecode.Stop {
-			err = m.hookExhaustion(ctx, w, in)
+	case claudecode.UserPromptSubmit:
+		if _, err := m.hookInscribe(ctx, w, in); err != nil {
+			return err
 		}
-		if err == nil && event == claudecode.UserPromptSubmit {
-			var line string
-			if line, err = m.hookSuggest(ctx, w, in.Prompt); err == nil && line != "" {
-				err = claudecode.WriteAdditionalContext(m.Stdout, event, line)
-			}
+		// One additionalContext for every note: the client reads one
+		// answer per hook.
+		var notes []string
+		note, err := m.hookPressure(ctx, w, in)
+		if err != nil {
+			return err
 		}
-		return err
+		if note != "" {
+			notes = append(notes, note)
+		}
+		line, err := m.hookSuggest(ctx, w, in.Prompt)
+		if err != nil {
+			return err
+		}
+		if line != "" {
+			notes = append(notes, line)
+		}
+		if len(notes) == 0 {
+			return nil
+		}
+		return claudecode.WriteAdditionalContext(m.Stdout, claudecode.UserPromptSubmit, strings.Join(notes, "\n"))
+	case claudecode.Stop:
+		if _, err := m.hookInscribe(ctx, w, in); err != nil {
+			return err
+		}
+		return m.hookExhaustion(ctx, w, in)
 	case claudecode.PostToolUse, claudecode.PostToolUseFailure:
 		return m.hookExhaustion(ctx, w, in)
+	case claudecode.PreCompact:
+		return m.hookPreCompact(ctx, w, in)
 	case claudecode.SessionEnd:
 		return m.hookSessionEnd(ctx, w, in)
+	case claudecode.PreToolUse:
+		return m.hookPreToolUse(w, in)
+	case claudecode.SubagentStart:
+		return m.hookSubagentStart(w, in)
+	case claudecode.SubagentStop:
+		return m.hookSubagentStop(w, in)
 	}
 	return nil
 }
@@ -131,7 +169,7 @@ func (m *Main) hook(ctx context.Context, event string) error {
 // hookContextChars is what the SessionStart context may take: Claude Code
 // passes 10,000 characters on whole, and the note pointing to the full
 // context needs a line.
-const hookContextChars = claudecode.MaxAdditionalContext - 400
+const hookContextChars = claudecode.MaxAdditionalContext - 800
 
 // hookSessionStart prints the assembled context. Tokens are not counted:
 // Claude Code's limit is in characters, and loading the BPE ranks would
@@ -182,6 +220,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 			return err
 		}
 		text = strings.TrimRight(text, "\n") + fmt.Sprintf("\n\nThis context was cut to fit; all of it (%d characters) is in %s: read it when you need what was cut.\n", len(full.Text), path)
+	}
+	if line := revivedLine(w, in); line != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + line + "\n"
 	}
 	return claudecode.WriteAdditionalContext(m.Stdout, claudecode.SessionStart, text)
 }
@@ -361,7 +402,9 @@ func (m *Main) activeTagsSince(ctx context.Context, w *workspace.Workspace, st *
 	return t, nil
 }
 
-// hookSessionEnd inscribes what is left, then checkpoints on exit.
+// hookSessionEnd inscribes what is left, checkpoints on exit, then syncs:
+// state.json names this session as the last one and the relay files'
+// changes are recorded (idempotent; it never refuses as cairn sync does).
 func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
 	last, err := m.hookInscribe(ctx, w, in)
 	if err != nil {
@@ -391,7 +434,10 @@ func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *c
 	if err != nil {
 		return err
 	}
-	_, err = w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "session end ("+reason+")")
+	if _, err := w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "session end ("+reason+")"); err != nil {
+		return err
+	}
+	_, err = w.EndSession()
 	return err
 }
 

@@ -15,8 +15,10 @@ import (
 
 // installFlags are what install and uninstall share.
 type installFlags struct {
-	user     bool
-	agentsMD bool
+	user       bool
+	agentsMD   bool
+	statusLine bool
+	pressure   string
 }
 
 func (m *Main) runInstall(ctx context.Context, args []string) error {
@@ -29,8 +31,13 @@ for every project of yours):
                           (inscribe new rounds), PreCompact (inscribe
                           before compaction), SessionEnd (checkpoint)
   .mcp.json               the cairn MCP server ("cairn mcp")
-  CLAUDE.md               with --agents-md: a few lines telling the agent
-                          which cairn commands it may use
+  CLAUDE.md               with --agents-md: a few lines teaching the agent
+                          the loop: frames, the pressure note, advise and
+                          revive, hand-offs
+  statusLine              with --statusline: "cairn statusline" (context %,
+                          frame, engagement), unless you have one already
+  .cairn/config           with --pressure 70,85: where the prompt hook tells
+                          the agent its context is filling up (off: never)
 With --user the hooks go to ~/.claude/settings.json and the server to
 ~/.claude.json. A project that is not a workspace yet is made one (cairn
 init): the hooks stay silent outside a workspace.
@@ -42,10 +49,13 @@ says so if that is missing, or is another binary than this one.
 
 Examples:
   cairn install claude
-  cairn install claude --agents-md
+  cairn install claude --agents-md --statusline
+  cairn install claude --pressure 60,80,90
   cairn install claude --user`)
 	fs.BoolVar(&f.user, "user", false, "install for your user (~/.claude) rather than this project")
 	fs.BoolVar(&f.agentsMD, "agents-md", false, "add cairn's commands to CLAUDE.md (or AGENTS.md if that is what the project has)")
+	fs.BoolVar(&f.statusLine, "statusline", false, "show context %, frame and engagement in Claude Code's status line (keeps yours if you have one)")
+	fs.StringVar(&f.pressure, "pressure", "", "context occupancies (percent) that trigger the pressure note, e.g. 70,85; off for none (written to .cairn/config)")
 	bin := fs.String("command", "cairn", "how Claude Code runs cairn (a name on PATH, or a path)")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
@@ -73,6 +83,32 @@ Examples:
 	}
 	if err := m.editFile(p.mcp, func(b []byte) ([]byte, bool, error) { return claudecode.InstallMCP(b, *bin) }, "MCP server"); err != nil {
 		return err
+	}
+	if f.statusLine {
+		var other string
+		if err := m.editFile(p.settings, func(b []byte) ([]byte, bool, error) {
+			out, changed, o, err := claudecode.InstallStatusLine(b, *bin)
+			other = o
+			return out, changed, err
+		}, "status line"); err != nil {
+			return err
+		}
+		if other != "" {
+			fmt.Fprintf(m.Stderr, "warning: kept your statusLine (%s); to see cairn's too, have it run \"%s statusline\" with the same stdin\n", other, *bin)
+		}
+	}
+	if f.pressure != "" {
+		if _, err := workspace.ParsePressure(f.pressure); err != nil {
+			return err
+		}
+		w, err := workspace.Open(p.project)
+		if err != nil {
+			return err
+		}
+		if err := w.SetConfig(workspace.ConfigPressure, f.pressure); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "%s: pressure = %s\n", m.rel(filepath.Join(p.project, workspace.Dir, workspace.ConfigFile)), f.pressure)
 	}
 	if f.agentsMD {
 		if err := m.editFile(p.notes(), func(b []byte) ([]byte, bool, error) {
@@ -130,6 +166,9 @@ Examples:
 		return err
 	}
 	if err := m.removeFrom(p.settings, claudecode.UninstallHooks, "hooks"); err != nil {
+		return err
+	}
+	if err := m.removeFrom(p.settings, claudecode.UninstallStatusLine, "status line"); err != nil {
 		return err
 	}
 	if err := m.removeFrom(p.mcp, claudecode.UninstallMCP, "MCP server"); err != nil {

@@ -103,15 +103,17 @@ var commands = []struct {
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
 	{"scan", command{"list the secrets the store holds, by rule (never printed)", (*Main).runScan}},
 	{"suggest", command{"frame operations suggested now (push, pop, plan), with their reasons", (*Main).runSuggest}},
+	{"compress-frames", command{"finished frames' rounds become their results; open frames stay full", (*Main).runCompressFrames}},
+	{"statusline", command{"one line for Claude Code's status line: context %, frame, engagement", (*Main).runStatusline}},
 }
 
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
 	{"Transcripts", "import sessions rounds show export search reindex migrate scan"},
-	{"Surgery", "compress-before compress-engagement extract-engagement merge split inject revive advise eval tag untag matrix"},
+	{"Surgery", "compress-before compress-engagement compress-frames extract-engagement merge split inject revive advise eval tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase suggest"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
-	{"Agents and people", "install uninstall hook mcp serve"},
+	{"Agents and people", "install uninstall hook statusline mcp serve"},
 }
 
 // Run runs the subcommand named by args[0].

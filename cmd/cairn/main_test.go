@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite cmp files in testdata/script wi
 
 // TestScript runs the CLI transcripts in testdata/script: each is a
 // workspace in a txtar archive and the commands run on it, with their
-// expected output. The clock is fixed by CAIRN_NOW.
+// expected output. The clock is fixed by CAIRN_NOW; hooks may read the
+// transcripts of the work folder.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
@@ -27,7 +28,10 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CAIRN_NOW", "2026-03-19T10:23:00Z")
 			env.Setenv("CAIRN_SESSION", "")
-			env.Setenv("CLAUDE_SESSION_ID", "")
+			env.Setenv("CLAUDE_CODE_SESSION_ID", "")
+			// Hooks read transcripts only under a transcript folder: the
+			// scripts keep theirs in the work folder.
+			env.Setenv("CAIRN_TRANSCRIPT_DIRS", env.WorkDir)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"append": appendFile},

@@ -13,7 +13,8 @@ func (m *Main) runRevive(ctx context.Context, args []string) error {
 Give a session's work to a fresh agent: compress, export a Claude Code
 session, and print the command that resumes it. --before T compresses the
 rounds before T (a round number or a time); --engagement ID collapses that
-finished engagement. With neither, the recent quarter of the session (by
+finished engagement; --frames collapses finished frames as
+compress-frames does. With none, the recent quarter of the session (by
 size, at least two rounds) stays in full and the rest becomes the index.
 The session always fits the budget (see Size below): in a long autonomous
 round, the prompt and the recent steps stay in full. Its lineage is revive.
@@ -21,10 +22,12 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
   cairn revive 5c0375b4
   cairn revive --before 40 5c0375b4
   cairn revive --engagement console-work 5c0375b4
+  cairn revive --frames 5c0375b4
 `+surgeryFormats)
 	f.register(fs, "claude")
 	before := fs.String("before", "", "compress the rounds before this round number or time")
 	engagement := fs.String("engagement", "", "compress this engagement's rounds")
+	frames := fs.Bool("frames", false, "collapse finished frames to their results (as compress-frames)")
 	pos, err := positional(fs, args)
 	if err != nil {
 		return err
@@ -33,8 +36,8 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 		fs.Usage()
 		return usageError("revive takes one SESSION")
 	}
-	if *before != "" && *engagement != "" {
-		return usageError("give --before or --engagement, not both")
+	if *before != "" && *engagement != "" || *frames && (*before != "" || *engagement != "") {
+		return usageError("give one of --before, --engagement and --frames")
 	}
 	fid, err := f.parse()
 	if err != nil {
@@ -55,7 +58,12 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	sst := st.surgery()
 	sst.LinesOnly = f.format == "claude"
 	sst.Limits = limits
-	mat, err := surgery.Revive(ctx, sst, pos[0], *before, *engagement, fid)
+	var mat *cairn.Materialization
+	if *frames {
+		mat, err = m.compressFrames(ctx, st, f.format, pos[0], fid)
+	} else {
+		mat, err = surgery.Revive(ctx, sst, pos[0], *before, *engagement, fid)
+	}
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,23 @@ func compareVersions(a, b string) int {
 	return 0
 }
 
+// Versions returns the clients a test runs on, by name: "newest" is
+// [Binary]; "oldest" is $CAIRN_CLAUDE_OLDEST when it names another
+// executable (.ci/setup-claude.sh exports both), so a test
+// of a behaviour the client must offer checks both ends of the range.
+func Versions(tb testing.TB) map[string]string {
+	tb.Helper()
+	v := map[string]string{"newest": Binary(tb)}
+	if old := os.Getenv("CAIRN_CLAUDE_OLDEST"); old != "" && old != v["newest"] {
+		if info, err := os.Stat(old); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			v["oldest"] = old
+		} else {
+			tb.Errorf("CAIRN_CLAUDE_OLDEST=%s is not an executable", old)
+		}
+	}
+	return v
+}
+
 // A Result is what `claude -p --output-format json` printed.
 type Result struct {
 	SessionID string `json:"session_id"`

@@ -38,7 +38,7 @@ func mustCairn(tb testing.TB, bin, dir string, args ...string) string {
 	tb.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CAIRN_SESSION=", "CLAUDE_SESSION_ID=", "CAIRN_AGENT=")
+	cmd.Env = append(os.Environ(), "CAIRN_SESSION=", "CLAUDE_CODE_SESSION_ID=", "CAIRN_AGENT=")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

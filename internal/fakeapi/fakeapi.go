@@ -49,6 +49,9 @@ type Request struct {
 type Server struct {
 	*httptest.Server
 	Turns []Turn
+	// InputTokens, when set, is the input_tokens every reply reports
+	// (default 100): a large value makes the client feel its context full.
+	InputTokens int
 
 	mu       sync.Mutex
 	requests []Request
@@ -143,7 +146,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		model = "claude-fake"
 	}
 	msg := map[string]any{"id": "msg_" + randHex(12), "type": "message", "role": "assistant", "model": model,
-		"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 20}}
+		"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": s.inputTokens(), "output_tokens": 20}}
 	if !req.Stream {
 		writeJSON(w, msg)
 		return
@@ -181,6 +184,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
+}
+
+func (s *Server) inputTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.InputTokens > 0 {
+		return s.InputTokens
+	}
+	return 100
+}
+
+// SetInputTokens sets what replies report from now on.
+func (s *Server) SetInputTokens(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.InputTokens = n
 }
 
 // pick chooses the reply: the turn matching the newest user text that is

@@ -5,8 +5,10 @@
 //	go run ./bench/cmd/hookbench -size 100MB
 //
 // It prints p50/p90/max wall time for SessionStart (the context that must
-// be ready before the agent's first turn) and for Stop after one appended
-// round (an incremental inscription).
+// be ready before the agent's first turn), and for Stop and
+// UserPromptSubmit after one appended round (an incremental inscription;
+// UserPromptSubmit also reads the context's occupancy for the pressure
+// note).
 package main
 
 import (
@@ -91,6 +93,24 @@ func run() error {
 	}
 	fmt.Printf("Stop          p50 %s, p90 %s, max %s (%d runs; one round appended before each)\n",
 		ms(stop.Percentile(50)), ms(stop.Percentile(90)), ms(stop.Percentile(100)), len(stop))
+
+	// UserPromptSubmit inscribes the same way, then reads the context's
+	// occupancy from the transcript's end (the pressure note).
+	prompt, err := timeHook(bin, ws, "UserPromptSubmit", input("UserPromptSubmit"), *runs, func() error {
+		i++
+		f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.Write(g.Round(id, at.Add(time.Duration(i)*time.Minute)))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("UserPrompt    p50 %s, p90 %s, max %s (%d runs; one round appended before each)\n",
+		ms(prompt.Percentile(50)), ms(prompt.Percentile(90)), ms(prompt.Percentile(100)), len(prompt))
 	return nil
 }
 

@@ -1,0 +1,93 @@
+package surgery_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"cairn"
+	"cairn/claudecode"
+	"cairn/export"
+	"cairn/surgery"
+)
+
+// TestCompressFrames collapses the compact session's finished frames: round
+// 1 was worked under a completed frame and becomes its entry (title,
+// results, compaction); round 2 under a failed one, likewise; round 3 under
+// the frame in progress stays in full, as does the last round.
+func TestCompressFrames(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpenSamples(t)
+	for _, tag := range []struct {
+		seq   int
+		frame string
+	}{{1, "auth"}, {2, "db"}, {3, "bench"}} {
+		if err := st.tags.TagRounds(ctx, compact, []int{tag.seq}, "work", tag.frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames := []*cairn.Frame{
+		{ID: "auth", Title: "Auth", SuccessCriteria: "tokens checked", Status: cairn.FrameCompleted,
+			Results: "AUTH-RESULTS: JWT with refresh tokens", ResultsCompacted: "JWT auth done"},
+		{ID: "db", Title: "Migration", SuccessCriteria: "sessions table", Status: cairn.FrameFailed, Results: "the host has no FTS5"},
+		{ID: "bench", Title: "Benchmark", SuccessCriteria: "a baseline", Status: cairn.FrameInProgress},
+	}
+	m, err := surgery.CompressFrames(ctx, st.Store, compact, frames, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full []int
+	for _, p := range m.Pieces {
+		if !p.Full {
+			t.Errorf("round %d as an index line; rounds outside frames here are recent", p.Round.Seq)
+		}
+		full = append(full, p.Round.Seq)
+	}
+	if got := len(m.Collapsed); got != 2 || m.Collapsed[0].Frame.ID != "auth" || m.Collapsed[1].Frame.ID != "db" ||
+		len(m.Collapsed[0].Rounds) != 1 || m.Collapsed[0].Rounds[0] != 1 || m.Collapsed[0].Tokens == 0 {
+		t.Fatalf("collapsed %+v", m.Collapsed)
+	}
+	if len(full) != 2 || full[0] != 3 || full[1] != 4 {
+		t.Fatalf("rounds in full %v, want [3 4]", full)
+	}
+	summary := surgery.Summary(m)
+	for _, want := range []string{`Frame auth "Auth" (completed) · rounds 1 of session`, "Results: AUTH-RESULTS: JWT with refresh tokens",
+		"Compaction: JWT auth done", `Frame db "Migration" (failed)`, "cairn inject SESSION ROUND"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
+	}
+	var md bytes.Buffer
+	if err := export.MaterializationMarkdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "compress-frames-compact.md", md.Bytes())
+	x := &claudecode.Exporter{SessionID: newSessionID, Summary: summary, NewUUID: counter("compress-frames")}
+	lines, err := x.Lines(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := claudecode.CheckResumable(newSessionID, lines); err != nil {
+		t.Fatalf("not resumable: %v", err)
+	}
+	compare(t, "compress-frames-compact.jsonl", bytes.Join(lines, nil))
+
+	// Nothing finished: nothing to collapse.
+	frames[0].Status, frames[1].Status = cairn.FrameInProgress, cairn.FrameBlocked
+	if _, err := surgery.CompressFrames(ctx, st.Store, compact, frames, cairn.FullFidelity); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Fatalf("no finished frame: %v", err)
+	}
+
+	// What pop says: the rounds of a frame in a session and what they hold.
+	c, err := surgery.CollapseOf(ctx, st.Store, "", "auth")
+	if err != nil || c == nil || c.Session != compact || len(c.Rounds) != 1 || c.Tokens != m.Collapsed[0].Tokens {
+		t.Fatalf("collapse of auth: %+v, %v", c, err)
+	}
+	if !strings.Contains(c.String(), "cairn compress-frames "+compact) {
+		t.Errorf("pop's line: %s", c)
+	}
+	if c, err := surgery.CollapseOf(ctx, st.Store, tools, "auth"); err != nil || c != nil {
+		t.Fatalf("auth has no rounds in %s: %+v, %v", tools, c, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 // Agents whose transcripts cairn reads.
 const (
 	AgentClaudeCode = "claude-code"
+	AgentCodex      = "codex"
 )
 
 // Lineage kinds: how a session came to be.

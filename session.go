@@ -91,6 +91,7 @@ type SessionFilter struct {
 	Since     time.Time // sessions that ended at or after
 	Until     time.Time // sessions that started before
 	Subagents bool      // include subagent sessions
+	Agent     string    // the harness that wrote it: AgentClaudeCode, AgentCodex
 
 	Offset int
 	Limit  int

@@ -70,6 +70,9 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 	if !filter.Subagents {
 		q.where("lineage != 'subagent'")
 	}
+	if filter.Agent != "" {
+		q.where("agent = ?", filter.Agent)
+	}
 	var n int
 	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM sessions `+q.cond(), q.args...).Scan(&n); err != nil {
 		return nil, 0, err

@@ -68,6 +68,9 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 	if !filter.Subagents {
 		where = append(where, "lineage != 'subagent'")
 	}
+	if filter.Agent != "" {
+		where, args = append(where, "agent = ?"), append(args, filter.Agent)
+	}
 	cond := "WHERE " + strings.Join(where, " AND ")
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions `+cond, args...).Scan(&n); err != nil {

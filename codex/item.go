@@ -188,6 +188,17 @@ func outputText(raw json.RawMessage) (text string, failed bool) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
+		// Builds of 2025 wrapped a shell's output in JSON:
+		// {"output": "...", "metadata": {"exit_code": 1, ...}}.
+		var wrapped struct {
+			Output   *string `json:"output"`
+			Metadata struct {
+				ExitCode int `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if strings.HasPrefix(s, "{") && json.Unmarshal([]byte(s), &wrapped) == nil && wrapped.Output != nil {
+			return *wrapped.Output, wrapped.Metadata.ExitCode != 0
+		}
 		m := exitCode.FindStringSubmatch(s)
 		return s, m != nil && m[1] != "0"
 	}

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"strconv"
+	"time"
 	"strings"
 
 	"cairn"
@@ -26,6 +27,8 @@ type builder struct {
 	// records reports that the file has token_usage_record lines, which
 	// make its token_count events redundant.
 	records bool
+	// lastTime is the time of the last line that had one.
+	lastTime time.Time
 }
 
 type roundState struct {
@@ -48,7 +51,16 @@ func (b *builder) Add(l *cairn.Line) string {
 		l.RoundSeq = b.current(l).round.Seq
 		return problem(status, "")
 	}
-	l.Type, l.Timestamp = p.kind, p.ts
+	// First-era items carry no time: they take the last time seen (the
+	// header's at first), or the one a replayed line was stored with.
+	l.Type = p.kind
+	switch {
+	case !p.ts.IsZero():
+		l.Timestamp = p.ts
+	case l.Timestamp.IsZero():
+		l.Timestamp = b.lastTime
+	}
+	b.lastTime = l.Timestamp
 	it := p.item
 	if p.kind == "response_item" {
 		l.UUID = it.ID

@@ -2,8 +2,8 @@ package codex
 
 import (
 	"strconv"
-	"time"
 	"strings"
+	"time"
 
 	"cairn"
 )

@@ -112,3 +112,21 @@ func (h *Home) Rollout(tb testing.TB, id string) string {
 	}
 	return matches[0]
 }
+
+// Run runs the client with args in the home's working directory and returns
+// its standard output.
+func (h *Home) Run(tb testing.TB, bin string, args ...string) []byte {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = h.Cwd
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.Home, "CODEX_HOME=" + h.CodexHome,
+		"FAKE_KEY=sk-test", "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb", "NO_COLOR=1"}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("codex %v: %v\nstdout: %s\nstderr: %s", args, err, stdout.Bytes(), stderr.Bytes())
+	}
+	return stdout.Bytes()
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/claudecode"
 	"cairn/codex"
 	"cairn/export"
 	"cairn/inscribe"
@@ -19,63 +20,132 @@ import (
 	"cairn/surgery"
 )
 
-// TestResumeExport cuts the real client's sample with surgery, writes each
-// cut as a Codex rollout, has the real client resume it, and reads the
-// request it sends: the summary (with the index of compressed rounds) is
-// there, the rounds in full are there verbatim (every message, every call
-// followed by its output), nothing of the compressed rounds' calls is.
+// TestResumeExport cuts the real client's sample with every surgical
+// operation (merge mixes it with a Claude Code session), writes each cut as
+// a Codex rollout, has the real client resume it, and reads the request it
+// sends: the summary (with the index of compressed rounds) is there, the
+// rounds in full are there verbatim (every message, every call followed by
+// its output), nothing of the compressed or left-out rounds' calls is.
 func TestResumeExport(t *testing.T) {
 	bin := codextest.Binary(t)
 	ctx := context.Background()
 	st, id := mustOpenSample(t)
+	full := cairn.FullFidelity
+	partial := cairn.Fidelity{Thinking: cairn.DetailReference, ToolUse: cairn.DetailFull, ToolResult: cairn.DetailSummary}
+	one := func(m *cairn.Materialization, err error) ([]*cairn.Materialization, error) {
+		return []*cairn.Materialization{m}, err
+	}
 	for _, c := range []struct {
 		name string
-		fid  cairn.Fidelity
-		seq  int
+		run  func() ([]*cairn.Materialization, error)
 	}{
-		{"compress-before-2", cairn.FullFidelity, 2},
-		{"compress-before-3", cairn.FullFidelity, 3},
-		{"compress-before-2-partial", cairn.Fidelity{Thinking: cairn.DetailReference, ToolUse: cairn.DetailFull, ToolResult: cairn.DetailSummary}, 2},
+		{"compress-before-2", func() ([]*cairn.Materialization, error) {
+			return one(surgery.CompressBefore(ctx, st, id, surgery.Point{Seq: 2}, full))
+		}},
+		{"compress-before-3", func() ([]*cairn.Materialization, error) {
+			return one(surgery.CompressBefore(ctx, st, id, surgery.Point{Seq: 3}, full))
+		}},
+		{"compress-before-2-partial", func() ([]*cairn.Materialization, error) {
+			return one(surgery.CompressBefore(ctx, st, id, surgery.Point{Seq: 2}, partial))
+		}},
+		{"compress-engagement", func() ([]*cairn.Materialization, error) {
+			return one(surgery.CompressEngagement(ctx, st, id, "files", full))
+		}},
+		{"extract-engagement", func() ([]*cairn.Materialization, error) {
+			return one(surgery.ExtractEngagement(ctx, st, id, "auth", full))
+		}},
+		{"merge-with-claude", func() ([]*cairn.Materialization, error) {
+			return one(surgery.Merge(ctx, st, id, claudeTools, full))
+		}},
+		{"split", func() ([]*cairn.Materialization, error) {
+			sm, err := surgery.ParseSplitMap("1=files,2=auth,3=auth")
+			if err != nil {
+				return nil, err
+			}
+			return surgery.Split(ctx, st, id, sm, full)
+		}},
+		{"revive", func() ([]*cairn.Materialization, error) {
+			return one(surgery.Revive(ctx, st, id, "", "", full))
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := surgery.CompressBefore(ctx, st, id, surgery.Point{Seq: c.seq}, c.fid)
+			ms, err := c.run()
 			if err != nil {
 				t.Fatal(err)
 			}
-			head, err := st.Lines.FindLines(ctx, id, 1, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req, lines := resumeExport(t, bin, m, &codex.Exporter{Summary: surgery.Summary(m), Meta: codex.MetaLine(head)}, c.name)
-			checkRequest(t, req, lines)
-			for _, r := range m.IndexRounds() {
-				if !strings.Contains(req.firstUserText(), export.IndexLine(r)) {
-					t.Errorf("index line of round %d is not in the summary message", r.Seq)
+			for _, m := range ms {
+				name := c.name
+				if m.Label != "" {
+					name += "-" + m.Label
 				}
-			}
-			full := map[int]bool{}
-			for _, p := range m.FullPieces() {
-				full[p.Round.Seq] = true
-			}
-			rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: id, FromSeq: 1, WithBlocks: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range rounds {
-				for _, b := range r.Blocks {
-					switch {
-					case full[r.Seq] && (b.Kind == cairn.UserText || b.Kind == cairn.AssistantText) && !req.hasMessage(b.Content):
-						t.Errorf("round %d (in full): %s %q is not in the request", r.Seq, b.Kind, b.Content)
-					case full[r.Seq] && b.Kind == cairn.ToolUse && !req.hasCall(b.ToolID):
-						t.Errorf("round %d (in full): call %s is not in the request", r.Seq, b.ToolID)
-					case full[r.Seq] && b.Kind == cairn.ToolResult && c.fid.ToolResult == cairn.DetailFull && req.outputs[b.ToolID] != b.Content:
-						t.Errorf("round %d (in full): the output of %s is not in the request verbatim", r.Seq, b.ToolID)
-					case !full[r.Seq] && (b.Kind == cairn.ToolUse || b.Kind == cairn.ToolResult) && strings.Contains(string(req.body), b.ToolID):
-						t.Errorf("round %d (compressed): %s %s is in the request", r.Seq, b.Kind, b.ToolID)
-					}
-				}
+				t.Run(name, func(t *testing.T) { resumeAndCheck(t, bin, st, m, name) })
 			}
 		})
+	}
+}
+
+// resumeAndCheck exports m as a rollout, resumes it with the real client
+// and checks the request.
+func resumeAndCheck(t *testing.T, bin string, st surgery.Store, m *cairn.Materialization, name string) {
+	ctx := context.Background()
+	x := &codex.Exporter{Summary: surgery.Summary(m), Blocks: blocksOf(m)}
+	if m.Sources[0].Agent == cairn.AgentCodex {
+		head, err := st.Lines.FindLines(ctx, m.Sources[0].ID, 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Meta = codex.MetaLine(head)
+	}
+	req, lines := resumeExport(t, bin, m, x, name)
+	checkRequest(t, req, lines)
+	for _, r := range m.IndexRounds() {
+		if !strings.Contains(req.firstUserText(), export.IndexLine(r)) {
+			t.Errorf("index line of round %d is not in the summary message", r.Seq)
+		}
+	}
+	type key struct {
+		session string
+		seq     int
+	}
+	full := map[key]bool{}
+	for _, p := range m.FullPieces() {
+		full[key{p.Round.SessionID, p.Round.Seq}] = true
+	}
+	for _, src := range m.Sources {
+		if src.Agent != cairn.AgentCodex {
+			continue
+		}
+		rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: src.ID, FromSeq: 1, WithBlocks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rounds {
+			in := full[key{src.ID, r.Seq}]
+			for _, b := range r.Blocks {
+				switch {
+				case in && (b.Kind == cairn.UserText || b.Kind == cairn.AssistantText) && !req.hasMessage(b.Content):
+					t.Errorf("round %d (in full): %s %q is not in the request", r.Seq, b.Kind, b.Content)
+				case in && b.Kind == cairn.ToolUse && !req.hasCall(b.ToolID):
+					t.Errorf("round %d (in full): call %s is not in the request", r.Seq, b.ToolID)
+				case in && b.Kind == cairn.ToolResult && m.Fidelity.ToolResult == cairn.DetailFull && req.outputs[b.ToolID] != b.Content:
+					t.Errorf("round %d (in full): the output of %s is not in the request verbatim", r.Seq, b.ToolID)
+				case !in && (b.Kind == cairn.ToolUse || b.Kind == cairn.ToolResult) && strings.Contains(string(req.body), b.ToolID):
+					t.Errorf("round %d (not in full): %s %s is in the request", r.Seq, b.Kind, b.ToolID)
+				}
+			}
+		}
+	}
+}
+
+// blocksOf gives the exporter the blocks of rounds from other harnesses.
+func blocksOf(m *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
+	return func(p *cairn.Piece) ([]*cairn.Block, error) {
+		src := m.Source(p.Round.SessionID)
+		var format cairn.Transcript = claudecode.Format{}
+		if src.Agent == cairn.AgentCodex {
+			format = codex.Format{}
+		}
+		return surgery.PieceBlocks(format, src, p, m.Fidelity), nil
 	}
 }
 
@@ -96,7 +166,19 @@ func mustOpenSample(tb testing.TB) (surgery.Store, string) {
 	if err != nil || rep.Failed > 0 {
 		tb.Fatalf("import: %v %+v", err, rep)
 	}
-	return surgery.Store{Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db)}, rep.Files[0].SessionID
+	id := rep.Files[0].SessionID
+	im.Format = claudecode.Format{}
+	if rep, err := im.Import(context.Background(), []string{"../../testdata/claudecode/" + claudeTools + ".jsonl"}); err != nil || rep.Failed > 0 {
+		tb.Fatalf("import: %v %+v", err, rep)
+	}
+	tags := sqlite.NewTagStore(db)
+	if err := tags.TagRounds(context.Background(), id, []int{1}, "files", ""); err != nil {
+		tb.Fatal(err)
+	}
+	if err := tags.TagRounds(context.Background(), id, []int{2, 3}, "auth", ""); err != nil {
+		tb.Fatal(err)
+	}
+	return surgery.Store{Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db)}, id
 }
 
 // resumeExport writes m with x into a fresh Codex home, resumes it with the

@@ -118,27 +118,40 @@ func parseLine(raw []byte) (*parsed, cairn.LineStatus) {
 		status = cairn.LineInvalidUTF8
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
-	var rl rolloutLine
-	if err := json.Unmarshal(body, &rl); err != nil {
-		return nil, cairn.LineInvalidJSON
+	// One pass decodes the line and its payload; a payload of an
+	// unexpected shape is read again alone, for what can be read of it.
+	var one struct {
+		rolloutLine
+		Item *item `json:"payload"`
 	}
-	p := &parsed{kind: rl.Type, item: &item{}}
+	one.Item = &item{}
+	var rl rolloutLine
+	if err := json.Unmarshal(body, &one); err == nil {
+		rl = one.rolloutLine
+		rl.Payload = nil
+	} else if err := json.Unmarshal(body, &rl); err != nil {
+		return nil, cairn.LineInvalidJSON
+	} else {
+		one.Item = &item{}
+		if len(rl.Payload) > 0 && json.Unmarshal(rl.Payload, one.Item) != nil {
+			*one.Item = item{}
+		}
+	}
+	p := &parsed{kind: rl.Type, item: one.Item}
 	p.ts, _ = time.Parse(time.RFC3339Nano, rl.Timestamp)
 	p.ts = p.ts.UTC()
+	payload := one.Item.Type != "" || one.Item.ID != "" || len(rl.Payload) > 0 || rl.Type != "" && !itemTypes[rl.Type]
 	switch {
-	case len(rl.Payload) > 0:
-		if json.Unmarshal(rl.Payload, p.item) != nil {
-			// A payload of an unexpected shape: the line is kept, and what
-			// could be read of it is indexed.
-			*p.item = item{}
-		}
+	case payload && rl.Type != "" && !itemTypes[rl.Type]:
 	case rl.Type == "" && rl.RecordType != "":
 		p.kind = "state"
 	case rl.Type == "" && rl.ID != "":
 		p.kind = "session_meta"
 		p.item.ID, p.item.Timestamp = rl.ID, rl.Timestamp
 	case itemTypes[rl.Type]:
+		// A first-era item: the line is the item.
 		p.kind = "response_item"
+		*p.item = item{}
 		_ = json.Unmarshal(body, p.item)
 	}
 	if !lineTypes[p.kind] && p.kind != "state" && status == cairn.LineOK {
@@ -150,9 +163,11 @@ func parseLine(raw []byte) (*parsed, cairn.LineStatus) {
 // texts returns a message's text items joined, and whether it carries an
 // image.
 func (it *item) texts() (texts []string, image bool) {
-	var s string
-	if json.Unmarshal(it.Content, &s) == nil {
-		return []string{s}, false
+	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '"' {
+		var s string
+		if json.Unmarshal(c, &s) == nil {
+			return []string{s}, false
+		}
 	}
 	var cs []contentItem
 	_ = json.Unmarshal(it.Content, &cs)
@@ -187,7 +202,7 @@ func outputText(raw json.RawMessage) (text string, failed bool) {
 		return "", false
 	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
 		// Builds of 2025 wrapped a shell's output in JSON:
 		// {"output": "...", "metadata": {"exit_code": 1, ...}}.
 		var wrapped struct {

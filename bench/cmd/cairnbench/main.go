@@ -21,12 +21,15 @@ import (
 	"syscall"
 	"time"
 
+	"cairn"
 	"cairn/bench"
+	"cairn/claudecode"
+	"cairn/codex"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "import-child" {
-		if err := importChild(os.Args[2], os.Args[3]); err != nil {
+		if err := importChild(os.Args[2], os.Args[3], len(os.Args) > 4 && os.Args[4] == "codex"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -44,6 +47,8 @@ func run() error {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "cairnbench"), "work folder (corpus kept between runs)")
 	samples := flag.String("samples", "testdata/claudecode", "sample transcripts to build from")
 	nq := flag.Int("queries", 200, "search queries to time")
+	codexSize := flag.String("codex", "", "size of the Codex corpus imported after the Claude Code one (default: -size; 0 to skip)")
+	codexSamples := flag.String("codex-samples", "testdata/codex", "Codex rollouts to build it from")
 	flag.Parse()
 	corpusBytes, err := parseSize(*size)
 	if err != nil {
@@ -113,11 +118,64 @@ func run() error {
 		fmt.Println("rg            not installed: no comparison")
 	}
 
+	if *codexSize == "" {
+		*codexSize = *size
+	}
+	if *codexSize != "0" {
+		if err := measureCodexImport(g, *dir, *codexSize, *codexSamples); err != nil {
+			return err
+		}
+	}
 	if longBytes > 0 {
 		if err := measureReimport(ctx, g, *dir, longBytes); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// measureCodexImport builds a corpus of Codex rollouts of the given size
+// and imports it as the Claude Code corpus is imported: in a child
+// process, into a fresh store.
+func measureCodexImport(g *bench.Generator, dir, size, samplesDir string) error {
+	want, err := parseSize(size)
+	if err != nil {
+		return err
+	}
+	samples, err := bench.ReadSamples(samplesDir)
+	if err != nil {
+		return err
+	}
+	corpus := filepath.Join(dir, "codex-corpus-"+size)
+	if got, _, err := bench.DirSize(corpus); err != nil || got < want {
+		os.RemoveAll(corpus)
+		if err := os.MkdirAll(corpus, 0o755); err != nil {
+			return err
+		}
+		for total := int64(0); total < want; {
+			_, n, err := g.CodexSession(corpus, samples, int64(200<<10+int(total)%(4<<20)))
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+	}
+	got, files, err := bench.DirSize(corpus)
+	if err != nil {
+		return err
+	}
+	storePath := filepath.Join(dir, "codex-store-"+size, "cairn.db")
+	os.RemoveAll(filepath.Dir(storePath))
+	start := time.Now()
+	cmd := exec.Command(os.Args[0], "import-child", storePath, corpus, "codex")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("import codex: %w", err)
+	}
+	el := time.Since(start)
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	fmt.Printf("import codex  %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB (%d rollouts, %.1f MB)\n",
+		float64(got)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(fileSizes(storePath))/1e6, files, float64(got)/1e6)
 	return nil
 }
 
@@ -179,7 +237,7 @@ func measureReimport(ctx context.Context, g *bench.Generator, dir string, size i
 	return nil
 }
 
-func importChild(storePath, corpus string) error {
+func importChild(storePath, corpus string, rollouts bool) error {
 	if path := os.Getenv("CAIRNBENCH_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
@@ -202,7 +260,11 @@ func importChild(storePath, corpus string) error {
 		}
 		defer trace.Stop()
 	}
-	st, err := bench.OpenStore(storePath)
+	var format cairn.Transcript = claudecode.Format{}
+	if rollouts {
+		format = codex.Format{}
+	}
+	st, err := bench.OpenStoreFormat(storePath, format)
 	if err != nil {
 		return err
 	}

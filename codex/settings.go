@@ -119,4 +119,3 @@ func UninstallNotes(text string) (string, bool) {
 	}
 	return before + text[end:], true
 }
-

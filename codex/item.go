@@ -140,9 +140,9 @@ func parseLine(raw []byte) (*parsed, cairn.LineStatus) {
 	p := &parsed{kind: rl.Type, item: one.Item}
 	p.ts, _ = time.Parse(time.RFC3339Nano, rl.Timestamp)
 	p.ts = p.ts.UTC()
-	payload := one.Item.Type != "" || one.Item.ID != "" || len(rl.Payload) > 0 || rl.Type != "" && !itemTypes[rl.Type]
 	switch {
-	case payload && rl.Type != "" && !itemTypes[rl.Type]:
+	case rl.Type != "" && !itemTypes[rl.Type]:
+		// {timestamp, type, payload}: decoded above.
 	case rl.Type == "" && rl.RecordType != "":
 		p.kind = "state"
 	case rl.Type == "" && rl.ID != "":

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"cairn"
@@ -48,10 +50,15 @@ func TestSamples(t *testing.T) {
 	api := fakeapi.NewResponses(script...)
 	defer api.Close()
 	h := codextest.NewHome(t, api.URL)
+	grown := mustOpenStore(t)
 	id := h.Exec(t, bin, "please list the files")
-	h.Exec(t, bin, "resume", id, "now check auth")
-	h.Exec(t, bin, "resume", id, "summarize what we did")
 	path := h.Rollout(t, id)
+	importInto(t, grown, path, "new")
+	h.Exec(t, bin, "resume", id, "now check auth")
+	importInto(t, grown, path, "appended")
+	h.Exec(t, bin, "resume", id, "summarize what we did")
+	importInto(t, grown, path, "appended")
+	importInto(t, grown, path, "unchanged")
 	if *update {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -61,7 +68,52 @@ func TestSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkInscribed(t, path, 3)
+	fresh := checkInscribed(t, path, 3)
+	// Imported as it grew, the session is what one import of the whole
+	// file makes.
+	if got, want := roundsOf(t, grown, id), roundsOf(t, fresh, id); got != want {
+		t.Errorf("imported as it grew:\n%s\nimported whole:\n%s", got, want)
+	}
+}
+
+func mustOpenStore(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	db := sqlite.NewDB(filepath.Join(tb.TempDir(), "cairn.db"))
+	if err := db.Open(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// importInto imports path and checks the file's status (new, appended…).
+func importInto(t *testing.T, db *sqlite.DB, path, status string) {
+	t.Helper()
+	im := &inscribe.Importer{Store: struct {
+		*sqlite.InscriptionStore
+		*sqlite.LineStore
+	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: codex.Format{}}
+	rep, err := im.Import(context.Background(), []string{path})
+	if err != nil || len(rep.Files) != 1 || string(rep.Files[0].Status) != status {
+		t.Fatalf("import: %v %+v, want status %s", err, rep, status)
+	}
+}
+
+// roundsOf renders a session's rounds and blocks.
+func roundsOf(t *testing.T, db *sqlite.DB, id string) string {
+	t.Helper()
+	rs, err := sqlite.NewRoundStore(db).FindRounds(context.Background(), cairn.RoundFilter{SessionID: id, WithBlocks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "round %d lines %d-%d %q %q %v %+v\n", r.Seq, r.FirstLine, r.LastLine, r.UserPreview, r.AgentPreview, r.Tools, r.Usage)
+		for _, bl := range r.Blocks {
+			fmt.Fprintf(&b, "  %d %s %s %s %q\n", bl.LineNo, bl.Kind, bl.ToolName, bl.MessageID, bl.Content)
+		}
+	}
+	return b.String()
 }
 
 // TestSampleFiles inscribes every sample byte for byte.
@@ -79,14 +131,10 @@ func TestSampleFiles(t *testing.T) {
 // are the file byte for byte, that it has rounds rounds (-1: any), that
 // every round has a prompt, and that every tool call of a step is answered
 // in that step.
-func checkInscribed(t *testing.T, path string, rounds int) {
+func checkInscribed(t *testing.T, path string, rounds int) *sqlite.DB {
 	t.Helper()
 	ctx := context.Background()
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
-	if err := db.Open(); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := mustOpenStore(t)
 	im := &inscribe.Importer{Store: struct {
 		*sqlite.InscriptionStore
 		*sqlite.LineStore
@@ -133,4 +181,5 @@ func checkInscribed(t *testing.T, path string, rounds int) {
 			}
 		}
 	}
+	return db
 }

@@ -34,9 +34,6 @@ func formatOf(agent string) cairn.Transcript {
 	return claudecode.Format{}
 }
 
-// agents are the harnesses --agent accepts.
-var agents = []string{cairn.AgentClaudeCode, cairn.AgentCodex}
-
 // parseAgent checks an --agent value: "", claude-code (or claude) or codex.
 func parseAgent(s string) (string, error) {
 	switch s {

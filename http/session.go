@@ -23,7 +23,7 @@ type SessionsResponse struct {
 // handleSessions handles GET /api/sessions?project=&since=&until=&subagents=&offset=&limit=.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true"}
+	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true", Agent: q.Get("agent")}
 	var err error
 	if filter.Since, err = parseTime(q.Get("since")); err != nil {
 		Error(w, r, err)

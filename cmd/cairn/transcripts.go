@@ -21,9 +21,38 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 	return claudecode.Format{}.Identify(path, head)
 }
 
-// NewBuilder implements [cairn.Transcript].
+// NewBuilder implements [cairn.Transcript]. A whole session recorded as
+// Claude Code's whose first line is a Codex session_meta (a rollout
+// inscribed before cairn read Codex) is rebuilt as Codex's, and its agent
+// corrected: "cairn reindex" repairs such stores.
 func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
+	if fromSeq == 0 && s.Agent != cairn.AgentCodex {
+		return &sniffer{s: s}
+	}
 	return formatOf(s.Agent).NewBuilder(s, fromSeq)
+}
+
+// A sniffer picks the builder from a session's first line.
+type sniffer struct {
+	s *cairn.Session
+	b cairn.RoundBuilder
+}
+
+func (sn *sniffer) Add(l *cairn.Line) string {
+	if sn.b == nil {
+		if l.No == 1 && codex.IsRollout("", [][]byte{l.Raw}) {
+			sn.s.Agent = cairn.AgentCodex
+		}
+		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
+	}
+	return sn.b.Add(l)
+}
+
+func (sn *sniffer) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsage) {
+	if sn.b == nil {
+		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
+	}
+	return sn.b.Finish()
 }
 
 // formatOf returns the reader of an agent's transcripts.

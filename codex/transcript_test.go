@@ -209,3 +209,32 @@ func TestIdentify(t *testing.T) {
 		})
 	}
 }
+
+// TestLineStatus checks how lines are judged, including those only
+// validated (events, world state): a broken one is invalid JSON, an
+// unknown type is kept and reported.
+func TestLineStatus(t *testing.T) {
+	for _, c := range []struct {
+		name, raw string
+		want      cairn.LineStatus
+		typ       string
+	}{
+		{"Event", `{"timestamp":"2026-01-01T00:00:00Z","ordinal":3,"type":"event_msg","payload":{"type":"task_started","turn_id":"t"}}`, cairn.LineOK, "event_msg"},
+		{"EventBroken", `{"timestamp":"2026-01-01T00:00:00Z","ordinal":3,"type":"event_msg","payload":{"type":"task_started","turn_id":`, cairn.LineInvalidJSON, ""},
+		{"WorldState", `{"timestamp":"2026-01-01T00:00:00Z","type":"world_state","payload":{"full":true}}`, cairn.LineOK, "world_state"},
+		{"TokenCount", `{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":null}}`, cairn.LineOK, "event_msg"},
+		{"Unknown", `{"timestamp":"2026-01-01T00:00:00Z","type":"new_thing","payload":{}}`, cairn.LineUnknownType, "new_thing"},
+		{"Blank", "  ", cairn.LineBlank, ""},
+		{"NotJSON", `{broken`, cairn.LineInvalidJSON, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &cairn.Session{ID: "019a0000-aaaa-7bbb-8ccc-000000000009", Agent: cairn.AgentCodex}
+			b := codex.Format{}.NewBuilder(s, 0)
+			l := &cairn.Line{No: 1, Raw: []byte(c.raw + "\n")}
+			b.Add(l)
+			if l.Status != c.want || l.Type != c.typ {
+				t.Errorf("status %s type %q, want %s %q", l.Status, l.Type, c.want, c.typ)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 var layers = map[string][]string{
 	"cairn":            {},
 	"cairn/claudecode": {"cairn"},
+	"cairn/codex":      {"cairn"},
 	"cairn/sqlite":     {"cairn"},
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn"},

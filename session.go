@@ -9,6 +9,7 @@ import (
 // Agents whose transcripts cairn reads.
 const (
 	AgentClaudeCode = "claude-code"
+	AgentCodex      = "codex"
 )
 
 // Lineage kinds: how a session came to be.
@@ -91,6 +92,7 @@ type SessionFilter struct {
 	Since     time.Time // sessions that ended at or after
 	Until     time.Time // sessions that started before
 	Subagents bool      // include subagent sessions
+	Agent     string    // the harness that wrote it: AgentClaudeCode, AgentCodex
 
 	// NoSurgery leaves out the sessions cairn's own surgery cut: they
 	// repeat rounds of the sessions they came from.

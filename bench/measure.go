@@ -22,8 +22,12 @@ type Store struct {
 	Searcher *sqlite.Searcher
 }
 
-// OpenStore opens (creating) the store at path.
-func OpenStore(path string) (*Store, error) {
+// OpenStore opens (creating) the store at path, importing Claude Code
+// transcripts.
+func OpenStore(path string) (*Store, error) { return OpenStoreFormat(path, claudecode.Format{}) }
+
+// OpenStoreFormat opens (creating) the store at path, importing format.
+func OpenStoreFormat(path string, format cairn.Transcript) (*Store, error) {
 	db := sqlite.NewDB(path)
 	if err := db.Open(); err != nil {
 		return nil, err
@@ -32,7 +36,7 @@ func OpenStore(path string) (*Store, error) {
 		*sqlite.InscriptionStore
 		*sqlite.LineStore
 	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}
-	return &Store{DB: db, Importer: &inscribe.Importer{Store: st, Format: claudecode.Format{}}, Searcher: sqlite.NewSearcher(db)}, nil
+	return &Store{DB: db, Importer: &inscribe.Importer{Store: st, Format: format}, Searcher: sqlite.NewSearcher(db)}, nil
 }
 
 // Close closes the store.

@@ -37,6 +37,13 @@ type Exporter struct {
 	// NewUUID returns a fresh uuid for each synthesized line; default: a
 	// random version 4 uuid.
 	NewUUID func() string
+
+	// Blocks returns the blocks of a full round from a session of another
+	// harness (Codex), at the materialization's fidelity; nil allows Claude
+	// Code sources only. See foreign.go.
+	Blocks func(p *cairn.Piece) ([]*cairn.Block, error)
+	// Crossed counts, after Lines, what rounds of another harness lost.
+	Crossed Crossing
 }
 
 // NewUUID returns a random version 4 uuid.
@@ -79,10 +86,11 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 	if cwd == "" && len(m.Sources) > 0 {
 		cwd = m.Sources[0].Project
 	}
+	x.Crossed = Crossing{}
 
 	var out []*outLine
 	for _, p := range m.FullPieces() {
-		kept, err := keepLines(p, p.FidelityOr(m.Fidelity))
+		kept, err := x.keep(m, p)
 		if err != nil {
 			return nil, err
 		}

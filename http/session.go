@@ -52,7 +52,7 @@ func sessionTokens(s *cairn.Session) int64 { return s.Usage.Context() + s.Usage.
 // offset, limit and total count the top rows.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true"}
+	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true", Agent: q.Get("agent")}
 	by := q.Get("sort")
 	less, ok := sessionSorts[cmp.Or(by, "time")]
 	if !ok {

@@ -23,6 +23,14 @@ func TestSessions(t *testing.T) {
 		if got.Total != 5 || len(got.Sessions) != 2 {
 			t.Fatalf("with subagents, page 2: total %d, %d sessions; want 5, 2", got.Total, len(got.Sessions))
 		}
+		MustGet(t, s, "/api/sessions?agent=codex", &got)
+		if got.Total != 0 {
+			t.Fatalf("agent=codex: total %d, want none (the samples are Claude Code's)", got.Total)
+		}
+		MustGet(t, s, "/api/sessions?agent=claude-code", &got)
+		if got.Total != 4 {
+			t.Fatalf("agent=claude-code: total %d, want 4", got.Total)
+		}
 		MustGet(t, s, "/api/sessions?project=/nowhere&since=2020-01-01", &got)
 		if got.Total != 0 || got.Sessions == nil {
 			t.Fatalf("filtered: %+v, want an empty list", got)

@@ -155,6 +155,7 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 			src_offset, src_lines, head_hash, tail_hash, generation, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
 		ON CONFLICT (id) DO UPDATE SET
+			agent = excluded.agent,
 			project = COALESCE(NULLIF(excluded.project, ''), sessions.project),
 			title = COALESCE(NULLIF(excluded.title, ''), sessions.title),
 			version = COALESCE(NULLIF(excluded.version, ''), sessions.version),
@@ -364,8 +365,8 @@ func reindexSession(ctx context.Context, tx *Tx, sess *cairn.Session, rebuild fu
 	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `UPDATE sessions SET title = $1, project = $2, version = $3 WHERE id = $4`,
-		clean(in.Session.Title), clean(in.Session.Project), clean(in.Session.Version), sess.ID); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE sessions SET title = $1, project = $2, version = $3, agent = COALESCE(NULLIF($4, ''), agent) WHERE id = $5`,
+		clean(in.Session.Title), clean(in.Session.Project), clean(in.Session.Version), in.Session.Agent, sess.ID); err != nil {
 		return err
 	}
 	return refreshSession(ctx, tx, sess.ID)

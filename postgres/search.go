@@ -41,7 +41,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 		w.where("s.project = ?", q.Project)
 	}
 	if q.NoSurgery && q.SessionID == "" {
-		w.where("s.lineage != 'surgery'")
+		w.where("s.lineage NOT IN ('surgery', 'revive')")
 	}
 	if !q.Since.IsZero() {
 		w.where("b.timestamp >= ?", q.Since)

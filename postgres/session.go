@@ -71,7 +71,10 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 		q.where("lineage != 'subagent'")
 	}
 	if filter.NoSurgery {
-		q.where("lineage != 'surgery'")
+		q.where("lineage NOT IN ('surgery', 'revive')")
+	}
+	if filter.Agent != "" {
+		q.where("agent = ?", filter.Agent)
 	}
 	var n int
 	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM sessions `+q.cond(), q.args...).Scan(&n); err != nil {

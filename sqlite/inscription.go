@@ -171,6 +171,7 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 			src_offset, src_lines, head_hash, tail_hash, generation, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
+			agent = excluded.agent,
 			project = COALESCE(NULLIF(excluded.project, ''), project),
 			title = COALESCE(NULLIF(excluded.title, ''), title),
 			version = COALESCE(NULLIF(excluded.version, ''), version),
@@ -353,8 +354,8 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ? WHERE id = ?`,
-		in.Session.Title, in.Session.Project, in.Session.Version, sess.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ?, agent = COALESCE(NULLIF(?, ''), agent) WHERE id = ?`,
+		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, sess.ID); err != nil {
 		return err
 	}
 	if err := refreshSession(ctx, tx, sess.ID); err != nil {

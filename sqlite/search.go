@@ -35,7 +35,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 		where, args = append(where, "s.project = ?"), append(args, q.Project)
 	}
 	if q.NoSurgery && q.SessionID == "" {
-		where = append(where, "s.lineage != 'surgery'")
+		where = append(where, "s.lineage NOT IN ('surgery', 'revive')")
 	}
 	if !q.Since.IsZero() {
 		where, args = append(where, "b.timestamp >= ?"), append(args, formatTime(q.Since))

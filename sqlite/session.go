@@ -69,7 +69,10 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 		where = append(where, "lineage != 'subagent'")
 	}
 	if filter.NoSurgery {
-		where = append(where, "lineage != 'surgery'")
+		where = append(where, "lineage NOT IN ('surgery', 'revive')")
+	}
+	if filter.Agent != "" {
+		where, args = append(where, "agent = ?"), append(args, filter.Agent)
 	}
 	cond := "WHERE " + strings.Join(where, " AND ")
 	var n int

@@ -184,6 +184,8 @@ func testReindex(t *testing.T, open Open) {
 		for _, l := range lines {
 			l.RoundSeq = 1
 		}
+		// A rebuild may find the session is another harness's.
+		sess.Agent = cairn.AgentCodex
 		return &cairn.Inscription{Session: sess, Lines: lines, Rounds: []*cairn.Round{r}, Blocks: []*cairn.Block{
 			{SessionID: sess.ID, RoundSeq: 1, LineNo: 1, Role: "user", Kind: cairn.UserText, Content: "reindexed words"},
 		}}, nil
@@ -194,6 +196,9 @@ func testReindex(t *testing.T, open Open) {
 	rounds, _ := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.s.ID})
 	if len(rounds) != 1 || rounds[0].UserPreview != "merged" {
 		t.Fatalf("rounds after reindex = %+v", rounds)
+	}
+	if got, err := st.Sessions.FindSessionByID(ctx, s.s.ID); err != nil || got.Agent != cairn.AgentCodex {
+		t.Fatalf("agent after reindex: %+v %v, want %s", got, err, cairn.AgentCodex)
 	}
 	if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "question"}); len(hits) != 0 {
 		t.Fatalf("old index still searchable: %+v", hits)

@@ -63,6 +63,9 @@ func testSession(t *testing.T, open Open) {
 		st := open(t)
 		for i, p := range []string{"/src/a", "/src/b", "/other"} {
 			s := newSession("dddd000"+string(rune('0'+i))+"-0000-0000-0000-000000000000", p, t0.Add(time.Duration(i)*24*time.Hour), 1, plain)
+			if i == 1 {
+				s.s.Agent = cairn.AgentCodex
+			}
 			MustInscribe(t, st, s.in)
 		}
 		sub := newSession("dddd0000-0000-0000-0000-000000000000-agent-x", "/src/a", t0, 1, plain)
@@ -78,6 +81,8 @@ func testSession(t *testing.T, open Open) {
 			{"All", cairn.SessionFilter{}, []string{"dddd0002", "dddd0001", "dddd0000"}, 3},
 			{"Subagents", cairn.SessionFilter{Subagents: true}, []string{"dddd0002", "dddd0001", "dddd0000", "dddd0000"}, 4},
 			{"Project", cairn.SessionFilter{Project: "/src/b"}, []string{"dddd0001"}, 1},
+			{"Agent", cairn.SessionFilter{Agent: cairn.AgentCodex}, []string{"dddd0001"}, 1},
+			{"AgentClaudeCode", cairn.SessionFilter{Agent: cairn.AgentClaudeCode}, []string{"dddd0002", "dddd0000"}, 2},
 			{"ProjectPrefix", cairn.SessionFilter{Project: "/src/"}, []string{"dddd0001", "dddd0000"}, 2},
 			{"Since", cairn.SessionFilter{Since: t0.Add(24 * time.Hour)}, []string{"dddd0002", "dddd0001"}, 2},
 			{"Until", cairn.SessionFilter{Until: t0.Add(24 * time.Hour)}, []string{"dddd0000"}, 1},

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"cairn"
-	"cairn/claudecode"
+	"cairn/codex"
 	"cairn/inscribe"
 
 	"golang.org/x/term"
@@ -18,8 +18,11 @@ import (
 func (m *Main) runImport(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
-Inscribe Claude Code transcripts into the store. PATH is a .jsonl file or a
-folder searched for them; with no PATH, ~/.claude/projects. In a workspace
+Inscribe Claude Code transcripts and Codex CLI rollouts into the store. PATH
+is a .jsonl file or a folder searched for them; with no PATH, both harnesses'
+folders: ~/.claude/projects and $CODEX_HOME/sessions (default
+~/.codex/sessions). A file is read as Codex when its name is
+rollout-…-<uuid>.jsonl or its first line is a session_meta. In a workspace
 with an active engagement (cairn engagement start) or a frame in progress,
 the new rounds are tagged with them.
 
@@ -41,14 +44,10 @@ Examples:
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
-		dir, err := claudecode.DefaultProjectsDir()
-		if err != nil {
+		var err error
+		if paths, err = m.defaultTranscriptDirs(); err != nil {
 			return err
 		}
-		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("no transcripts at %s (where Claude Code keeps them): pass the files or folders to import", dir)
-		}
-		paths = []string{dir}
 	}
 	st, err := m.openStore(sf.store)
 	if err != nil {
@@ -56,7 +55,7 @@ Examples:
 	}
 	defer st.Close()
 
-	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: transcripts{}}
 	if im.Redact, err = lineRedactor(*red); err != nil {
 		return err
 	}
@@ -150,4 +149,32 @@ func progressBar(w io.Writer) inscribe.Progress {
 		rate := float64(done) / 1e6 / max(time.Since(start).Seconds(), 1e-3)
 		fmt.Fprintf(w, "\r\033[Kimporting [%s] %3.0f%% %.1f/%.1f MB %.0f MB/s", bar, pct, float64(done)/1e6, float64(total)/1e6, rate)
 	}
+}
+
+// defaultTranscriptDirs returns the folders where the harnesses keep their
+// transcripts and that exist: Claude Code's projects folder, Codex's
+// sessions folder. Returns an error naming both when neither exists.
+func (m *Main) defaultTranscriptDirs() ([]string, error) {
+	home := m.Getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return nil, err
+		}
+	}
+	claude, err := m.claudeProjectsDir()
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, dir := range []string{claude, codex.SessionsDir(codex.Home(m.Getenv, home))} {
+		if _, err := os.Stat(dir); err == nil {
+			dirs = append(dirs, dir)
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no transcripts at %s (Claude Code) or %s (Codex): pass the files or folders to import",
+			claude, codex.SessionsDir(codex.Home(m.Getenv, home)))
+	}
+	return dirs, nil
 }

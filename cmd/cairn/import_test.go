@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cairn/claudecode"
+	"cairn/inscribe"
 )
 
 const samples = "../../testdata/claudecode"
@@ -182,5 +185,50 @@ func TestHelp(t *testing.T) {
 		if exitCode(err) != 0 || !strings.Contains(stderr, "Usage: cairn "+c.name) {
 			t.Errorf("%s -h: %v\n%s", c.name, err, stderr)
 		}
+	}
+}
+
+// TestReindexCodex repairs a store where a Codex rollout was inscribed as a
+// Claude Code transcript (what cairn did before it read Codex): reindex
+// rebuilds it as Codex's, with its rounds, and corrects its agent.
+func TestReindexCodex(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	rollout := filepath.Join(t.TempDir(), "old.jsonl") // a name that does not say rollout
+	data, err := os.ReadFile("../../testdata/codex/three-rounds.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make the session_meta id the only identity, as an old cairn saw it.
+	if err := os.WriteFile(rollout, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStoreAt(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
+	if fr, _ := im.ImportFile(context.Background(), rollout); fr.Error != "" {
+		t.Fatal(fr.Error)
+	}
+	st.Close()
+	out, _, _ := runMain(t, store, "sessions", "--agent", "codex")
+	if !strings.HasPrefix(out, "No sessions") {
+		t.Fatalf("before reindex: %s", out)
+	}
+	if _, stderr, err := runMain(t, store, "reindex"); err != nil {
+		t.Fatal(err, stderr)
+	}
+	out, _, _ = runMain(t, store, "sessions", "--agent", "codex", "--json")
+	var got struct {
+		Sessions []struct {
+			Agent  string `json:"agent"`
+			Rounds int    `json:"rounds"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err, out)
+	}
+	if len(got.Sessions) != 1 || got.Sessions[0].Rounds != 3 {
+		t.Fatalf("after reindex: %s", out)
 	}
 }

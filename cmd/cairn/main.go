@@ -91,12 +91,12 @@ var commands = []struct {
 	{"merge", command{"two sessions' rounds interleaved by time, provenance kept", (*Main).runMerge}},
 	{"split", command{"fork a session into one child per engagement", (*Main).runSplit}},
 	{"inject", command{"one round in full from the store (read-only)", (*Main).runInject}},
-	{"revive", command{"compress, export a Claude Code session, print how to resume it", (*Main).runRevive}},
+	{"revive", command{"compress, export a session (--to claude|codex), print how to resume it", (*Main).runRevive}},
 	{"advise", command{"which surgical operation to run on a session now", (*Main).runAdvise}},
 	{"tag", command{"tag rounds with an engagement; tag suggest finds candidates", (*Main).runTag}},
 	{"untag", command{"clear the engagement of rounds", (*Main).runUntag}},
 	{"matrix", command{"the engagement × agent matrix of tagged rounds", (*Main).runMatrix}},
-	{"install", command{"set Claude Code up: hooks, MCP server (cairn install claude)", (*Main).runInstall}},
+	{"install", command{"set Claude Code or Codex up: hooks, MCP server (cairn install claude|codex)", (*Main).runInstall}},
 	{"uninstall", command{"remove exactly what install added", (*Main).runUninstall}},
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
@@ -162,7 +162,7 @@ Usage: cairn <command> [flags] [arguments]
 	}
 	fmt.Fprint(w, `
 Start here:
-  cairn import                 # inscribe ~/.claude/projects (re-run any time: only new bytes are read)
+  cairn import                 # inscribe ~/.claude/projects and ~/.codex/sessions (re-run any time: only new bytes are read)
   cairn sessions               # what is in the store
   cairn rounds <session>       # one line per round; a session is a uuid or a unique prefix
   cairn search "migration"     # find the round where something was said

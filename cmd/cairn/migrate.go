@@ -8,6 +8,7 @@ import (
 
 	"cairn"
 	"cairn/claudecode"
+	"cairn/codex"
 	"cairn/inscribe"
 )
 
@@ -66,7 +67,7 @@ Examples:
 		progress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r\033[Kcopying %d/%d sessions", done, total) }
 	}
 	start := time.Now()
-	formats := map[string]cairn.Transcript{cairn.AgentClaudeCode: claudecode.Format{}}
+	formats := map[string]cairn.Transcript{cairn.AgentClaudeCode: claudecode.Format{}, cairn.AgentCodex: codex.Format{}}
 	redactLine, err := lineRedactor(*red)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"cairn/claudecode"
 	"cairn/inscribe"
 )
 
@@ -30,7 +29,7 @@ kept. Run it after upgrading cairn, or if the index looks wrong.`)
 			fmt.Fprintf(m.Stderr, "\r\033[Kreindexing %d/%d sessions", done, n)
 		}
 	}
-	if err := st.inscription.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), progress); err != nil {
+	if err := st.inscription.Reindex(ctx, inscribe.Rebuild(transcripts{}), progress); err != nil {
 		return err
 	}
 	if isTerminal(m.Stderr) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 
 	"cairn"
 	"cairn/surgery"
@@ -10,8 +11,13 @@ import (
 func (m *Main) runRevive(ctx context.Context, args []string) error {
 	var f surgeryFlags
 	fs := m.newFlagSet("revive", "[flags] SESSION", `
-Give a session's work to a fresh agent: compress, export a Claude Code
-session, and print the command that resumes it. --before T compresses the
+Give a session's work to a fresh agent: compress, export a session, and
+print the command that resumes it. --to picks the harness that continues it
+(default: the session's own): a Claude Code session continues in Codex with
+--to codex, a Codex session in Claude Code with --to claude; shell commands,
+file reads and edits become the other harness's tool calls, other calls
+become text saying what was called and what it returned, and thinking, which
+cannot cross, is dropped and counted. --before T compresses the
 rounds before T (a round number or a time); --engagement ID collapses that
 finished engagement; --frames collapses finished frames as
 compress-frames does. With none, the recent quarter of the session (by
@@ -23,8 +29,10 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
   cairn revive --before 40 5c0375b4
   cairn revive --engagement console-work 5c0375b4
   cairn revive --frames 5c0375b4
+  cairn revive --to codex 5c0375b4
 `+surgeryFormats)
-	f.register(fs, "claude")
+	f.register(fs, "")
+	to := fs.String("to", "", "the harness that continues the session: claude | codex (default: its own)")
 	before := fs.String("before", "", "compress the rounds before this round number or time")
 	engagement := fs.String("engagement", "", "compress this engagement's rounds")
 	frames := fs.Bool("frames", false, "collapse finished frames to their results (as compress-frames)")
@@ -38,6 +46,20 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	}
 	if *before != "" && *engagement != "" || *frames && (*before != "" || *engagement != "") {
 		return usageError("give one of --before, --engagement and --frames")
+	}
+	switch *to {
+	case "":
+	case "claude", "claude-code", "codex":
+		if f.format != "" && f.format != strings.TrimSuffix(*to, "-code") {
+			return usageError("give --to or --format, not both")
+		}
+		f.format = strings.TrimSuffix(*to, "-code")
+	default:
+		return usageError("--to must be claude or codex, got %q", *to)
+	}
+	own := f.format == ""
+	if own {
+		f.format = "claude"
 	}
 	fid, err := f.parse()
 	if err != nil {
@@ -56,7 +78,7 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	}
 	defer st.Close()
 	sst := st.surgery()
-	sst.LinesOnly = f.format == "claude"
+	sst.LinesOnly = f.format == "claude" || f.format == "codex"
 	sst.Limits = limits
 	var mat *cairn.Materialization
 	if *frames {
@@ -66,6 +88,9 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	}
 	if err != nil {
 		return err
+	}
+	if own && len(mat.Sources) > 0 && mat.Sources[0].Agent == cairn.AgentCodex {
+		f.format = "codex"
 	}
 	return m.emit(ctx, st, &f, []*cairn.Materialization{mat})
 }

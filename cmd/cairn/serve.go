@@ -116,7 +116,12 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 		if len(mat.Sources) == 0 || mat.Sources[0].Project == "" {
 			return nil, cairn.Errorf(cairn.EINVALID, "The session records no working directory to resume in: export it with the CLI and --cwd.")
 		}
-		e, err := m.exportClaude(ctx, st, &surgeryFlags{format: "claude"}, mat)
+		// A session continues in its own harness.
+		export := m.exportClaude
+		if mat.Sources[0].Agent == cairn.AgentCodex {
+			export = m.exportCodex
+		}
+		e, err := export(ctx, st, &surgeryFlags{format: "claude"}, mat)
 		if err != nil {
 			return nil, err
 		}

@@ -24,19 +24,24 @@ window holds now (cairn advise says that).
 Examples:
   cairn sessions
   cairn sessions --project /home/me/src/app --since 2026-03-01
-  cairn sessions --since 48h --json`)
+  cairn sessions --since 48h --json
+  cairn sessions --agent codex`)
 	sf.register(fs, true)
 	project := fs.String("project", "", "only sessions whose working directory is this (a trailing / or * matches a prefix)")
 	since := fs.String("since", "", "only sessions active since this time (RFC 3339, a date, or a duration such as 48h)")
 	until := fs.String("until", "", "only sessions started before this time")
 	subagents := fs.Bool("subagents", false, "include subagent sessions")
 	surgical := fs.Bool("surgical", false, "include the sessions cairn's surgery cut")
+	agent := fs.String("agent", "", "only sessions of this harness: claude-code | codex")
 	limit := fs.Int("n", 50, "list at most this many (0: all)")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	filter := cairn.SessionFilter{Project: *project, Subagents: *subagents, NoSurgery: !*surgical, Limit: *limit}
 	var err error
+	if filter.Agent, err = parseAgent(*agent); err != nil {
+		return err
+	}
 	if filter.Since, err = parseWhen(*since); err != nil {
 		return err
 	}
@@ -60,9 +65,9 @@ Examples:
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tENDED\tROUNDS\tAPI TOKENS\tPROJECT\tTITLE")
+	fmt.Fprintln(tw, "SESSION\tAGENT\tENDED\tROUNDS\tAPI TOKENS\tPROJECT\tTITLE")
 	for _, s := range sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.EndedAt.Format("2006-01-02 15:04"), s.Rounds,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Agent, s.EndedAt.Format("2006-01-02 15:04"), s.Rounds,
 			humanTokens(s.Usage.Context()+s.Usage.Output), s.Project, s.Title)
 	}
 	if err := tw.Flush(); err != nil {

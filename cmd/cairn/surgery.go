@@ -39,6 +39,12 @@ Formats (--format):
              under ~/.claude/projects/ (or $CLAUDE_CONFIG_DIR/projects/), or to
              --out DIR; registered in the store with lineage "surgery"; the
              command to resume it is printed.
+  codex      a Codex CLI rollout the real client resumes: written under
+             $CODEX_HOME/sessions/YYYY/MM/DD/ (default ~/.codex), or to --out
+             DIR; a fresh thread id; registered with lineage "surgery"; the
+             command to resume it is printed. A Claude Code session crosses:
+             shell, reads and edits become Codex's calls, other calls text,
+             thinking is dropped and counted.
   markdown   for people, on standard output (or --out FILE)
   json       for programs, on standard output (or --out FILE)
 
@@ -68,9 +74,9 @@ step, full brings the compacted content back as stored.`
 func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	f.storeFlags.register(fs, false)
 	fs.StringVar(&f.fidelity, "fidelity", "full", "fidelity of rounds in full: full | partial | text | thinking=…,tool_use=…,tool_result=…")
-	fs.StringVar(&f.format, "format", format, "claude | markdown | json")
-	fs.StringVar(&f.out, "out", "", "claude: the folder to write the session to; markdown, json: the file")
-	fs.StringVar(&f.cwd, "cwd", "", "claude: the working directory to resume in (default: the source session's)")
+	fs.StringVar(&f.format, "format", format, "claude | codex | markdown | json")
+	fs.StringVar(&f.out, "out", "", "claude, codex: the folder to write the session to; markdown, json: the file")
+	fs.StringVar(&f.cwd, "cwd", "", "claude, codex: the working directory to resume in (default: the source session's)")
 	fs.BoolVar(&f.redact, "redact", false, redactUsage)
 	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: half the model's window)")
 	fs.StringVar(&f.before, "before-compaction", "summary", "what to keep from before the client's last compaction: full | index | summary")
@@ -96,9 +102,9 @@ func (f *surgeryFlags) limits() (surgery.Limits, error) {
 
 func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
 	switch f.format {
-	case "claude", "markdown", "json":
+	case "claude", "codex", "markdown", "json":
 	default:
-		return cairn.Fidelity{}, usageError("--format must be claude, markdown or json, got %q", f.format)
+		return cairn.Fidelity{}, usageError("--format must be claude, codex, markdown or json, got %q", f.format)
 	}
 	return cairn.ParseFidelity(f.fidelity)
 }
@@ -146,7 +152,7 @@ func (m *Main) runSurgical(ctx context.Context, args []string, c surgicalCommand
 	}
 	defer st.Close()
 	sst := st.surgery()
-	sst.LinesOnly = f.format == "claude"
+	sst.LinesOnly = f.format == "claude" || f.format == "codex"
 	sst.Limits = limits
 	ms, err := c.run(ctx, sst, pos[0], arg, fid)
 	if err != nil {
@@ -169,9 +175,13 @@ func (s *store) surgery() surgery.Store {
 
 // emit writes materializations in the chosen format.
 func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn.Materialization) error {
-	if f.format == "claude" {
+	if f.format == "claude" || f.format == "codex" {
 		for _, mat := range ms {
-			e, err := m.exportClaude(ctx, st, f, mat)
+			export := m.exportClaude
+			if f.format == "codex" {
+				export = m.exportCodex
+			}
+			e, err := export(ctx, st, f, mat)
 			if err != nil {
 				return err
 			}
@@ -181,6 +191,10 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 			}
 			fmt.Fprintf(m.Stdout, "%s: wrote %s\n  %d lines · %d rounds in full · %d as index lines%s · parent %s\n  size: %s\n  resume: %s\n",
 				label, e.Path, e.Lines, len(mat.FullPieces()), len(mat.IndexRounds()), droppedNote(mat), strings.Join(e.Parents, " + "), sizeNote(mat), e.Resume)
+			if c := e.Crossed; c != (crossing{}) {
+				fmt.Fprintf(m.Stdout, "  crossed from %s: %d tool calls mapped, %d as text, %d thinking blocks dropped\n",
+					c.From, c.Mapped, c.AsText, c.ThinkingDropped)
+			}
 		}
 		return nil
 	}
@@ -251,6 +265,13 @@ type exported struct {
 	Resume  string
 	Lines   int
 	Parents []string
+	Crossed crossing // what a session of another harness lost on the way
+}
+
+// A crossing counts what did not cross from one harness to another.
+type crossing struct {
+	From                            string
+	Mapped, AsText, ThinkingDropped int
 }
 
 // exportClaude writes one materialization as a Claude Code session and
@@ -265,7 +286,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 		return nil, usageError("the source session records no working directory: give --cwd")
 	}
 	id := claudecode.NewUUID()
-	x := &claudecode.Exporter{SessionID: id, Cwd: cwd, Summary: surgery.Summary(mat)}
+	x := &claudecode.Exporter{SessionID: id, Cwd: cwd, Summary: surgery.Summary(mat), Blocks: blocksAt(mat.Fidelity, mat)}
 	lines, err := x.Lines(mat)
 	if err != nil {
 		return nil, err
@@ -290,7 +311,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	im := &inscribe.Importer{Store: struct {
 		cairn.InscriptionStore
 		cairn.LineStore
-	}{st.inscription, st.lines}, Format: claudecode.Format{}}
+	}{st.inscription, st.lines}, Format: transcripts{}}
 	if fr, problems := im.ImportFile(ctx, path); fr.Error != "" {
 		return nil, fmt.Errorf("register %s: %s", path, fr.Error)
 	} else if len(problems) > 0 {
@@ -300,15 +321,15 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	for _, s := range mat.Sources {
 		parents = append(parents, s.ID)
 	}
-	lineage := cairn.LineageSurgery
-	if mat.Operation == cairn.OpRevive {
-		lineage = cairn.LineageRevive
-	}
-	if err := st.sessions.SetLineage(ctx, id, lineage, parents, mat.Operation); err != nil {
+	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation); err != nil {
 		return nil, err
 	}
-	return &exported{ID: id, Path: path, Cwd: cwd, Resume: "cd " + shellQuote(cwd) + " && claude --resume " + id,
-		Lines: len(lines), Parents: parents}, nil
+	e := &exported{ID: id, Path: path, Cwd: cwd, Resume: "cd " + shellQuote(cwd) + " && claude --resume " + id,
+		Lines: len(lines), Parents: parents}
+	if c := x.Crossed; c != (claudecode.Crossing{}) {
+		e.Crossed = crossing{From: cairn.AgentCodex, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+	}
+	return e, nil
 }
 
 // claudeProjectsDir is where Claude Code keeps sessions: $CLAUDE_CONFIG_DIR/projects,
@@ -362,4 +383,13 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// lineageOf is the lineage of what an operation wrote: revive for revive,
+// surgery for every other operation.
+func lineageOf(mat *cairn.Materialization) string {
+	if mat.Operation == cairn.OpRevive {
+		return cairn.LineageRevive
+	}
+	return cairn.LineageSurgery
 }

@@ -122,7 +122,7 @@ func TestSurgeryCommands(t *testing.T) {
 		if !strings.Contains(out, "revive: wrote") || !strings.Contains(out, "tokens the client sends (budget ") || resumeRE.FindString(out) == "" {
 			t.Fatalf("revive:\n%s", out)
 		}
-		if out := c.run("sessions", "--json"); !strings.Contains(out, `"lineage":"revive"`) {
+		if out := c.run("sessions", "--json", "--surgical"); !strings.Contains(out, `"lineage":"revive"`) {
 			t.Fatalf("no session has lineage revive:\n%.3000s", out)
 		}
 		if out := c.run("advise", "--window", "1000", tools); !strings.Contains(out, "cairn ") {

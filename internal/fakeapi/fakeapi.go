@@ -1,4 +1,5 @@
-// Package fakeapi is a stand-in for the Anthropic Messages API on loopback,
+// Package fakeapi is a stand-in for the Anthropic Messages API (and, in
+// responses.go, for the OpenAI Responses API the Codex CLI calls) on loopback,
 // for driving the real Claude Code client offline in tests (modelled on
 // shared/tools/fake_anthropic.py). It answers POST /v1/messages, streaming
 // (SSE) or not, from a script, answers count_tokens, and records every

@@ -49,6 +49,8 @@ func run() error {
 	realShare := flag.Float64("real-share", 0.5, "share of the corpus bytes made of real transcripts")
 	nq := flag.Int("queries", 20, "single-word search queries, each run as a whole cairn process and as rg")
 	runs := flag.Int("runs", 5, "times over the queries (and 8× for startup)")
+	codexSize := flag.String("codex", "", "size of the Codex corpus imported after the Claude Code one (default: -size; 0 to skip)")
+	codexSamples := flag.String("codex-samples", "testdata/codex", "Codex rollouts to build it from")
 	flag.Parse()
 	corpusBytes, err := parseSize(*size)
 	if err != nil {
@@ -107,6 +109,14 @@ func run() error {
 	dbSize := fileSizes(storePath)
 	fmt.Printf("import        %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB (cairn import, whole process)\n",
 		float64(got)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(dbSize)/1e6)
+	if *codexSize == "" {
+		*codexSize = *size
+	}
+	if *codexSize != "0" {
+		if err := measureCodexImport(g, cairnBin, *dir, *codexSize, *codexSamples); err != nil {
+			return err
+		}
+	}
 
 	// Search: each query as a whole cairn process and as rg over the raw
 	// files, in turn. rg -l stops reading a file at its first match, as
@@ -326,4 +336,49 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q: want e.g. 200MB or 1GB", s)
 	}
 	return int64(f * float64(mult)), nil
+}
+
+// measureCodexImport builds a corpus of Codex rollouts of the given size
+// and imports it as the Claude Code corpus is imported: the cairn command,
+// a whole process, into a fresh store.
+func measureCodexImport(g *bench.Generator, cairnBin, dir, size, samplesDir string) error {
+	want, err := parseSize(size)
+	if err != nil {
+		return err
+	}
+	samples, err := bench.ReadSamples(samplesDir)
+	if err != nil {
+		return err
+	}
+	corpus := filepath.Join(dir, "codex-corpus-"+size)
+	if got, _, err := bench.DirSize(corpus); err != nil || got < want {
+		os.RemoveAll(corpus)
+		if err := os.MkdirAll(corpus, 0o755); err != nil {
+			return err
+		}
+		for total := int64(0); total < want; {
+			_, n, err := g.CodexSession(corpus, samples, int64(200<<10+int(total)%(4<<20)))
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+	}
+	got, files, err := bench.DirSize(corpus)
+	if err != nil {
+		return err
+	}
+	storePath := filepath.Join(dir, "codex-store-"+size, "cairn.db")
+	os.RemoveAll(filepath.Dir(storePath))
+	start := time.Now()
+	cmd := exec.Command(cairnBin, "import", "--store", storePath, "-q", corpus)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("import codex: %w", err)
+	}
+	el := time.Since(start)
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	fmt.Printf("import codex  %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB (%d rollouts, %.1f MB; cairn import, whole process)\n",
+		float64(got)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(fileSizes(storePath))/1e6, files, float64(got)/1e6)
+	return nil
 }

@@ -1,0 +1,2 @@
+# Sourced by .ci/run after its own fuzz runs: the Codex rollout reader.
+fuzz ./codex FuzzBuilder

@@ -1,0 +1,235 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"cairn"
+)
+
+// A Crossing counts what a session of another harness (Codex) lost on its
+// way into a Claude Code export.
+type Crossing struct {
+	ThinkingDropped int `json:"thinking_dropped"`
+	CallsMapped     int `json:"calls_mapped"`
+	CallsAsText     int `json:"calls_as_text"`
+}
+
+// keep returns the lines of a full round: its own lines for a Claude Code
+// round, lines made from its blocks for a round of another harness.
+func (x *Exporter) keep(m *cairn.Materialization, p *cairn.Piece) ([]*outLine, error) {
+	src := m.Source(p.Round.SessionID)
+	if src == nil || src.Agent == "" || src.Agent == cairn.AgentClaudeCode {
+		return keepLines(p, p.FidelityOr(m.Fidelity))
+	}
+	if x.Blocks == nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "Session %s is a %s session: a Claude Code export of it needs its blocks.", src.ID, src.Agent)
+	}
+	blocks, err := x.Blocks(p)
+	if err != nil {
+		return nil, err
+	}
+	return x.crossLines(p.Round, blocks), nil
+}
+
+// crossLines translates a round of another harness from its blocks: user
+// text as user lines, each model turn as one assistant message (one line
+// per block, as Claude Code writes), tool calls as Claude Code's own where
+// they map (a shell command → Bash, a patch of one file → Edit or Write)
+// with their results as tool_result lines, other calls as text saying what
+// was called and what it returned. Thinking cannot cross (its signature is
+// bound to the other vendor) and is dropped and counted.
+func (x *Exporter) crossLines(r *cairn.Round, blocks []*cairn.Block) []*outLine {
+	var out []*outLine
+	calls := map[string]*cairn.Block{}
+	mapped := map[string]string{} // call id → tool_use id
+	for _, b := range blocks {
+		if b.Sidechain {
+			continue
+		}
+		msgID := "msg_cairn_" + b.SessionID[:min(8, len(b.SessionID))] + "_" + sanitize(b.MessageID)
+		assistant := func(block map[string]any, uses []string, stop string) {
+			o := &outLine{typ: "assistant", ts: b.Timestamp, msgID: msgID, uses: uses, text: block["type"] == "text"}
+			o.obj = &object{}
+			o.obj.set("type", "assistant")
+			o.obj.set("message", map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": "cairn-crossed",
+				"content": []any{block}, "stop_reason": stop, "stop_sequence": nil,
+				"usage": map[string]int{"input_tokens": 0, "output_tokens": 0}})
+			o.obj.set("userType", "external")
+			out = append(out, o)
+		}
+		user := func(content any, results []string) {
+			o := &outLine{typ: "user", ts: b.Timestamp, results: results}
+			o.obj = &object{}
+			o.obj.set("type", "user")
+			o.obj.set("message", map[string]any{"role": "user", "content": content})
+			o.obj.set("userType", "external")
+			out = append(out, o)
+		}
+		say := func(text string) {
+			assistant(map[string]any{"type": "text", "text": text}, nil, "end_turn")
+		}
+		switch b.Kind {
+		case cairn.UserText:
+			user(b.Content, nil)
+		case cairn.AssistantText:
+			if strings.TrimSpace(b.Content) != "" {
+				say(b.Content)
+			}
+		case cairn.Thinking:
+			if b.Detail.Condensed() {
+				say(b.Content)
+			} else {
+				x.Crossed.ThinkingDropped++
+			}
+		case cairn.ToolUse:
+			if b.Detail != "" {
+				say(b.Content)
+				continue
+			}
+			calls[b.ToolID] = b
+			if name, input, ok := toClaudeCall(b.ToolName, b.Content); ok {
+				id := "toolu_" + sanitize(b.ToolID)
+				mapped[b.ToolID] = id
+				assistant(map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}, []string{id}, "tool_use")
+			}
+		case cairn.ToolResult:
+			use := calls[b.ToolID]
+			if use == nil {
+				if b.Detail != "" {
+					say(b.Content)
+				}
+				continue
+			}
+			if id, ok := mapped[b.ToolID]; ok {
+				x.Crossed.CallsMapped++
+				user([]any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": b.Content, "is_error": b.IsError}}, []string{id})
+				continue
+			}
+			x.Crossed.CallsAsText++
+			status := "returned"
+			if b.IsError {
+				status = "failed with"
+			}
+			say(fmt.Sprintf("[Called %s with %s; it %s:]\n%s", use.ToolName, use.Content, status, b.Content))
+		}
+	}
+	return out
+}
+
+var notID = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+func sanitize(s string) string { return notID.ReplaceAllString(s, "_") }
+
+// toClaudeCall maps a Codex call to Claude Code's tools: exec_command,
+// shell and local_shell become Bash; an apply_patch that adds one file
+// becomes Write, one that changes one hunk of one file becomes Edit. Other
+// calls do not map.
+func toClaudeCall(tool, input string) (name string, args map[string]any, ok bool) {
+	switch tool {
+	case "exec_command", "shell", "local_shell", "container.exec", "shell_command":
+		var in struct {
+			Cmd     string          `json:"cmd"`
+			Command json.RawMessage `json:"command"`
+			Workdir string          `json:"workdir"`
+		}
+		if json.Unmarshal([]byte(input), &in) != nil {
+			return "", nil, false
+		}
+		cmd := in.Cmd
+		if cmd == "" {
+			var s string
+			var argv []string
+			if json.Unmarshal(in.Command, &s) == nil {
+				cmd = s
+			} else if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
+				if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+					cmd = argv[2]
+				} else {
+					cmd = strings.Join(argv, " ")
+				}
+			}
+		}
+		if cmd == "" {
+			return "", nil, false
+		}
+		if in.Workdir != "" {
+			cmd = "cd " + shellQuote(in.Workdir) + " && " + cmd
+		}
+		return "Bash", map[string]any{"command": cmd}, true
+	case "apply_patch":
+		patch := input
+		var in struct {
+			Input string `json:"input"`
+		}
+		if json.Unmarshal([]byte(input), &in) == nil && in.Input != "" {
+			patch = in.Input
+		}
+		return patchCall(patch)
+	}
+	return "", nil, false
+}
+
+// patchCall reads a patch in Codex's format: one added file → Write; one
+// updated file with one hunk → Edit.
+func patchCall(patch string) (string, map[string]any, bool) {
+	lines := strings.Split(strings.TrimRight(patch, "\n"), "\n")
+	if len(lines) < 3 || lines[0] != "*** Begin Patch" || lines[len(lines)-1] != "*** End Patch" {
+		return "", nil, false
+	}
+	body := lines[1 : len(lines)-1]
+	files := 0
+	for _, l := range body {
+		if strings.HasPrefix(l, "*** ") {
+			files++
+		}
+	}
+	if files != 1 {
+		return "", nil, false
+	}
+	switch {
+	case strings.HasPrefix(body[0], "*** Add File: "):
+		var content strings.Builder
+		for _, l := range body[1:] {
+			if !strings.HasPrefix(l, "+") {
+				return "", nil, false
+			}
+			content.WriteString(l[1:] + "\n")
+		}
+		return "Write", map[string]any{"file_path": strings.TrimPrefix(body[0], "*** Add File: "), "content": content.String()}, true
+	case strings.HasPrefix(body[0], "*** Update File: "):
+		var old, neu []string
+		hunks := 0
+		for _, l := range body[1:] {
+			switch {
+			case strings.HasPrefix(l, "@@"):
+				hunks++
+			case strings.HasPrefix(l, "-"):
+				old = append(old, l[1:])
+			case strings.HasPrefix(l, "+"):
+				neu = append(neu, l[1:])
+			case strings.HasPrefix(l, " "):
+				old, neu = append(old, l[1:]), append(neu, l[1:])
+			default:
+				return "", nil, false
+			}
+		}
+		if hunks > 1 || len(old) == 0 {
+			return "", nil, false
+		}
+		return "Edit", map[string]any{"file_path": strings.TrimPrefix(body[0], "*** Update File: "),
+			"old_string": strings.Join(old, "\n"), "new_string": strings.Join(neu, "\n")}, true
+	}
+	return "", nil, false
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

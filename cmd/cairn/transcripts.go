@@ -1,0 +1,75 @@
+package main
+
+import (
+	"cairn"
+	"cairn/claudecode"
+	"cairn/codex"
+)
+
+// transcripts reads both harnesses' files: a Codex rollout (by its name or
+// its first line) as Codex, anything else as Claude Code. Sessions keep the
+// harness that wrote them in Agent, so a rebuild picks the same reader.
+type transcripts struct{}
+
+var _ cairn.Transcript = transcripts{}
+
+// Identify implements [cairn.Transcript].
+func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) {
+	if codex.IsRollout(path, head) {
+		return codex.Format{}.Identify(path, head)
+	}
+	return claudecode.Format{}.Identify(path, head)
+}
+
+// NewBuilder implements [cairn.Transcript]. A whole session recorded as
+// Claude Code's whose first line is a Codex session_meta (a rollout
+// inscribed before cairn read Codex) is rebuilt as Codex's, and its agent
+// corrected: "cairn reindex" repairs such stores.
+func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
+	if fromSeq == 0 && s.Agent != cairn.AgentCodex {
+		return &sniffer{s: s}
+	}
+	return formatOf(s.Agent).NewBuilder(s, fromSeq)
+}
+
+// A sniffer picks the builder from a session's first line.
+type sniffer struct {
+	s *cairn.Session
+	b cairn.RoundBuilder
+}
+
+func (sn *sniffer) Add(l *cairn.Line) string {
+	if sn.b == nil {
+		if l.No == 1 && codex.IsRollout("", [][]byte{l.Raw}) {
+			sn.s.Agent = cairn.AgentCodex
+		}
+		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
+	}
+	return sn.b.Add(l)
+}
+
+func (sn *sniffer) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsage) {
+	if sn.b == nil {
+		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
+	}
+	return sn.b.Finish()
+}
+
+// formatOf returns the reader of an agent's transcripts.
+func formatOf(agent string) cairn.Transcript {
+	if agent == cairn.AgentCodex {
+		return codex.Format{}
+	}
+	return claudecode.Format{}
+}
+
+// parseAgent checks an --agent value: "", claude-code (or claude) or codex.
+func parseAgent(s string) (string, error) {
+	switch s {
+	case "", cairn.AgentCodex, cairn.AgentClaudeCode:
+		return s, nil
+	case "claude":
+		return cairn.AgentClaudeCode, nil
+	}
+	return "", usageError("--agent must be claude-code or codex, got %q", s)
+}

@@ -1,0 +1,128 @@
+package codex
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// A crossCall is a Claude Code tool call rendered as Codex's own: a shell
+// command (exec_command) or a patch (apply_patch).
+type crossCall struct {
+	cmd   string // exec_command's command line
+	patch string // apply_patch's input
+}
+
+// toCodexCall maps a Claude Code tool call to Codex's tools: Bash, and the
+// reads Codex does through its shell (Read, Grep, Glob, LS), become
+// exec_command; Edit and Write become apply_patch. Other tools do not map.
+func toCodexCall(tool, input string) (crossCall, bool) {
+	var in struct {
+		Command    string `json:"command"`
+		FilePath   string `json:"file_path"`
+		Path       string `json:"path"`
+		Offset     int    `json:"offset"`
+		Limit      int    `json:"limit"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+		Content    string `json:"content"`
+		Pattern    string `json:"pattern"`
+		Glob       string `json:"glob"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return crossCall{}, false
+	}
+	switch tool {
+	case "Bash":
+		if in.Command != "" {
+			return crossCall{cmd: in.Command}, true
+		}
+	case "Read":
+		if in.FilePath == "" {
+			break
+		}
+		if in.Offset > 0 || in.Limit > 0 {
+			from := max(in.Offset, 1)
+			to := "$"
+			if in.Limit > 0 {
+				to = strconv.Itoa(from + in.Limit - 1)
+			}
+			return crossCall{cmd: "sed -n '" + strconv.Itoa(from) + "," + to + "p' " + shellQuote(in.FilePath)}, true
+		}
+		return crossCall{cmd: "cat -n " + shellQuote(in.FilePath)}, true
+	case "Grep":
+		if in.Pattern == "" {
+			break
+		}
+		cmd := "rg -n " + shellQuote(in.Pattern)
+		if in.Glob != "" {
+			cmd += " -g " + shellQuote(in.Glob)
+		}
+		if in.Path != "" {
+			cmd += " " + shellQuote(in.Path)
+		}
+		return crossCall{cmd: cmd}, true
+	case "Glob":
+		if in.Pattern == "" {
+			break
+		}
+		cmd := "rg --files -g " + shellQuote(in.Pattern)
+		if in.Path != "" {
+			cmd += " " + shellQuote(in.Path)
+		}
+		return crossCall{cmd: cmd}, true
+	case "LS":
+		if in.Path != "" {
+			return crossCall{cmd: "ls -la " + shellQuote(in.Path)}, true
+		}
+	case "Edit":
+		if in.FilePath != "" && in.OldString != "" {
+			return crossCall{patch: "*** Begin Patch\n*** Update File: " + in.FilePath + "\n@@\n" +
+				prefixLines("-", in.OldString) + prefixLines("+", in.NewString) + "*** End Patch\n"}, true
+		}
+	case "Write":
+		if in.FilePath != "" {
+			return crossCall{patch: "*** Begin Patch\n*** Add File: " + in.FilePath + "\n" + prefixLines("+", in.Content) + "*** End Patch\n"}, true
+		}
+	}
+	return crossCall{}, false
+}
+
+// item returns the call as a response item.
+func (c crossCall) item(id string) *object {
+	if c.patch != "" {
+		return obj("type", "custom_tool_call", "status", "completed", "call_id", id, "name", "apply_patch", "input", c.patch)
+	}
+	args := marshal(map[string]string{"cmd": c.cmd})
+	return obj("type", "function_call", "name", "exec_command", "arguments", string(args), "call_id", id)
+}
+
+// output returns the call's output item.
+func (c crossCall) output(id, text string) *object {
+	if c.patch != "" {
+		return obj("type", "custom_tool_call_output", "call_id", id, "output", text)
+	}
+	return obj("type", "function_call_output", "call_id", id, "output", text)
+}
+
+// prefixLines prefixes every line of s, each ending in a newline.
+func prefixLines(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString(prefix + strings.TrimSuffix(l, "\n") + "\n")
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

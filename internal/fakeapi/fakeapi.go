@@ -50,13 +50,32 @@ type Server struct {
 	*httptest.Server
 	Turns []Turn
 
+	// Summary, when set, answers the client's compaction requests (/compact
+	// and auto-compaction ask for a summary with [CompactMarker] in the
+	// newest user message) with this text.
+	Summary string
+
+	// Usage, when set, returns the input tokens a reply reports for a
+	// request of n bytes (default: 100). Reporting n / [BytesPerToken]
+	// makes the client see its context grow, and auto-compact when it
+	// fills the window (CLAUDE_CODE_AUTO_COMPACT_WINDOW makes it small).
+	Usage func(n int) int
+
 	mu       sync.Mutex
 	requests []Request
+	// The turn a long run is in, and how many of its steps were served:
+	// after a compaction the request no longer holds the turn's prompt,
+	// and the run goes on from where it was.
+	active, served int
 }
+
+// CompactMarker is in the instruction the client sends when it asks for a
+// summary of the conversation (/compact, auto-compaction).
+const CompactMarker = "CRITICAL: Respond with TEXT ONLY"
 
 // New starts a fake API on loopback; close it with Close.
 func New(turns ...Turn) *Server {
-	s := &Server{Turns: turns}
+	s := &Server{Turns: turns, active: -1}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -123,7 +142,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req MessagesRequest
 	_ = json.Unmarshal(body, &req)
+	s.mu.Lock()
 	blocks := s.pick(&req)
+	s.mu.Unlock()
 	stop := "end_turn"
 	for i := range blocks {
 		switch blocks[i].Type {
@@ -143,7 +164,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		model = "claude-fake"
 	}
 	msg := map[string]any{"id": "msg_" + randHex(12), "type": "message", "role": "assistant", "model": model,
-		"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 20}}
+		"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": s.inputTokens(len(body)), "output_tokens": 20}}
 	if !req.Stream {
 		writeJSON(w, msg)
 		return
@@ -183,8 +204,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pick chooses the reply: the turn matching the newest user text that is
-// not a tool result, at the step given by the assistant messages after it.
+func (s *Server) inputTokens(n int) int {
+	if s.Usage == nil {
+		return 100
+	}
+	return s.Usage(n)
+}
+
+// pick chooses the reply: [Server.Summary] for a compaction request; else
+// the turn matching the newest user text that is not a tool result, at the
+// step given by the assistant messages after it; else, when no turn matches
+// (after a compaction the prompt is gone), the next step of the turn last
+// served, while it has steps left. Called with s.mu held.
 func (s *Server) pick(req *MessagesRequest) []Block {
 	last, after := "", 0
 	found := false
@@ -198,15 +229,29 @@ func (s *Server) pick(req *MessagesRequest) []Block {
 			after++
 		}
 	}
-	if found && len(req.Tools) > 0 {
-		for _, t := range s.Turns {
+	if s.Summary != "" && len(req.Messages) > 0 {
+		if newest := req.Messages[len(req.Messages)-1]; newest.Role == "user" && strings.Contains(string(newest.Content), CompactMarker) {
+			return []Block{{Type: "text", Text: s.Summary}}
+		}
+	}
+	if len(req.Tools) == 0 {
+		return []Block{{Type: "text", Text: DefaultReply}}
+	}
+	if found {
+		for i, t := range s.Turns {
 			if strings.Contains(last, t.Match) {
 				if after < len(t.Steps) {
+					s.active, s.served = i, after+1
 					return append([]Block(nil), t.Steps[after]...)
 				}
-				break
+				s.active = -1
+				return []Block{{Type: "text", Text: DefaultReply}}
 			}
 		}
+	}
+	if s.active >= 0 && s.served < len(s.Turns[s.active].Steps) {
+		s.served++
+		return append([]Block(nil), s.Turns[s.active].Steps[s.served-1]...)
 	}
 	return []Block{{Type: "text", Text: DefaultReply}}
 }

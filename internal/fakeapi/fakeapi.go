@@ -61,6 +61,12 @@ type Server struct {
 	// fills the window (CLAUDE_CODE_AUTO_COMPACT_WINDOW makes it small).
 	Usage func(n int) int
 
+	// Refuse, when set, is asked about every conversation request (one
+	// that offers tools) of n bytes; a message it returns is answered as
+	// the API's 400 invalid_request_error, such as "prompt is too long:
+	// 210000 tokens > 200000 maximum", which makes the client compact.
+	Refuse func(n int) string
+
 	mu       sync.Mutex
 	requests []Request
 	// The turn a long run is in, and how many of its steps were served:
@@ -142,6 +148,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req MessagesRequest
 	_ = json.Unmarshal(body, &req)
+	if s.Refuse != nil && len(req.Tools) > 0 && !s.isCompaction(&req) {
+		if msg := s.Refuse(len(body)); msg != "" {
+			w.Header().Set("content-type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": msg}})
+			return
+		}
+	}
 	s.mu.Lock()
 	blocks := s.pick(&req)
 	s.mu.Unlock()
@@ -204,6 +218,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// isCompaction reports whether req asks for a summary that s answers.
+func (s *Server) isCompaction(req *MessagesRequest) bool {
+	if s.Summary == "" || len(req.Messages) == 0 {
+		return false
+	}
+	newest := req.Messages[len(req.Messages)-1]
+	return newest.Role == "user" && strings.Contains(string(newest.Content), CompactMarker)
+}
+
 func (s *Server) inputTokens(n int) int {
 	if s.Usage == nil {
 		return 100
@@ -229,10 +252,8 @@ func (s *Server) pick(req *MessagesRequest) []Block {
 			after++
 		}
 	}
-	if s.Summary != "" && len(req.Messages) > 0 {
-		if newest := req.Messages[len(req.Messages)-1]; newest.Role == "user" && strings.Contains(string(newest.Content), CompactMarker) {
-			return []Block{{Type: "text", Text: s.Summary}}
-		}
+	if s.isCompaction(req) {
+		return []Block{{Type: "text", Text: s.Summary}}
 	}
 	if len(req.Tools) == 0 {
 		return []Block{{Type: "text", Text: DefaultReply}}
@@ -240,6 +261,11 @@ func (s *Server) pick(req *MessagesRequest) []Block {
 	if found {
 		for i, t := range s.Turns {
 			if strings.Contains(last, t.Match) {
+				if i == s.active && s.served > after {
+					// A compaction kept the prompt but fewer of the turn's
+					// replies: the run goes on, it does not start over.
+					after = s.served
+				}
 				if after < len(t.Steps) {
 					s.active, s.served = i, after+1
 					return append([]Block(nil), t.Steps[after]...)

@@ -16,13 +16,13 @@ import (
 	"cairn/internal/fakeapi"
 )
 
-var generate = flag.Bool("generate", false, "regenerate testdata/claudecode/long with the real client")
+var generate = flag.Bool("generate", false, "regenerate testdata/long with the real client")
 
 // Where the long sessions are made: fixed paths, recorded in the files.
 const (
 	longProject = "/tmp/cairn-long/proj"
 	longHome    = "/tmp/cairn-long/home"
-	longOut     = "../../testdata/claudecode/long"
+	longOut     = "../../testdata/long"
 	longAuto    = "7a11c0de-0000-4000-8000-000000000150" // one prompt, 160 tool calls, an auto-compaction
 	longManual  = "7a11c0de-0000-4000-8000-000000000151" // 120 tool calls over two prompts, /compact between
 )
@@ -43,7 +43,7 @@ The user asked for a package built part by part, working alone; parts were writt
 7. Optional Next Step: continue with the next part.
 </summary>`
 
-// TestGenerateLong regenerates the long sessions of testdata/claudecode/long
+// TestGenerateLong regenerates the long sessions of testdata/long
 // with the real client driven offline by the fake API:
 //
 //	go test ./internal/claudetest -run TestGenerateLong -generate -v
@@ -51,7 +51,7 @@ The user asked for a package built part by part, working alone; parts were writt
 // Without -generate it does nothing.
 func TestGenerateLong(t *testing.T) {
 	if !*generate {
-		t.Skip("run with -generate to regenerate testdata/claudecode/long")
+		t.Skip("run with -generate to regenerate testdata/long")
 	}
 	bin := claudetest.Binary(t)
 	for _, dir := range []string{longProject, longHome} {

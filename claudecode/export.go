@@ -33,8 +33,9 @@ import (
 //     there: the client resumes it and the next prompt follows the results).
 //
 // Metadata lines (queue-operation, api-request*, last-prompt, …), sidechain
-// lines and older compact boundaries and summaries are left out: only the
-// conversation is carried.
+// lines and older compact boundaries and summaries (with the attachments
+// the client wrote right after them: re-read files, environment) are left
+// out: only the conversation is carried.
 type Exporter struct {
 	SessionID string // the new session's uuid
 	Cwd       string // recorded on every line; default: the first source's project
@@ -167,6 +168,7 @@ func synth(kv ...any) []byte {
 func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 	var out []*outLine
 	dropped := map[string]bool{} // tool calls left out: their results go too
+	compaction := false // since a compaction's boundary or summary, before the next message
 	source := json.RawMessage(`{"sessionId":` + string(appendQuoted(nil, p.Round.SessionID)) + `,"round":` + strconv.Itoa(p.Round.Seq) + `}`)
 	for _, l := range p.Lines {
 		if l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8 {
@@ -181,7 +183,20 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", l.SessionID, l.No, err)
 		}
-		if obj.bool("isSidechain") || obj.bool("isCompactSummary") || strings.Contains(obj.str("subtype"), "compact_boundary") {
+		if obj.bool("isCompactSummary") || strings.Contains(obj.str("subtype"), "compact_boundary") {
+			compaction = true
+			continue
+		}
+		if l.Type == "attachment" && compaction {
+			// The client's own re-reads of recent files and context for
+			// the summary it wrote; without the summary they stand alone
+			// as user messages of their own.
+			continue
+		}
+		if l.Type == "user" || l.Type == "assistant" {
+			compaction = false
+		}
+		if obj.bool("isSidechain") {
 			continue
 		}
 		o := &outLine{obj: obj, typ: l.Type, ts: l.Timestamp}

@@ -208,3 +208,31 @@ func TestExport_MergeKeepsTimestamps(t *testing.T) {
 		t.Fatal("no line of the sources exported")
 	}
 }
+
+// The files the client re-reads after compacting, and its other
+// attachments there, belong to its summary: a kept round that spans the
+// compaction leaves them out with it (else they reach the API as user
+// messages of their own, two in a row).
+func TestExport_CompactionAttachmentsLeftOut(t *testing.T) {
+	st := mustOpenSamples(t)
+	const long = "7a11c0de-0000-4000-8000-000000000150" // auto-compacted in round 1
+	mustImport(t, st, "../testdata/long/"+long+".jsonl")
+	m, err := surgery.CompressBefore(context.Background(), st.Store, long, surgery.Point{Seq: 1}, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, raw := range exportLines(t, m) {
+		var l struct {
+			Type       string `json:"type"`
+			Attachment struct {
+				Type string `json:"type"`
+			} `json:"attachment"`
+		}
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Type == "attachment" && l.Attachment.Type == "file" {
+			t.Errorf("line %d: the client's %s attachment of the compaction is exported", i+1, l.Attachment.Type)
+		}
+	}
+}

@@ -168,7 +168,7 @@ func synth(kv ...any) []byte {
 func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 	var out []*outLine
 	dropped := map[string]bool{} // tool calls left out: their results go too
-	compaction := false // since a compaction's boundary or summary, before the next message
+	compaction := false          // since a compaction's boundary or summary, before the next message
 	source := json.RawMessage(`{"sessionId":` + string(appendQuoted(nil, p.Round.SessionID)) + `,"round":` + strconv.Itoa(p.Round.Seq) + `}`)
 	for _, l := range p.Lines {
 		if l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8 {

@@ -142,6 +142,15 @@ func TestMatrix(t *testing.T) {
 	defer db.Close()
 	rounds := sqlite.NewRoundStore(db)
 
+	// The budgets each case runs at, when this cairn has --budget (issue
+	// 11): none (0, today's behaviour), the default (half the model's
+	// window) and a tight one. Without it: the operation's own choice only.
+	budgets := []string{""}
+	if help, _ := env.try("compress-before", "-h"); strings.Contains(help, "-budget") {
+		budgets = []string{"0", "default", "30000"}
+	} else {
+		t.Logf("BUDGET DIMENSION NOT RUN: this cairn has no --budget (issue 11, surgery branch)")
+	}
 	for n, c := range clients {
 		version := claudetest.Version(t, c.Path)
 		fidelities := matrixFidelities
@@ -157,36 +166,45 @@ func TestMatrix(t *testing.T) {
 					t.Logf("%s (%d rounds): resuming the original sends %d bytes (~%d tokens)", s.name, s.rounds, len(base.body), fakeapi.EstimateTokens(len(base.body)))
 					for _, op := range matrixOps {
 						for _, fid := range fidelities {
-							t.Run(op.name+"/"+fid, func(t *testing.T) {
-								t.Parallel() // at most -parallel at once (default: GOMAXPROCS)
-								args := append(op.args(s.id, s.rounds), "--fidelity", fid, "--cwd", claudetest.ScratchDir(t))
-								out, err := env.try(args...)
-								if op.refused != nil {
-									if want := op.refused(s.rounds); want != "" {
-										if err == nil || !strings.Contains(out, want) {
-											t.Fatalf("cairn %s: want a refusal saying %q, got err=%v:\n%s", strings.Join(args, " "), want, err, out)
-										}
-										return
+							for _, budget := range budgets {
+								name := op.name + "/" + fid
+								if budget != "" {
+									name += "/budget=" + budget
+								}
+								t.Run(name, func(t *testing.T) {
+									t.Parallel() // at most -parallel at once (default: GOMAXPROCS)
+									args := append(op.args(s.id, s.rounds), "--fidelity", fid, "--cwd", claudetest.ScratchDir(t))
+									if budget != "" && budget != "default" {
+										args = append(args, "--budget", budget)
 									}
-								}
-								if err != nil {
-									t.Fatalf("cairn %s: %v\n%s", strings.Join(args, " "), err, out)
-								}
-								outputs := writtenRE.FindAllStringSubmatch(out, -1)
-								if len(outputs) == 0 {
-									t.Fatalf("cairn %s wrote nothing:\n%s", strings.Join(args, " "), out)
-								}
-								for _, w := range outputs {
-									label := filepath.Base(w[1])
-									t.Run(strings.TrimSuffix(label, ".jsonl")[:8], func(t *testing.T) {
-										oc := &outputCase{client: c.Path, op: op.name, session: s, path: w[1], baseBytes: len(base.body), rounds: rounds}
-										if op.name == "merge" {
-											oc.baseBytes += len(other.body)
+									out, err := env.try(args...)
+									if op.refused != nil {
+										if want := op.refused(s.rounds); want != "" {
+											if err == nil || !strings.Contains(out, want) {
+												t.Fatalf("cairn %s: want a refusal saying %q, got err=%v:\n%s", strings.Join(args, " "), want, err, out)
+											}
+											return
 										}
-										checkOutput(t, oc)
-									})
-								}
-							})
+									}
+									if err != nil {
+										t.Fatalf("cairn %s: %v\n%s", strings.Join(args, " "), err, out)
+									}
+									outputs := writtenRE.FindAllStringSubmatch(out, -1)
+									if len(outputs) == 0 {
+										t.Fatalf("cairn %s wrote nothing:\n%s", strings.Join(args, " "), out)
+									}
+									for _, w := range outputs {
+										label := filepath.Base(w[1])
+										t.Run(strings.TrimSuffix(label, ".jsonl")[:8], func(t *testing.T) {
+											oc := &outputCase{client: c.Path, op: op.name, session: s, path: w[1], baseBytes: len(base.body), rounds: rounds, budget: budget}
+											if op.name == "merge" {
+												oc.baseBytes += len(other.body)
+											}
+											checkOutput(t, oc)
+										})
+									}
+								})
+							}
 						}
 					}
 				})
@@ -289,10 +307,30 @@ type outputCase struct {
 	// (for a merge: both originals).
 	baseBytes int
 	rounds    *sqlite.RoundStore
+	// budget is the --budget given: "" (cairn has none), "0" (none asked),
+	// "default" (half the window: 100,000 tokens for these sessions) or
+	// tokens.
+	budget string
+}
+
+// budgetTokens is the budget the output must fit, 0 for none.
+func (c *outputCase) budgetTokens() int {
+	switch c.budget {
+	case "", "0":
+		return 0
+	case "default":
+		return 100_000 // half the 200k window of these sessions' models
+	}
+	var n int
+	fmt.Sscan(c.budget, &n)
+	return n
 }
 
 // known reports the issue that fixes a failing assertion, "" if none.
 func (c *outputCase) known(assertion string) string {
+	if c.budget != "" && c.budget != "0" {
+		return "" // what a budget promises is never a known failure
+	}
 	for _, k := range []string{c.op + "/" + c.session.name + "/" + assertion, c.op + "/*/" + assertion} {
 		if why := knownFailures[k]; why != "" {
 			return why
@@ -318,6 +356,11 @@ func checkOutput(t *testing.T, c *outputCase) {
 	// What the API accepts.
 	for _, p := range fakeapi.CheckRequest(got.body, fakeapi.DefaultWindow) {
 		t.Errorf("request: %s", p)
+	}
+	// Within the budget: the request's tokens estimated as bytes / 3, which
+	// matched the usage of long real sessions within about 10 %.
+	if limit := c.budgetTokens(); limit > 0 && fakeapi.EstimateTokens(len(got.body)) > limit*110/100 {
+		t.Errorf("the request is ~%d tokens (%d bytes), over the budget of %d (+10%% for the estimate)", fakeapi.EstimateTokens(len(got.body)), len(got.body), limit)
 	}
 	// Smaller than resuming the original.
 	if len(got.body) >= c.baseBytes {

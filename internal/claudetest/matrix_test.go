@@ -88,6 +88,15 @@ var knownFailures = map[string]string{
 	"revive/*/smaller":          issue11Steps,
 	"split/*/smaller":           issue11Steps,
 	"inject/*/smaller":          issue11Steps,
+	// ... and over the 200k window ('prompt is too long') on the spotter
+	// sessions, as the issue measured; a merge keeps both sessions whole.
+	"compress-before/*/window":     issue11Steps,
+	"revive/*/window":              issue11Steps,
+	"split/*/window":               issue11Steps,
+	"inject/*/window":              issue11Steps,
+	"merge/*/window":               issue11Steps,
+	"compress-engagement/*/window": issue11Steps,
+	"extract-engagement/*/window":  issue11Steps,
 }
 
 const issue11Steps = "issue 11 points 1-3 (surgery branch: steps inside a round, compaction boundaries respected, --budget)"
@@ -355,6 +364,10 @@ func checkOutput(t *testing.T, c *outputCase) {
 
 	// What the API accepts.
 	for _, p := range fakeapi.CheckRequest(got.body, fakeapi.DefaultWindow) {
+		if why := c.known("window"); why != "" && strings.Contains(p, "window: 'prompt is too long'") {
+			failures = append(failures, "request: "+p+" — "+why)
+			continue
+		}
 		t.Errorf("request: %s", p)
 	}
 	// Within the budget: the request's tokens estimated as bytes / 3, which

@@ -209,6 +209,9 @@ func TestMatrix(t *testing.T) {
 											return
 										}
 									}
+									if err != nil && op.name == "revive" && budget == "0" && strings.Contains(out, "revive always fits a budget") {
+										return // issue 11: revive always writes a session within a budget
+									}
 									if err != nil && budget != "" && budget != "0" && strings.Contains(out, "Does not fit in "+budget) {
 										// Issue 11: when even the latest prompt and the last answer
 										// do not fit, refuse with the figures.

@@ -187,6 +187,9 @@ var FullFidelity = Fidelity{Thinking: DetailFull, ToolUse: DetailFull, ToolResul
 // ParseFidelity reads "thinking=reference,tool_use=summary,tool_result=omit"
 // (any subset; the rest stay full) or one of the words full, partial (thinking
 // referenced, tools summarized) and text (only user and assistant text).
+// Returns EINVALID for a contradiction: results kept while their calls are
+// left out (tool_use=omit needs tool_result=omit), since a result without
+// its call is refused by the API.
 func ParseFidelity(s string) (Fidelity, error) {
 	f := FullFidelity
 	switch strings.TrimSpace(s) {
@@ -213,6 +216,9 @@ func ParseFidelity(s string) (Fidelity, error) {
 		default:
 			return f, Errorf(EINVALID, "Fidelity %q: unknown kind %q.", kv, k)
 		}
+	}
+	if f.ToolUse == DetailOmit && f.ToolResult != DetailOmit {
+		return f, Errorf(EINVALID, "Fidelity %q: tool_use=omit with tool_result=%s keeps results without their calls; say tool_result=omit, or tool_use=summary.", s, f.ToolResult)
 	}
 	return f, nil
 }

@@ -10,12 +10,17 @@ import (
 // `claude --resume` needs of a session file: every line one JSON object of
 // the session; one root (parentUuid null), first; every other parentUuid an
 // earlier line's uuid; uuids real and unique; timestamps rising along the
-// chain; every tool_use answered by a later tool_result and every result
-// answering an earlier call; the last line a completed assistant text turn.
+// chain (not rising: the client orders by parentUuid, and its own files
+// and merges of overlapping sessions do not rise); every tool_use answered
+// by a later tool_result and every result answering an earlier call; no
+// two assistant messages in a row (assistant lines with no user line
+// between share one message id, which the client sends as one message);
+// the last line a completed assistant text turn or a user line of tool
+// results.
 func CheckResumable(sessionID string, lines [][]byte) error {
 	seen := map[string]bool{}
 	calls, answered := map[string]int{}, map[string]bool{}
-	var last time.Time
+	prevAssistant := "" // the message id of the assistant line since the last user line
 	type line struct {
 		Type        string          `json:"type"`
 		UUID        string          `json:"uuid"`
@@ -51,14 +56,18 @@ func CheckResumable(sessionID string, lines [][]byte) error {
 			return fmt.Errorf("line %d: parentUuid %q is no earlier line", n, *l.ParentUUID)
 		}
 		seen[l.UUID] = true
-		ts, err := time.Parse(time.RFC3339Nano, l.Timestamp)
-		if err != nil {
+		if _, err := time.Parse(time.RFC3339Nano, l.Timestamp); err != nil {
 			return fmt.Errorf("line %d: timestamp %q: %v", n, l.Timestamp, err)
 		}
-		if i > 0 && !ts.After(last) {
-			return fmt.Errorf("line %d: timestamp %s does not rise after %s", n, l.Timestamp, last.Format(TimeFormat))
+		switch {
+		case l.Type == "user":
+			prevAssistant = ""
+		case l.Type == "assistant" && l.Message != nil:
+			if prevAssistant != "" && l.Message.ID != prevAssistant {
+				return fmt.Errorf("line %d: assistant message %s follows assistant message %s with no user line between: two assistant messages in a row", n, l.Message.ID, prevAssistant)
+			}
+			prevAssistant = l.Message.ID
 		}
-		last = ts
 		if l.Message != nil {
 			for _, b := range l.Message.blocks() {
 				switch b.Type {
@@ -79,8 +88,15 @@ func CheckResumable(sessionID string, lines [][]byte) error {
 			return fmt.Errorf("line %d: tool_use %s has no tool_result", n, id)
 		}
 	}
+	if end != nil && end.Type == "user" && end.Message != nil {
+		for _, b := range end.Message.blocks() {
+			if b.Type == "tool_result" {
+				return nil
+			}
+		}
+	}
 	if end == nil || end.Type != "assistant" || end.Message == nil {
-		return fmt.Errorf("the session does not end on an assistant line")
+		return fmt.Errorf("the session ends neither on an assistant line nor on tool results")
 	}
 	if s, ok := end.Message.text(); ok && s != "" {
 		return nil

@@ -18,17 +18,26 @@ import (
 //     line holding Summary (the index of compressed rounds and where every
 //     full round came from), as Claude Code itself writes after /compact;
 //   - then the full rounds' own lines, unchanged except sessionId, cwd,
-//     isSidechain, a parentUuid chain re-linked in order, timestamps made to
-//     rise along it, and a cairnSource member naming the round they came from;
+//     isSidechain, a parentUuid chain re-linked in order, and a cairnSource
+//     member naming the round they came from; each line keeps its own
+//     timestamp (a merge interleaves sessions whose times overlap: the
+//     client orders by parentUuid, not by time);
 //   - thinking blocks are copied byte for byte with their message or left
 //     out, never edited; a tool call is never kept without its result;
 //   - a piece's own fidelity overrides the materialization's, and only the
 //     lines it keeps (its prompt and last steps) are written;
-//   - the session ends on a completed assistant text turn.
+//   - assistant turns left next to each other by a fidelity that drops the
+//     tool calls between them (text) become one message: they share the
+//     message id of the last, which the client reads as one assistant
+//     message (the API wants roles to alternate);
+//   - the session ends on a completed assistant text turn or on the results
+//     of a completed tool call (a round of an autonomous session often ends
+//     there: the client resumes it and the next prompt follows the results).
 //
 // Metadata lines (queue-operation, api-request*, last-prompt, …), sidechain
-// lines and older compact boundaries and summaries are left out: only the
-// conversation is carried.
+// lines and older compact boundaries and summaries (with the attachments
+// the client wrote right after them: re-read files, environment) are left
+// out: only the conversation is carried.
 type Exporter struct {
 	SessionID string // the new session's uuid
 	Cwd       string // recorded on every line; default: the first source's project
@@ -99,14 +108,20 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 	out = pairTools(out)
 	out = trimToCompletedTurn(out)
 	if len(out) == 0 {
-		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to resume: no round in full ends on a completed assistant turn.")
+		return nil, nothingToResume(m)
 	}
+	mergeAssistantRuns(out)
 
 	version, branch := "", ""
 	if len(m.Sources) > 0 {
 		version, branch = m.Sources[0].Version, m.Sources[0].GitBranch
 	}
-	start := out[0].ts
+	var start time.Time
+	for _, l := range out {
+		if !l.ts.IsZero() && (start.IsZero() || l.ts.Before(start)) {
+			start = l.ts
+		}
+	}
 	if start.IsZero() {
 		start = time.Unix(0, 0).UTC()
 	}
@@ -129,7 +144,7 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 	parent, last := summary, start.Add(-time.Millisecond)
 	for _, l := range out {
 		ts := l.ts
-		if !ts.After(last) {
+		if ts.IsZero() {
 			ts = last.Add(time.Millisecond)
 		}
 		last = ts
@@ -163,6 +178,7 @@ func synth(kv ...any) []byte {
 func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 	var out []*outLine
 	dropped := map[string]bool{} // tool calls left out: their results go too
+	compaction := false          // since a compaction's boundary or summary, before the next message
 	source := json.RawMessage(`{"sessionId":` + string(appendQuoted(nil, p.Round.SessionID)) + `,"round":` + strconv.Itoa(p.Round.Seq) + `}`)
 	for _, l := range p.Lines {
 		if (l.Status != cairn.LineOK && l.Status != cairn.LineInvalidUTF8) || !p.Kept(l.No) {
@@ -177,7 +193,20 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", l.SessionID, l.No, err)
 		}
-		if obj.bool("isSidechain") || obj.bool("isCompactSummary") || strings.Contains(obj.str("subtype"), "compact_boundary") {
+		if obj.bool("isCompactSummary") || strings.Contains(obj.str("subtype"), "compact_boundary") {
+			compaction = true
+			continue
+		}
+		if l.Type == "attachment" && compaction {
+			// The client's own re-reads of recent files and context for
+			// the summary it wrote; without the summary they stand alone
+			// as user messages of their own.
+			continue
+		}
+		if l.Type == "user" || l.Type == "assistant" {
+			compaction = false
+		}
+		if obj.bool("isSidechain") {
 			continue
 		}
 		o := &outLine{obj: obj, typ: l.Type, ts: l.Timestamp}
@@ -328,25 +357,95 @@ func pairTools(in []*outLine) []*outLine {
 	return out
 }
 
-// trimToCompletedTurn cuts what follows the last completed assistant text
-// turn: the last assistant line with text that no later line of the same
-// message follows.
+// trimToCompletedTurn cuts what follows the last place a resumed session
+// may end: a completed assistant text turn (the last assistant line with
+// text that no later line of the same message follows), or a line of tool
+// results after which no later result of the same calls comes (pairTools
+// already dropped calls without results).
 func trimToCompletedTurn(in []*outLine) []*outLine {
 	for i := len(in) - 1; i >= 0; i-- {
 		l := in[i]
-		if l.typ != "assistant" || !l.text {
-			continue
-		}
-		complete := true
-		for _, later := range in[i+1:] {
-			if later.typ == "assistant" && later.msgID != "" && later.msgID == l.msgID {
-				complete = false
-				break
+		switch {
+		case l.typ == "assistant" && l.text:
+			complete := true
+			for _, later := range in[i+1:] {
+				if later.typ == "assistant" && later.msgID != "" && later.msgID == l.msgID {
+					complete = false
+					break
+				}
 			}
-		}
-		if complete {
+			if complete {
+				return in[:i+1]
+			}
+		case l.typ == "user" && len(l.results) > 0:
 			return in[:i+1]
 		}
 	}
 	return nil
+}
+
+// mergeAssistantRuns gives the assistant lines of one run (no user line
+// between them) the message id of the run's last message, so that the
+// client sends them as one assistant message. A run whose earlier
+// messages call tools is left alone: their results would follow them.
+func mergeAssistantRuns(out []*outLine) {
+	var run []*outLine
+	flush := func() {
+		if len(run) < 2 {
+			run = run[:0]
+			return
+		}
+		last := run[len(run)-1].msgID
+		for _, l := range run {
+			if l.msgID != last && len(l.uses) > 0 {
+				run = run[:0]
+				return
+			}
+		}
+		for _, l := range run {
+			if l.msgID == last || l.msgID == "" || last == "" {
+				continue
+			}
+			msg, err := decodeObject(l.obj.get("message"))
+			if err != nil {
+				continue
+			}
+			msg.set("id", last)
+			enc := msg.appendTo(nil)
+			l.obj.set("message", json.RawMessage(enc[:len(enc)-1]))
+			l.msgID = last
+		}
+		run = run[:0]
+	}
+	for _, l := range out {
+		switch l.typ {
+		case "user":
+			flush()
+		case "assistant":
+			run = append(run, l)
+		}
+	}
+	flush()
+}
+
+// nothingToResume says why no round of m in full gives a session to
+// resume, naming the rounds.
+func nothingToResume(m *cairn.Materialization) error {
+	var rounds []string
+	for _, p := range m.FullPieces() {
+		rounds = append(rounds, fmt.Sprintf("%s round %d", shortID(p.Round.SessionID), p.Round.Seq))
+	}
+	if len(rounds) == 0 {
+		return cairn.Errorf(cairn.EINVALID, "Nothing to resume: no round is in full.")
+	}
+	return cairn.Errorf(cairn.EINVALID, "Nothing to resume: %s in full %s neither an assistant answer nor a completed tool call at fidelity %s (%s).",
+		strings.Join(rounds, ", "), map[bool]string{true: "holds", false: "hold"}[len(rounds) == 1],
+		fmt.Sprintf("thinking=%s,tool_use=%s,tool_result=%s", m.Fidelity.Thinking, m.Fidelity.ToolUse, m.Fidelity.ToolResult), "keep a later round, or a fuller fidelity")
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }

@@ -38,7 +38,11 @@ Formats (--format):
              project folder of --cwd (default: the source session's folder)
              under ~/.claude/projects/ (or $CLAUDE_CONFIG_DIR/projects/), or to
              --out DIR; registered in the store with lineage "surgery"; the
-             command to resume it is printed.
+             command to resume it is printed. The client only finds a session
+             in its project folder: for --out DIR elsewhere the command moves
+             the file there first (for DIR = CONFIG/projects/<folder> it sets
+             CLAUDE_CONFIG_DIR=CONFIG instead). A --cwd or source folder that
+             does not exist is named in a warning: the command cds there.
   codex      a Codex CLI rollout the real client resumes: written under
              $CODEX_HOME/sessions/YYYY/MM/DD/ (default ~/.codex), or to --out
              DIR; a fresh thread id; registered with lineage "surgery"; the
@@ -195,6 +199,9 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 				fmt.Fprintf(m.Stdout, "  crossed from %s: %d tool calls mapped, %d as text, %d thinking blocks dropped\n",
 					c.From, c.Mapped, c.AsText, c.ThinkingDropped)
 			}
+			if e.Note != "" {
+				fmt.Fprintf(m.Stdout, "  note: %s\n", e.Note)
+			}
 		}
 		return nil
 	}
@@ -263,6 +270,7 @@ type exported struct {
 	Path    string
 	Cwd     string
 	Resume  string
+	Note    string // what the user must know to resume it, if anything
 	Lines   int
 	Parents []string
 	Crossed crossing // what a session of another harness lost on the way
@@ -278,12 +286,15 @@ type crossing struct {
 // inscribes it (so it is searchable) with its lineage. The viewer's
 // actions call it too.
 func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
-	cwd := f.cwd
+	cwd, what := f.cwd, "--cwd"
 	if cwd == "" && len(mat.Sources) > 0 {
-		cwd = mat.Sources[0].Project
+		cwd, what = mat.Sources[0].Project, "the source session's folder"
 	}
 	if cwd == "" {
 		return nil, usageError("the source session records no working directory: give --cwd")
+	}
+	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
+		fmt.Fprintf(m.Stderr, "cairn: warning: %s %s does not exist: the resume command cds there; create it, or give --cwd a folder that exists\n", what, cwd)
 	}
 	id := claudecode.NewUUID()
 	x := &claudecode.Exporter{SessionID: id, Cwd: cwd, Summary: surgery.Summary(mat), Blocks: blocksAt(mat.Fidelity, mat)}
@@ -296,13 +307,20 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 			return nil, err
 		}
 	}
+	projects, err := m.claudeProjectsDir()
+	if err != nil {
+		return nil, err
+	}
+	home := filepath.Join(projects, claudecode.ProjectDirName(cwd)) // where the client looks
 	dir := f.out
 	if dir == "" {
-		projects, err := m.claudeProjectsDir()
+		dir = home
+	} else if !filepath.IsAbs(dir) {
+		wd, err := m.Getwd()
 		if err != nil {
 			return nil, err
 		}
-		dir = filepath.Join(projects, claudecode.ProjectDirName(cwd))
+		dir = filepath.Join(wd, dir)
 	}
 	path := filepath.Join(dir, id+".jsonl")
 	if err := writeAtomic(path, lines); err != nil {
@@ -324,12 +342,39 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation); err != nil {
 		return nil, err
 	}
-	e := &exported{ID: id, Path: path, Cwd: cwd, Resume: "cd " + shellQuote(cwd) + " && claude --resume " + id,
-		Lines: len(lines), Parents: parents}
+	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}
+	e.Resume, e.Note = resumeCommand(path, home, cwd, id)
 	if c := x.Crossed; c != (claudecode.Crossing{}) {
 		e.Crossed = crossing{From: cairn.AgentCodex, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
+}
+
+// resumeCommand returns the command that resumes the session id written at
+// path, for a client that looks for it in the folder home, and a note when
+// the file is not where the client looks.
+func resumeCommand(path, home, cwd, id string) (cmd, note string) {
+	dir := filepath.Dir(path)
+	resume := "cd " + shellQuote(cwd) + " && claude --resume " + id
+	if samePath(dir, home) {
+		return resume, ""
+	}
+	if config := filepath.Dir(filepath.Dir(dir)); filepath.Base(dir) == filepath.Base(home) && filepath.Base(filepath.Dir(dir)) == "projects" {
+		return "cd " + shellQuote(cwd) + " && CLAUDE_CONFIG_DIR=" + shellQuote(config) + " claude --resume " + id,
+			"written under " + config + ", which the client reads only as its config folder (CLAUDE_CONFIG_DIR, as above; it holds no login of yours)"
+	}
+	return "mkdir -p " + shellQuote(home) + " && mv " + shellQuote(path) + " " + shellQuote(home) + "/ && " + resume,
+		"the client finds a session only in " + home + ": the command moves the file there first"
+}
+
+// samePath reports whether a and b name the same folder.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
 }
 
 // claudeProjectsDir is where Claude Code keeps sessions: $CLAUDE_CONFIG_DIR/projects,

@@ -129,6 +129,55 @@ func TestSurgeryCommands(t *testing.T) {
 			t.Fatalf("advise:\n%s", out)
 		}
 	})
+	t.Run("OutDir", func(t *testing.T) {
+		home := filepath.Join(c.env["HOME"], ".claude", "projects", claudecode.ProjectDirName(proj))
+		// Where the client looks: the usual command.
+		out := c.run("compress-before", tools, "3", "--cwd", proj, "--out", home)
+		if m := resumeRE.FindStringSubmatch(out); m == nil || strings.Contains(out, "note:") {
+			t.Fatalf("--out the project folder:\n%s", out)
+		}
+		// Another config folder's projects: CLAUDE_CONFIG_DIR says where.
+		config := filepath.Join(t.TempDir(), "cfg")
+		out = c.run("compress-before", tools, "3", "--cwd", proj, "--out", filepath.Join(config, "projects", claudecode.ProjectDirName(proj)))
+		if !strings.Contains(out, "resume: cd "+proj+" && CLAUDE_CONFIG_DIR="+config+" claude --resume ") {
+			t.Fatalf("--out another config folder:\n%s", out)
+		}
+		// Anywhere else: the command moves the file where the client looks,
+		// and running it leaves a session there.
+		elsewhere := t.TempDir()
+		out = c.run("compress-before", tools, "3", "--cwd", proj, "--out", elsewhere)
+		m := regexp.MustCompile(`resume: mkdir -p (\S+) && mv (\S+) (\S+)/ && cd (\S+) && claude --resume ([0-9a-f-]{36})`).FindStringSubmatch(out)
+		if m == nil || m[1] != home || m[2] != filepath.Join(elsewhere, m[5]+".jsonl") || m[3] != home || m[4] != proj || !strings.Contains(out, "note: the client finds a session only in "+home) {
+			t.Fatalf("--out elsewhere:\n%s", out)
+		}
+		if err := os.Rename(m[2], filepath.Join(home, m[5]+".jsonl")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("MissingFolderWarns", func(t *testing.T) {
+		gone := filepath.Join(t.TempDir(), "gone")
+		out := c.run("compress-before", tools, "3", "--cwd", gone)
+		if !strings.Contains(out, "warning: --cwd "+gone+" does not exist") {
+			t.Fatalf("no warning for a --cwd that does not exist:\n%s", out)
+		}
+		// The samples were made in /tmp/cairn-sample/proj, absent here.
+		if _, err := os.Stat("/tmp/cairn-sample/proj"); err == nil {
+			t.Skip("/tmp/cairn-sample/proj exists on this machine")
+		}
+		out = c.run("compress-before", tools, "3")
+		if !strings.Contains(out, "warning: the source session's folder /tmp/cairn-sample/proj does not exist") {
+			t.Fatalf("no warning for a source folder that does not exist:\n%s", out)
+		}
+		if out := c.run("compress-before", tools, "3", "--cwd", proj); strings.Contains(out, "warning") {
+			t.Fatalf("a warning for a folder that exists:\n%s", out)
+		}
+	})
+	t.Run("ContradictoryFidelity", func(t *testing.T) {
+		out, err := c.try("compress-before", tools, "3", "--cwd", proj, "--fidelity", "tool_use=omit,tool_result=full")
+		if err == nil || !strings.Contains(err.Error(), "keeps results without their calls") {
+			t.Fatalf("err = %v:\n%s", err, out)
+		}
+	})
 	t.Run("Errors", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"compress-engagement", tools, "nope"},

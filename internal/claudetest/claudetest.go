@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -189,7 +190,14 @@ type Result struct {
 // but PATH reaches it.
 func Run(tb testing.TB, bin, home, cwd, baseURL string, args ...string) *Result {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return RunEnv(tb, nil, bin, home, cwd, baseURL, args...)
+}
+
+// RunEnv is [Run] with more environment variables (NAME=value), such as
+// CLAUDE_CODE_AUTO_COMPACT_WINDOW.
+func RunEnv(tb testing.TB, env []string, bin, home, cwd, baseURL string, args ...string) *Result {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--output-format", "json")...)
 	cmd.Dir = cwd
@@ -198,6 +206,7 @@ func Run(tb testing.TB, bin, home, cwd, baseURL string, args ...string) *Result 
 		"ANTHROPIC_BASE_URL=" + baseURL, "ANTHROPIC_API_KEY=sk-test",
 		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
 	}
+	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, nil
 	if err := cmd.Run(); err != nil {
@@ -227,4 +236,48 @@ func ScratchDir(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return dir
+}
+
+// Version returns what `claude --version` prints first, e.g. "2.1.330".
+func Version(tb testing.TB, bin string) string {
+	tb.Helper()
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tb.TempDir(), "DISABLE_AUTOUPDATER=1"}
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("%s --version: %v", bin, err)
+	}
+	f := bytes.Fields(out)
+	if len(f) == 0 {
+		tb.Fatalf("%s --version printed nothing", bin)
+	}
+	return string(f[0])
+}
+
+var cairnBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Cairn builds the cairn command once per test binary and returns its path:
+// end-to-end tests drive the product as users do.
+func Cairn(tb testing.TB) string {
+	tb.Helper()
+	cairnBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "cairn-e2e-bin-")
+		if err != nil {
+			cairnBin.err = err
+			return
+		}
+		cairnBin.path = filepath.Join(dir, "cairn")
+		out, err := exec.Command("go", "build", "-o", cairnBin.path, "cairn/cmd/cairn").CombinedOutput()
+		if err != nil {
+			cairnBin.err = fmt.Errorf("go build cairn/cmd/cairn: %v\n%s", err, out)
+		}
+	})
+	if cairnBin.err != nil {
+		tb.Fatal(cairnBin.err)
+	}
+	return cairnBin.path
 }

@@ -54,13 +54,38 @@ type Server struct {
 	// (default 100): a large value makes the client feel its context full.
 	InputTokens int
 
+	// Summary, when set, answers the client's compaction requests (/compact
+	// and auto-compaction ask for a summary with [CompactMarker] in the
+	// newest user message) with this text.
+	Summary string
+
+	// Usage, when set, returns the input tokens a reply reports for a
+	// request of n bytes (default: 100). Reporting n / [BytesPerToken]
+	// makes the client see its context grow, and auto-compact when it
+	// fills the window (CLAUDE_CODE_AUTO_COMPACT_WINDOW makes it small).
+	Usage func(n int) int
+
+	// Refuse, when set, is asked about every conversation request (one
+	// that offers tools) of n bytes; a message it returns is answered as
+	// the API's 400 invalid_request_error, such as "prompt is too long:
+	// 210000 tokens > 200000 maximum", which makes the client compact.
+	Refuse func(n int) string
+
 	mu       sync.Mutex
 	requests []Request
+	// The turn a long run is in, and how many of its steps were served:
+	// after a compaction the request no longer holds the turn's prompt,
+	// and the run goes on from where it was.
+	active, served int
 }
+
+// CompactMarker is in the instruction the client sends when it asks for a
+// summary of the conversation (/compact, auto-compaction).
+const CompactMarker = "CRITICAL: Respond with TEXT ONLY"
 
 // New starts a fake API on loopback; close it with Close.
 func New(turns ...Turn) *Server {
-	s := &Server{Turns: turns}
+	s := &Server{Turns: turns, active: -1}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -127,7 +152,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req MessagesRequest
 	_ = json.Unmarshal(body, &req)
+	if s.Refuse != nil && len(req.Tools) > 0 && !s.isCompaction(&req) {
+		if msg := s.Refuse(len(body)); msg != "" {
+			w.Header().Set("content-type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": msg}})
+			return
+		}
+	}
+	s.mu.Lock()
 	blocks := s.pick(&req)
+	s.mu.Unlock()
 	stop := "end_turn"
 	for i := range blocks {
 		switch blocks[i].Type {
@@ -147,7 +182,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		model = "claude-fake"
 	}
 	msg := map[string]any{"id": "msg_" + randHex(12), "type": "message", "role": "assistant", "model": model,
-		"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": s.inputTokens(), "output_tokens": 20}}
+		"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": s.inputTokens(len(body)), "output_tokens": 20}}
 	if !req.Stream {
 		writeJSON(w, msg)
 		return
@@ -187,11 +222,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) inputTokens() int {
+// isCompaction reports whether req asks for a summary that s answers.
+func (s *Server) isCompaction(req *MessagesRequest) bool {
+	if s.Summary == "" || len(req.Messages) == 0 {
+		return false
+	}
+	newest := req.Messages[len(req.Messages)-1]
+	return newest.Role == "user" && strings.Contains(string(newest.Content), CompactMarker)
+}
+
+// inputTokens is what a reply to a request of n bytes reports: the
+// InputTokens set, else what Usage says, else 100. Called without s.mu.
+func (s *Server) inputTokens(n int) int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.InputTokens > 0 {
-		return s.InputTokens
+	fixed := s.InputTokens
+	s.mu.Unlock()
+	switch {
+	case fixed > 0:
+		return fixed
+	case s.Usage != nil:
+		return s.Usage(n)
 	}
 	return 100
 }
@@ -203,8 +253,11 @@ func (s *Server) SetInputTokens(n int) {
 	s.InputTokens = n
 }
 
-// pick chooses the reply: the turn matching the newest user text that is
-// not a tool result, at the step given by the assistant messages after it.
+// pick chooses the reply: [Server.Summary] for a compaction request; else
+// the turn matching the newest user text that is not a tool result, at the
+// step given by the assistant messages after it; else, when no turn matches
+// (after a compaction the prompt is gone), the next step of the turn last
+// served, while it has steps left. Called with s.mu held.
 func (s *Server) pick(req *MessagesRequest) []Block {
 	last, after := "", 0
 	found := false
@@ -218,15 +271,32 @@ func (s *Server) pick(req *MessagesRequest) []Block {
 			after++
 		}
 	}
-	if found && len(req.Tools) > 0 {
-		for _, t := range s.Turns {
+	if s.isCompaction(req) {
+		return []Block{{Type: "text", Text: s.Summary}}
+	}
+	if len(req.Tools) == 0 {
+		return []Block{{Type: "text", Text: DefaultReply}}
+	}
+	if found {
+		for i, t := range s.Turns {
 			if strings.Contains(last, t.Match) {
+				if i == s.active && s.served > after {
+					// A compaction kept the prompt but fewer of the turn's
+					// replies: the run goes on, it does not start over.
+					after = s.served
+				}
 				if after < len(t.Steps) {
+					s.active, s.served = i, after+1
 					return append([]Block(nil), t.Steps[after]...)
 				}
-				break
+				s.active = -1
+				return []Block{{Type: "text", Text: DefaultReply}}
 			}
 		}
+	}
+	if s.active >= 0 && s.served < len(s.Turns[s.active].Steps) {
+		s.served++
+		return append([]Block(nil), s.Turns[s.active].Steps[s.served-1]...)
 	}
 	return []Block{{Type: "text", Text: DefaultReply}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"cairn"
 	"cairn/claudecode"
@@ -37,7 +38,8 @@ in each variant:
 Variants: the original resumed as it is (the client loads from its last
 compaction on), Claude Code's own compaction summary alone (when the session
 was compacted), compress-before at the middle round, revive, and revive at
-partial fidelity. Tokens are the estimate of what the client sends.
+partial fidelity, each at the default budget. Tokens are the estimate of
+what the client sends (the one the surgical commands print).
 
   cairn eval retention 258c7280
   cairn eval retention --json 258c7280
@@ -133,13 +135,19 @@ func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Sessio
 	for i, l := range lines {
 		raws[i] = l.Raw
 	}
-	orig := claudecode.LoadedView(raws)
-	out := []*retention.Variant{{Name: "original resumed", Tokens: estimateTokens(orig.Text), Text: orig.Text}}
-	if orig.Summary != "" {
-		out = append(out, &retention.Variant{Name: "claude compaction summary", Tokens: estimateTokens(orig.Summary), Text: orig.Summary})
-	}
 	sst := st.surgery()
 	sst.LinesOnly = true
+	resumed, err := surgery.Resume(ctx, sst, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	orig := claudecode.LoadedView(raws)
+	out := []*retention.Variant{{Name: "original resumed", Tokens: int(surgery.Estimate(resumed)), Text: orig.Text}}
+	if orig.Summary != "" {
+		out = append(out, &retention.Variant{Name: "claude compaction summary", Tokens: int(cairn.EstimateTokens(orig.Summary)), Text: orig.Summary})
+	}
+	// Every variant is cut at the default budget, as the commands cut it.
+	sst.Limits = surgery.Limits{Budget: surgery.AutoBudget}
 	partial, _ := cairn.ParseFidelity("partial")
 	type op struct {
 		name string
@@ -169,16 +177,18 @@ func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Sessio
 			continue
 		}
 		view := claudecode.LoadedView(out1)
-		v := &retention.Variant{Name: o.name, Tokens: estimateTokens(view.Text), Text: view.Text, Named: map[string]bool{}}
+		v := &retention.Variant{Name: o.name, Tokens: int(surgery.Estimate(mat)), Text: view.Text, Named: map[string]bool{}}
 		for _, r := range mat.IndexRounds() {
 			v.Named[fmt.Sprint(r.Seq)] = true
+		}
+		for _, p := range mat.FullPieces() {
+			for _, l := range p.StepIndex { // "7.12 Bash …": step 12 of round 7
+				if ref, _, ok := strings.Cut(l, " "); ok {
+					v.Named[ref] = true
+				}
+			}
 		}
 		out = append(out, v)
 	}
 	return out, nil
 }
-
-// estimateTokens is the token estimate of text the client sends: bytes / 3,
-// the ratio ../shared/tools/check_request.py found within about 10 % of
-// the usage fields of long real sessions.
-func estimateTokens(text string) int { return len(text) / 3 }

@@ -130,8 +130,8 @@ func BenchmarkExportSteps_5000x40(b *testing.B) {
 		name string
 		run  func() (*cairn.Materialization, error)
 	}{
-		{"CompressBefore1", func() (*cairn.Materialization, error) {
-			return surgery.CompressBefore(ctx, lean, longID, surgery.Point{Seq: 1}, cairn.FullFidelity)
+		{"SelectAll", func() (*cairn.Materialization, error) {
+			return surgery.Select(ctx, lean, longID, keepAll, cairn.FullFidelity)
 		}},
 		{"CompressBefore4501", func() (*cairn.Materialization, error) {
 			return surgery.CompressBefore(ctx, lean, longID, surgery.Point{Seq: 4501}, cairn.FullFidelity)

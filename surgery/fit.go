@@ -99,8 +99,9 @@ func sum(xs []int64) int64 {
 }
 
 // continues reports whether an operation's output continues its session,
-// so the client's compactions apply: the others are chosen rounds the user
-// asked for by name (an engagement, a merge, one round).
+// so the client's compaction in the rounds it compressed still applies:
+// the others are chosen rounds the user asked for by name (an engagement,
+// a merge, one round).
 func continues(op string) bool {
 	return op == cairn.OpCompressBefore || op == cairn.OpCompressEngagement || op == "select" || op == cairn.OpRevive || op == opResume
 }
@@ -173,27 +174,29 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 			break
 		}
 	}
-	if continues(m.Operation) {
-		m.Compactions = nil
-		for _, pl := range full {
-			if pl.loaded {
-				cs, err := st.compactionsIn(ctx, pl.p.Round, pl.p.Round.Blocks)
-				if err != nil {
-					return err
-				}
-				m.Compactions = append(m.Compactions, cs...)
-			}
-		}
-		if len(m.Compactions) == 0 {
-			cs, err := st.compactionBefore(ctx, plans)
+	// Every operation respects the compactions inside the rounds it keeps
+	// (issue 11: a kept round never brings back what the client had
+	// compacted by accident); one that continues its session also carries
+	// the summary of a compaction in the rounds it compressed.
+	m.Compactions = nil
+	for _, pl := range full {
+		if pl.loaded && pl.opKeep == nil {
+			cs, err := st.compactionsIn(ctx, pl.p.Round, pl.p.Round.Blocks)
 			if err != nil {
 				return err
 			}
-			m.Compactions = cs
+			m.Compactions = append(m.Compactions, cs...)
 		}
-		if before != BeforeFull {
-			respectCompaction(m, full, before)
+	}
+	if len(m.Compactions) == 0 && continues(m.Operation) {
+		cs, err := st.compactionBefore(ctx, plans)
+		if err != nil {
+			return err
 		}
+		m.Compactions = cs
+	}
+	if before != BeforeFull {
+		respectCompaction(m, full, before)
 	}
 	// The fit works on an approximation of the summary; the exact estimate
 	// decides, and a few passes with a tighter target absorb the difference.
@@ -393,6 +396,9 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 	for _, pl := range full {
 		r := pl.p.Round
 		c := last[r.SessionID]
+		if pl.opKeep != nil {
+			continue // the lines the operation itself chose (one step) stay as chosen
+		}
 		if c == nil || !pl.loaded || pl.level >= levelIndex || r.LastLine < c.Line {
 			if c != nil && r.LastLine < c.Line && !pl.last {
 				pl.level = levelIndex

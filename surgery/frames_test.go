@@ -14,8 +14,10 @@ import (
 
 // TestCompressFrames collapses the compact session's finished frames: round
 // 1 was worked under a completed frame and becomes its entry (title,
-// results, compaction); round 2 under a failed one, likewise; round 3 under
-// the frame in progress stays in full, as does the last round.
+// results, compaction); round 2 under a failed one, likewise; round 3, under
+// the frame in progress, holds the client's /compact and nothing after its
+// boundary, so it is an index line whose compaction summary the last round
+// (in full) carries: the client had compacted it.
 func TestCompressFrames(t *testing.T) {
 	ctx := context.Background()
 	st := mustOpenSamples(t)
@@ -37,19 +39,26 @@ func TestCompressFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var full []int
+	var full, index []int
 	for _, p := range m.Pieces {
 		if !p.Full {
-			t.Errorf("round %d as an index line; rounds outside frames here are recent", p.Round.Seq)
+			index = append(index, p.Round.Seq)
+			continue
 		}
 		full = append(full, p.Round.Seq)
+		if p.Compaction == nil {
+			t.Errorf("round %d in full does not carry the client's compaction summary", p.Round.Seq)
+		}
+	}
+	if len(index) != 1 || index[0] != 3 {
+		t.Errorf("rounds as index lines %v, want [3]: the client compacted round 3", index)
 	}
 	if got := len(m.Collapsed); got != 2 || m.Collapsed[0].Frame.ID != "auth" || m.Collapsed[1].Frame.ID != "db" ||
 		len(m.Collapsed[0].Rounds) != 1 || m.Collapsed[0].Rounds[0] != 1 || m.Collapsed[0].Tokens == 0 {
 		t.Fatalf("collapsed %+v", m.Collapsed)
 	}
-	if len(full) != 2 || full[0] != 3 || full[1] != 4 {
-		t.Fatalf("rounds in full %v, want [3 4]", full)
+	if len(full) != 1 || full[0] != 4 {
+		t.Fatalf("rounds in full %v, want [4]", full)
 	}
 	summary := surgery.Summary(m)
 	for _, want := range []string{`Frame auth "Auth" (completed) · rounds 1 of session`, "Results: AUTH-RESULTS: JWT with refresh tokens",

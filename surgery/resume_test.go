@@ -60,7 +60,7 @@ func TestExport_TextFidelityOneAssistantMessage(t *testing.T) {
 	st := mustOpenSamples(t)
 	text, _ := cairn.ParseFidelity("text")
 	for _, session := range []string{tools, compact, resumed} {
-		m, err := surgery.CompressBefore(context.Background(), st.Store, session, surgery.Point{Seq: 1}, text)
+		m, err := surgery.Select(context.Background(), st.Store, session, keepAll, text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestExport_CompactionAttachmentsLeftOut(t *testing.T) {
 	st := mustOpenSamples(t)
 	const long = "7a11c0de-0000-4000-8000-000000000150" // auto-compacted in round 1
 	mustImport(t, st, "../testdata/long/"+long+".jsonl")
-	m, err := surgery.CompressBefore(context.Background(), st.Store, long, surgery.Point{Seq: 1}, cairn.FullFidelity)
+	m, err := surgery.Select(context.Background(), st.Store, long, keepAll, cairn.FullFidelity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,3 +236,7 @@ func TestExport_CompactionAttachmentsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// keepAll keeps every round of a session in full: the whole session,
+// through the budget and the client's compactions.
+func keepAll(*cairn.Round) (kept, full bool) { return true, true }

@@ -31,14 +31,22 @@ func Revive(ctx context.Context, st Store, session, before, engagement string, f
 	}
 	// A successor starts lighter than its predecessor: the recent half of
 	// what the client loads today at most, the rest as index lines.
-	st.Limits.Budget = budget
-	if half := orig.Overhead + (Estimate(orig)-orig.Overhead)/2; half < budget {
-		st.Limits.Budget = half
-	}
-	m, err := revive(ctx, st, session, before, engagement, f)
-	if cairn.ErrorCode(err) == cairn.EINVALID && st.Limits.Budget < budget {
-		st.Limits.Budget = budget
+	// The fit keeps a sixteenth of a budget for the client's additions,
+	// which resuming the original carries too: the half is asked with it.
+	// When even the half does not fit (the latest steps are most of it),
+	// the least that is still lighter, then the budget itself.
+	now := Estimate(orig) * 16 / 15
+	half := (orig.Overhead + (Estimate(orig)-orig.Overhead)/2) * 16 / 15
+	var m *cairn.Materialization
+	for _, b := range []int64{half, (half + now) / 2, now - 1, budget} {
+		if b > budget || b <= 0 {
+			continue
+		}
+		st.Limits.Budget = b
 		m, err = revive(ctx, st, session, before, engagement, f)
+		if cairn.ErrorCode(err) != cairn.EINVALID || b == budget {
+			break
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -62,7 +70,12 @@ func revive(ctx context.Context, st Store, session, before, engagement string, f
 		return CompressBefore(ctx, st, session, p, f)
 	}
 	// No cut: the budget decides, oldest first, so the recent steps stay.
-	return CompressBefore(ctx, st, session, Point{Seq: 1}, f)
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := cutBefore(s, rounds, Point{Seq: 1}, f)
+	return m, st.materialize(ctx, m)
 }
 
 // opResume names the materialization the client itself loads: see [Resume].

@@ -180,19 +180,39 @@ func CompressBefore(ctx context.Context, st Store, session string, at Point, f c
 	if err != nil {
 		return nil, err
 	}
-	m := newMaterialization(cairn.OpCompressBefore, f, []*cairn.Session{s}, s.ID, at.String())
-	kept := 0
+	m, cut := cutBefore(s, rounds, at, f)
+	if cut == len(m.Pieces) || cut == len(m.Pieces)-1 && len(rounds) > 0 && rounds[0].Seq == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s starts at or after %s: nothing would stay in full.", s.ID, at)
+	}
+	if err := st.materialize(ctx, m); err != nil || cut > 0 {
+		return m, err
+	}
+	// Nothing before the point: only the budget can shrink the session. An
+	// output no smaller than what the client loads today is refused.
+	orig, err := Resume(ctx, st, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	if now, out := Estimate(orig), Estimate(m); out >= now {
+		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to compress: no round of %s comes before %s, and the session fits the budget as the client loads it (~%d tokens of %d; the output would be ~%d). Give a later round (cairn rounds %s shows them) or a smaller --budget.",
+			s.ID, at, now, m.Budget, out, s.ID)
+	}
+	return m, nil
+}
+
+// cutBefore lays out compress-before's pieces: the rounds before at as
+// index lines, the others in full. cut counts the prompted rounds (round 0
+// is not one) it compresses.
+func cutBefore(s *cairn.Session, rounds []*cairn.Round, at Point, f cairn.Fidelity) (m *cairn.Materialization, cut int) {
+	m = newMaterialization(cairn.OpCompressBefore, f, []*cairn.Session{s}, s.ID, at.String())
 	for _, r := range rounds {
 		full := !at.After(r)
-		if full {
-			kept++
+		if !full && r.Seq > 0 {
+			cut++
 		}
 		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: full})
 	}
-	if kept == 0 {
-		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s starts at or after %s: nothing would stay in full.", s.ID, at)
-	}
-	return m, st.materialize(ctx, m)
+	return m, cut
 }
 
 // CompressEngagement replaces the rounds tagged with engagement by index

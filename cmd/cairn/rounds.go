@@ -66,7 +66,11 @@ SESSION is given: the canonical query of engagement archaeology.
 		return err
 	}
 	if len(compactions) > 0 {
-		fmt.Fprintf(m.Stdout, "\nClaude Code compacted this session %d times; the client loads only what follows the last boundary:\n", len(compactions))
+		times := fmt.Sprintf("%d times", len(compactions))
+		if len(compactions) == 1 {
+			times = "once"
+		}
+		fmt.Fprintf(m.Stdout, "\nClaude Code compacted this session %s; the client loads only what follows the last boundary:\n", times)
 		for _, c := range compactions {
 			fmt.Fprintf(m.Stdout, "  round %03d · line %d · %s · %s · %d tokens before\n",
 				c.RoundSeq, c.Line, c.At.UTC().Format(export.IndexTimeFormat), orDash(c.Trigger), c.PreTokens)

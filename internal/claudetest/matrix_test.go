@@ -61,7 +61,7 @@ func halves(n int) (early, late string) {
 }
 
 var matrixOps = []matrixOp{
-	{"compress-before", func(id string, n int) []string { return []string{"compress-before", id, fmt.Sprint(max(1, (n+1)/2))} }, nil},
+	{"compress-before", func(id string, n int) []string { return []string{"compress-before", id, fmt.Sprint(n/2 + 1)} }, nil},
 	{"compress-engagement", func(id string, n int) []string { return []string{"compress-engagement", id, "early"} },
 		func(n int) string {
 			if n < 2 {
@@ -213,6 +213,12 @@ func TestMatrix(t *testing.T) {
 									}
 									if err != nil && op.name == "revive" && budget == "0" && strings.Contains(out, "revive always fits a budget") {
 										return // issue 11: revive always writes a session within a budget
+									}
+									if err != nil && op.name == "compress-before" && s.rounds == 1 && strings.Contains(out, "Nothing to compress") {
+										// Issue 11: a one-round session that fits its budget has
+										// nothing before round 1 to compress; cairn says so.
+										t.Logf("refused: %s", strings.TrimSpace(out))
+										return
 									}
 									if err != nil && budget != "" && budget != "0" && strings.Contains(out, "Does not fit in "+budget) {
 										// Issue 11: when even the latest prompt and the last answer

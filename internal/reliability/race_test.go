@@ -95,10 +95,11 @@ func TestRaceProperty(t *testing.T) {
 			var wg sync.WaitGroup
 			reports := make([]*inscribe.FileReport, importers)
 			for i := range importers {
+				chunk := 1 << (8 + rng.IntN(8)) // drawn here: rng is not safe for concurrent use
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					im := importer(handles[i], 1<<(8+rng.IntN(8)))
+					im := importer(handles[i], chunk)
 					reports[i], _ = im.ImportFile(ctx, file)
 				}()
 			}

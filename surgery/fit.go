@@ -539,6 +539,13 @@ func apply(m *cairn.Materialization, plans []*plan) {
 			if pl.level == levelPartial {
 				p.Tokens = pl.promptP + sum(pl.partial)
 			}
+			if pl.opKeep != nil {
+				f := m.Fidelity
+				if pl.level == levelPartial {
+					f = pf
+				}
+				p.Tokens = tokensAt(p.Round, keptBlocks(p, &cairn.Round{Blocks: append([]*cairn.Block(nil), p.Round.Blocks...)}).Blocks, f)
+			}
 		}
 		kept = append(kept, p)
 	}
@@ -637,3 +644,4 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 	}
 	return fc, nil
 }
+

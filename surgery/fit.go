@@ -644,4 +644,3 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 	}
 	return fc, nil
 }
-

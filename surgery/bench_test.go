@@ -102,8 +102,8 @@ func writeLong(tb testing.TB, path string, n, steps int) {
 
 // BenchmarkExportSteps_5000x40 is the export of a 5,000-round session of
 // 40 steps a round (200,000 steps) at the default budget (half the model's
-// window): compress-before keeping everything, compress-before keeping the
-// last tenth, and revive. The target is under 500 ms.
+// window): the whole session (Select keeping every round), compress-before
+// keeping the last tenth, and revive. The target is under 500 ms.
 func BenchmarkExportSteps_5000x40(b *testing.B) {
 	ctx := context.Background()
 	// $CAIRN_BENCH_CACHE keeps the imported store between runs: generating

@@ -11,13 +11,14 @@ import (
 )
 
 // maxWriteTail is how much of a transcript's end [LastWrites] reads: a
-// run of empty writes is a few small lines at the end.
-const maxWriteTail = 1 << 20
+// run of empty writes is a few small lines at the end, and the Stop hook
+// that reads it must stay within a few milliseconds.
+const maxWriteTail = 256 << 10
 
 // LastWrites reads the end of a transcript and returns its main chain's
 // file-writing calls (Write, Edit, MultiEdit, NotebookEdit) in order, each
 // with whether it carried content and whether its result was an error.
-// It reads at most the last MiB, in a few milliseconds, so a hook may call
+// It reads at most the last 256 KiB, in a few milliseconds, so a hook may call
 // it after every tool call. A missing file has no calls.
 func LastWrites(path string) ([]cairn.WriteCall, error) {
 	f, err := os.Open(path)

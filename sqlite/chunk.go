@@ -173,8 +173,15 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 	if to <= 0 {
 		to = 1<<62 - 1
 	}
+	// A generation's chunks hold consecutive lines: the first one needed is
+	// the last to start at or before from, found by the index, not by
+	// reading every chunk of a long session (a hook's incremental import
+	// asks for its last round's lines).
 	return readChunks(ctx, tx, sessionID, from, to,
-		`WHERE session_id = ? AND generation = ? AND last_no >= ? AND first_no <= ? ORDER BY first_no`, sessionID, gen, from, to)
+		`WHERE session_id = ?1 AND generation = ?2 AND last_no >= ?3 AND first_no <= ?4
+			AND first_no >= COALESCE((SELECT MAX(first_no) FROM chunks
+				WHERE session_id = ?1 AND generation = ?2 AND first_no <= ?3), 0)
+		ORDER BY first_no`, sessionID, gen, from, to)
 }
 
 // findAllLines returns every line of every generation of a session.

@@ -57,7 +57,7 @@ func (db *DB) Open() (err error) {
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is
 	// durable across process crashes in WAL mode (an OS crash may lose the
 	// last transactions, never corrupt); foreign keys are off by default.
-	pragmas := "_pragma=busy_timeout(30000)&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	pragmas := "_pragma=busy_timeout(30000)&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + pragmas
 	if db.db, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return err

@@ -160,6 +160,9 @@ func timeHook(bin, ws, event string, input []byte, runs int, before func() error
 		}
 		cmd := exec.Command(bin, "hook", event)
 		cmd.Dir = ws
+		// The session lives in the workspace, not under ~/.claude/projects:
+		// the hooks read a transcript only from a folder they are told of.
+		cmd.Env = append(os.Environ(), "CAIRN_TRANSCRIPT_DIRS="+ws)
 		cmd.Stdin = bytes.NewReader(input)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -16,4 +16,8 @@ type Compaction struct {
 	// Summary is the client's own summary of what came before (the
 	// isCompactSummary line that follows the boundary).
 	Summary string `json:"summary,omitempty"`
+	// StepsBefore is how many steps of its round lie before the boundary
+	// when an output keeps the round's later steps: steps 1 to StepsBefore
+	// are left to the summary and named so `cairn inject` can read them.
+	StepsBefore int `json:"steps_before,omitempty"`
 }

@@ -237,6 +237,36 @@ func TestExport_CompactionAttachmentsLeftOut(t *testing.T) {
 	}
 }
 
+// A kept round that spans the client's compaction names the steps it
+// leaves to the client's summary, so `cairn inject` can bring any back.
+func TestSummary_NamesStepsBeforeCompaction(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpenSamples(t)
+	const long = "7a11c0de-0000-4000-8000-000000000150" // auto-compacted in round 1, line 356
+	mustImport(t, st, "../testdata/long/"+long+".jsonl")
+	r, err := st.Rounds.FindRound(ctx, long, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := 0
+	for _, s := range cairn.Steps(r.Blocks, r.LastLine) {
+		if s.FirstLine < 356 {
+			before = s.Seq
+		}
+	}
+	if before < 50 {
+		t.Fatalf("%d steps before the compaction: the sample changed", before)
+	}
+	m, err := surgery.Select(ctx, st.Store, long, keepAll, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("Steps 1.1 to 1.%d of round 1, from before it, are stored in full: `cairn inject SESSION 1.STEP` reads one.", before)
+	if sum := surgery.Summary(m); !strings.Contains(sum, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, sum)
+	}
+}
+
 // keepAll keeps every round of a session in full: the whole session,
 // through the budget and the client's compactions.
 func keepAll(*cairn.Round) (kept, full bool) { return true, true }

@@ -67,15 +67,12 @@ func revive(ctx context.Context, st Store, session, before, engagement string, f
 		if err != nil {
 			return nil, err
 		}
-		return CompressBefore(ctx, st, session, p, f)
+		m, _, err := compressBefore(ctx, st, session, p, f)
+		return m, err
 	}
 	// No cut: the budget decides, oldest first, so the recent steps stay.
-	s, rounds, err := st.load(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := cutBefore(s, rounds, Point{Seq: 1}, f)
-	return m, st.materialize(ctx, m)
+	m, _, err := compressBefore(ctx, st, session, Point{Seq: 1}, f)
+	return m, err
 }
 
 // opResume names the materialization the client itself loads: see [Resume].

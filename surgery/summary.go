@@ -49,8 +49,13 @@ func Summary(m *cairn.Materialization) string {
 	}
 	for _, p := range m.FullPieces() {
 		if c := p.Compaction; c != nil {
-			fmt.Fprintf(&b, "\nClaude Code compacted session %s itself at line %d (%s, %s, %d tokens before): what it had compacted stays out. Its own summary, written by the client, not by cairn:\n\n%s\n",
-				short(c.SessionID), c.Line, orUnknown(c.Trigger), c.At.UTC().Format(export.IndexTimeFormat), c.PreTokens, strings.TrimSpace(c.Summary))
+			fmt.Fprintf(&b, "\nClaude Code compacted session %s itself at line %d (%s, %s, %d tokens before): what it had compacted stays out.",
+				short(c.SessionID), c.Line, orUnknown(c.Trigger), c.At.UTC().Format(export.IndexTimeFormat), c.PreTokens)
+			if c.StepsBefore > 0 {
+				fmt.Fprintf(&b, " Steps %d.1 to %d.%d of round %d, from before it, are stored in full: `cairn inject SESSION %d.STEP` reads one.",
+					c.RoundSeq, c.RoundSeq, c.StepsBefore, c.RoundSeq, c.RoundSeq)
+			}
+			fmt.Fprintf(&b, " Its own summary, written by the client, not by cairn:\n\n%s\n", strings.TrimSpace(c.Summary))
 		}
 		if len(p.StepIndex) > 0 {
 			fmt.Fprintf(&b, "\nRound %d of %s: its prompt and its last steps are in full; its earlier steps, one line each (ROUND.STEP, tools with their key argument → the first characters of the result | the text):\n", p.Round.Seq, short(p.Round.SessionID))

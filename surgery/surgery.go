@@ -176,17 +176,11 @@ func Select(ctx context.Context, st Store, session string, keep func(r *cairn.Ro
 // the rounds at or after it in full. Returns ENOTFOUND if the session does
 // not exist and EINVALID if no round would stay in full.
 func CompressBefore(ctx context.Context, st Store, session string, at Point, f cairn.Fidelity) (*cairn.Materialization, error) {
-	s, rounds, err := st.load(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	m, cut := cutBefore(s, rounds, at, f)
-	if cut == len(m.Pieces) || cut == len(m.Pieces)-1 && len(rounds) > 0 && rounds[0].Seq == 0 {
-		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s starts at or after %s: nothing would stay in full.", s.ID, at)
-	}
-	if err := st.materialize(ctx, m); err != nil || cut > 0 {
+	m, cut, err := compressBefore(ctx, st, session, at, f)
+	if err != nil || cut > 0 {
 		return m, err
 	}
+	s := m.Sources[0]
 	// Nothing before the point: only the budget can shrink the session. An
 	// output no smaller than what the client loads today is refused.
 	orig, err := Resume(ctx, st, s.ID)
@@ -198,6 +192,21 @@ func CompressBefore(ctx context.Context, st Store, session string, at Point, f c
 			s.ID, at, now, m.Budget, out, s.ID)
 	}
 	return m, nil
+}
+
+// compressBefore is compress-before without its refusal of a cut that
+// compresses nothing (revive lets the budget decide); cut counts the
+// rounds it compressed.
+func compressBefore(ctx context.Context, st Store, session string, at Point, f cairn.Fidelity) (*cairn.Materialization, int, error) {
+	s, rounds, err := st.load(ctx, session)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, cut := cutBefore(s, rounds, at, f)
+	if cut == len(m.Pieces) || cut == len(m.Pieces)-1 && len(rounds) > 0 && rounds[0].Seq == 0 {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "No round of %s starts at or after %s: nothing would stay in full.", s.ID, at)
+	}
+	return m, cut, st.materialize(ctx, m)
 }
 
 // cutBefore lays out compress-before's pieces: the rounds before at as

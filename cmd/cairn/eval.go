@@ -155,13 +155,18 @@ func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Sessio
 	}
 	ops := []op{
 		{"compress-before (middle)", func() (*cairn.Materialization, error) {
-			return surgery.CompressBefore(ctx, sst, s.ID, surgery.Point{Seq: max(1, (len(rounds)+1)/2)}, cairn.FullFidelity)
+			return surgery.CompressBefore(ctx, sst, s.ID, surgery.Point{Seq: len(rounds)/2 + 1}, cairn.FullFidelity)
 		}},
 		{"revive", func() (*cairn.Materialization, error) {
 			return surgery.Revive(ctx, sst, s.ID, "", "", cairn.FullFidelity)
 		}},
 		{"revive (partial)", func() (*cairn.Materialization, error) {
 			return surgery.Revive(ctx, sst, s.ID, "", "", partial)
+		}},
+		{"revive (--before-compaction index)", func() (*cairn.Materialization, error) {
+			idx := sst
+			idx.Limits.BeforeCompaction = surgery.BeforeIndex
+			return surgery.Revive(ctx, idx, s.ID, "", "", cairn.FullFidelity)
 		}},
 	}
 	for _, o := range ops {
@@ -182,6 +187,11 @@ func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Sessio
 			v.Named[fmt.Sprint(r.Seq)] = true
 		}
 		for _, p := range mat.FullPieces() {
+			if c := p.Compaction; c != nil { // "steps 7.1 to 7.40 … are stored in full"
+				for i := 1; i <= c.StepsBefore; i++ {
+					v.Named[fmt.Sprintf("%d.%d", c.RoundSeq, i)] = true
+				}
+			}
 			for _, l := range p.StepIndex { // "7.12 Bash …": step 12 of round 7
 				if ref, _, ok := strings.Cut(l, " "); ok {
 					v.Named[ref] = true

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -96,4 +97,63 @@ func TestEvalRetentionModel(t *testing.T) {
 			t.Errorf("%s: %d answered by a stand-in that knows nothing", j.Variant, j.All.InContext)
 		}
 	}
+}
+
+// TestEvalRetentionGoal pins issue 15's goal for the defaults on the long
+// auto-compacted public sessions: revive at the default budget keeps at
+// least 90 % of the probes of every category in context or one hop, more
+// in context than Claude Code's own compaction summary, at no more tokens
+// than the client loads for the original.
+func TestEvalRetentionGoal(t *testing.T) {
+	for _, id := range []string{"258c7280-ae70-4798-800f-63464d01a85d", "8463c716-a2ea-4c14-9efa-87158ebd9f20"} {
+		t.Run(id[:8], func(t *testing.T) {
+			c := newCLI(t)
+			path := "../../../shared/testdata/transcripts/marot__spotter/long/" + id + ".jsonl"
+			if _, err := os.Stat(path); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("the public long session must be here in CI: %v", err)
+				}
+				t.Skipf("SKIPPING: the public long session is not here: %v", err)
+			}
+			c.run("import", path)
+			var got struct {
+				Scores []struct {
+					Variant    string
+					Tokens     int
+					All        retentionCount            `json:"all"`
+					ByCategory map[string]retentionCount `json:"by_category"`
+				}
+			}
+			if err := json.Unmarshal([]byte(c.run("eval", "retention", "--json", id)), &got); err != nil {
+				t.Fatal(err)
+			}
+			by := map[string]int{}
+			for i, s := range got.Scores {
+				by[s.Variant] = i
+			}
+			orig, summary, revive := got.Scores[by["original resumed"]], got.Scores[by["claude compaction summary"]], got.Scores[by["revive"]]
+			if revive.Variant != "revive" || summary.Variant == "" {
+				t.Fatalf("variants %v", by)
+			}
+			for cat, n := range revive.ByCategory {
+				if n.Probes > 0 && (n.InContext+n.OneHop)*10 < n.Probes*9 {
+					t.Errorf("revive keeps %d+%d of %d %s probes in context or one hop: under 90 %%", n.InContext, n.OneHop, n.Probes, cat)
+				}
+			}
+			if revive.All.InContext <= summary.All.InContext {
+				t.Errorf("revive keeps %d probes in context, Claude Code's summary %d", revive.All.InContext, summary.All.InContext)
+			}
+			if revive.Tokens > orig.Tokens {
+				t.Errorf("revive: %d tokens, the original resumed %d", revive.Tokens, orig.Tokens)
+			}
+			t.Logf("revive: %d tokens (original %d), %+v", revive.Tokens, orig.Tokens, revive.All)
+		})
+	}
+}
+
+type retentionCount struct {
+	Probes    int `json:"probes"`
+	InContext int `json:"in_context"`
+	OneHop    int `json:"one_hop"`
+	Lost      int `json:"lost"`
 }

@@ -33,12 +33,16 @@
 //
 // When Claude Code compacts a session (a compact_boundary line followed by
 // its own summary), it sends only that summary and what follows the
-// boundary. That is a materialization too, and operations that continue a
-// session (compress-before, compress-engagement, revive) respect it: rounds
-// wholly before the last boundary become index lines, a round across it keeps
-// its prompt and its post-boundary steps, and the client's summary is carried
-// in cairn's, marked as the client's ([Limits].BeforeCompaction: summary;
-// index adds an index line per pre-boundary step; full brings them back).
+// boundary. That is a materialization too, and every operation respects the
+// compactions inside the rounds it keeps: rounds wholly before the last
+// boundary become index lines, a round across it keeps its prompt and its
+// post-boundary steps, and the client's summary is carried in cairn's,
+// marked as the client's, with the range of steps it stands for named
+// ([cairn.Compaction].StepsBefore) so `cairn inject` can bring any back
+// ([Limits].BeforeCompaction: summary; index adds an index line per
+// pre-boundary step; full brings them back). Operations that continue a
+// session (compress-before, compress-engagement, revive) also carry the
+// summary of a compaction in rounds they compressed.
 //
 // # Size and budget
 //
@@ -49,8 +53,12 @@
 // the session as it is; advise, the CLI, the viewer and MCP show these
 // figures. Every operation fits its output in [Limits].Budget (default half
 // the model's window, see [Window]): over budget, rounds degrade oldest
-// first, full → partial fidelity → prompt, last step and a steps index → one
-// index line → left out of the index table (counted in the summary); the
+// first, full → prompt, recent steps in full and an index line per older
+// step (down to the last step) → partial fidelity → one index line → left
+// out of the index table (counted in the summary). Steps come before
+// partial fidelity because `cairn eval retention` measured that they keep
+// more per token: an indexed step is one inject away, a partial summary
+// names nothing. The
 // latest round keeps its prompt and its last step (the last answer) whatever
 // happens, and its earlier steps become index lines first once the older
 // rounds are index lines. If even that does not fit, the operation refuses

@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
 	"time"
@@ -127,6 +128,41 @@ type CollapsedFrame struct {
 	SessionID string `json:"session_id"`
 	Rounds    []int  `json:"rounds"`
 	Tokens    int64  `json:"tokens"` // what the rounds held, estimated (four characters a token)
+}
+
+// Recipe identifies what m writes, as lineage records it
+// ([SessionStore.SetLineage]): the operation with its arguments and label,
+// the fidelity and the budget, each source with the lines it had, and a
+// digest of the layout (each round, in full or not, the lines and fidelity
+// it keeps, the rounds left out), which settles what the arguments do not
+// say (what was kept from before the client's compaction). Two exports with
+// the same recipe are the same session: the viewer refuses a second.
+//
+//	revive compress-before 5f0c2a1e-… 3 · fidelity full · budget 100000 · 5f0c2a1e-…@42 · layout 9c1d…
+func (m *Materialization) Recipe() string {
+	var b strings.Builder
+	b.WriteString(m.Operation)
+	for _, a := range m.Args {
+		b.WriteString(" " + a)
+	}
+	if m.Label != "" {
+		b.WriteString(" · " + m.Label)
+	}
+	f := m.Fidelity
+	fmt.Fprintf(&b, " · fidelity thinking=%s,tool_use=%s,tool_result=%s · budget %d", f.Thinking, f.ToolUse, f.ToolResult, m.Budget)
+	for _, s := range m.Sources {
+		fmt.Fprintf(&b, " · %s@%d", s.ID, s.Lines)
+	}
+	h := sha256.New()
+	for _, p := range m.Pieces {
+		fmt.Fprintf(h, "%s %d %d %v %v %+v %d %v\n", p.Round.SessionID, p.Round.Seq, p.Round.LastLine, p.Full, p.Keep, p.FidelityOr(m.Fidelity), len(p.StepIndex), p.Compaction != nil)
+	}
+	for _, c := range m.Collapsed {
+		fmt.Fprintf(h, "frame %s %s %v\n", c.Frame.ID, c.SessionID, c.Rounds)
+	}
+	fmt.Fprintf(h, "dropped %d compactions %d\n", m.Dropped, len(m.Compactions))
+	fmt.Fprintf(&b, " · layout %x", h.Sum(nil)[:8])
+	return b.String()
 }
 
 // IndexRounds returns the rounds shown as index lines, in order.

@@ -19,7 +19,10 @@ type Round struct {
 	UserPreview  string   `json:"user_preview"`
 	AgentPreview string   `json:"agent_preview"`
 	Tools        []string `json:"tools,omitempty"` // tool names called, in order, without repeats
-	Usage        Usage    `json:"usage"`
+	// ToolCalls counts the round's tool calls on its main chain; set only
+	// when the filter asks for it ([RoundFilter.ToolCalls]).
+	ToolCalls int   `json:"tool_calls"`
+	Usage     Usage `json:"usage"`
 
 	// Tags: kept in the index, never in the block store.
 	EngagementID string `json:"engagement,omitempty"`
@@ -47,6 +50,7 @@ type RoundFilter struct {
 	Since        time.Time
 	Until        time.Time
 	WithBlocks   bool // load each round's blocks
+	ToolCalls    bool // count each round's tool calls (Round.ToolCalls)
 }
 
 // RoundStore reads rounds.

@@ -40,6 +40,9 @@ type Session struct {
 	// has two; Parent is the first) and Operation the operation that cut it.
 	Parents   []string `json:"parents,omitempty"`
 	Operation string   `json:"operation,omitempty"`
+	// Recipe is what a surgical export was cut with ([Materialization.Recipe]):
+	// two exports with the same recipe are the same session.
+	Recipe string `json:"recipe,omitempty"`
 
 	Project   string `json:"project,omitempty"` // the agent's working directory
 	Title     string `json:"title,omitempty"`
@@ -52,6 +55,9 @@ type Session struct {
 	Lines     int       `json:"lines"`
 	Rounds    int       `json:"rounds"`
 	Usage     Usage     `json:"usage"`
+	// ToolCalls counts the tool calls of its main chain; set only when the
+	// filter asks for it ([SessionFilter.ToolCalls]).
+	ToolCalls int `json:"tool_calls"`
 
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -98,6 +104,14 @@ type SessionFilter struct {
 	// repeat rounds of the sessions they came from.
 	NoSurgery bool
 
+	// Recipe selects the surgical exports cut with this recipe (see
+	// [Materialization.Recipe]).
+	Recipe string
+
+	// ToolCalls counts each session's tool calls (Session.ToolCalls), which
+	// reads the index of every tool call: a list asks for it, a lookup not.
+	ToolCalls bool
+
 	Offset int
 	Limit  int
 }
@@ -115,10 +129,11 @@ type SessionStore interface {
 	FindSessions(ctx context.Context, filter SessionFilter) ([]*Session, int, error)
 
 	// SetLineage records how an inscribed session was made: lineage (such
-	// as [LineageSurgery]), the sessions it came from and the operation.
-	// Parent becomes parents[0]. Returns ENOTFOUND if the session does not
-	// exist.
-	SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error
+	// as [LineageSurgery]), the sessions it came from, the operation and,
+	// for a surgical export, its recipe ([Materialization.Recipe]; "" for
+	// none). Parent becomes parents[0]. Returns ENOTFOUND if the session
+	// does not exist.
+	SetLineage(ctx context.Context, id, lineage string, parents []string, operation, recipe string) error
 }
 
 // ResolveSessionRef picks the session ref names from candidates, the

@@ -219,7 +219,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#split")))
 	// First a preview with the token estimate; nothing written yet.
 	Wait(t, ctx, "the preview", `document.querySelectorAll("#action-preview .previewed").length === 2`)
-	if got := Eval[string](t, ctx, `document.getElementById("action-preview").textContent`); !strings.Contains(got, "tokens") || !strings.Contains(got, "% of the") {
+	if got := Eval[string](t, ctx, `document.getElementById("action-preview").textContent`); !strings.Contains(got, "tokens the client sends (budget ") || !strings.Contains(got, "for the session today") {
 		t.Fatalf("preview %q: want the token estimate", got)
 	}
 	if kids := children(t, st, sessionA); len(kids) != 0 {
@@ -250,6 +250,10 @@ func TestBrowser(t *testing.T) {
 	if !Eval[bool](t, ctx, `document.getElementById("preview-write").disabled`) {
 		t.Fatal("Write is enabled for a duplicate")
 	}
+	if got := Eval[string](t, ctx, `document.querySelector("#action-preview .existing .resume").textContent`); !strings.HasPrefix(got, "claude --resume ") {
+		t.Fatalf("the duplicate's resume command %q", got)
+	}
+	Screenshot(t, ctx, dir, "split-duplicate")
 	Step(t, ctx, "cancel", chromedp.Click(chromedp.CSS("#preview-cancel")))
 	Step(t, ctx, "open a child", chromedp.Click(chromedp.CSS("#children a")))
 	Wait(t, ctx, "the child's lineage names its parent", `document.querySelector("#lineage a") && document.querySelector("#lineage").textContent.includes("split")`)

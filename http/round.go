@@ -22,7 +22,7 @@ func (s *Server) registerRoundRoutes() {
 }
 
 // A RoundLine is a round without its blocks, as one line of the timeline:
-// the round and its index cell.
+// the round (with its tool calls counted, tool_calls) and its index cell.
 type RoundLine struct {
 	*cairn.Round
 	Roles string `json:"roles"`
@@ -61,7 +61,7 @@ func (s *Server) handleRounds(w http.ResponseWriter, r *http.Request) {
 	// Seqs are consecutive, so a page is a seq range; fetch one more round
 	// to learn whether another page follows.
 	to := from + limit
-	rounds, err := s.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, FromSeq: from, ToSeq: to})
+	rounds, err := s.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, FromSeq: from, ToSeq: to, ToolCalls: true})
 	if err != nil {
 		Error(w, r, err)
 		return

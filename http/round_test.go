@@ -30,6 +30,41 @@ func TestRounds(t *testing.T) {
 			t.Fatalf("last round: index %q, roles %q, %d blocks", r.Index, r.Roles, len(r.Blocks))
 		}
 	})
+	// Each line counts its round's tool calls (main chain), as its blocks do.
+	t.Run("ToolCalls", func(t *testing.T) {
+		var got cairnhttp.RoundsResponse
+		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds", &got)
+		total := 0
+		for _, r := range got.Rounds {
+			rd, err := st.Rounds.FindRound(context.Background(), sessionA, r.Seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, b := range rd.Blocks {
+				if b.Kind == cairn.ToolUse && !b.Sidechain {
+					want++
+				}
+			}
+			if r.ToolCalls != want {
+				t.Fatalf("round %d: %d tool calls, its blocks hold %d", r.Seq, r.ToolCalls, want)
+			}
+			total += want
+		}
+		if total == 0 {
+			t.Fatal("no tool call counted in session A")
+		}
+		var sess cairnhttp.SessionsResponse
+		MustGet(t, s, "/api/sessions?sort=tools", &sess)
+		for i, row := range sess.Sessions {
+			if row.ID == sessionA && row.ToolCalls != total {
+				t.Fatalf("session A lists %d tool calls, its rounds %d", row.ToolCalls, total)
+			}
+			if i > 0 && sess.Sessions[i-1].ToolCalls < row.ToolCalls {
+				t.Fatalf("sort=tools: %d before %d", sess.Sessions[i-1].ToolCalls, row.ToolCalls)
+			}
+		}
+	})
 	t.Run("Pages", func(t *testing.T) {
 		var seqs []int
 		for from := 0; from >= 0; {

@@ -40,8 +40,7 @@ type Server struct {
 	mux    *http.ServeMux
 
 	mu        sync.Mutex
-	loginCode string            // the one-time login code; "" once used
-	written   map[string]string // what surgical actions wrote: materialization key → session
+	loginCode string // the one-time login code; "" once used
 	events    events
 
 	// Addr is the address to listen on, 127.0.0.1:0 by default. Any
@@ -65,6 +64,10 @@ type Server struct {
 
 	// Export writes what a surgical action made; see [ExportFunc].
 	Export ExportFunc
+	// Resume returns the command that resumes a stored session, for the
+	// refusal of a child already written; nil: "claude --resume ID".
+	// cmd/cairn passes the CLI's.
+	Resume func(s *cairn.Session) string
 
 	// MaxConns caps the connections served at once; more wait to be
 	// accepted. 0 means no cap.

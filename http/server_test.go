@@ -89,7 +89,7 @@ func (st *Store) Export(ctx context.Context, m *cairn.Materialization) (*cairnht
 	for _, s := range m.Sources {
 		parents = append(parents, s.ID)
 	}
-	if err := st.Sessions.SetLineage(ctx, id, cairn.LineageSurgery, parents, m.Operation); err != nil {
+	if err := st.Sessions.SetLineage(ctx, id, cairn.LineageSurgery, parents, m.Operation, m.Recipe()); err != nil {
 		return nil, err
 	}
 	return &cairnhttp.Exported{ID: id, Path: path, Parents: parents, Resume: "claude --resume " + id}, nil
@@ -243,4 +243,23 @@ func TestServer_UI(t *testing.T) {
 			t.Errorf("Content-Security-Policy %q", csp)
 		}
 	})
+}
+
+// Reopen opens the store's file again, as another process would: its own
+// connection, nothing shared in memory.
+func (st *Store) Reopen(tb testing.TB) *Store {
+	tb.Helper()
+	db := sqlite.NewDB(st.DB.Path)
+	if err := db.Open(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	other := &Store{DB: db, Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db),
+		Searcher: sqlite.NewSearcher(db), Frames: sqlite.NewFrameStore(db), Tags: sqlite.NewTagStore(db),
+		Lines: sqlite.NewLineStore(db), Engagements: sqlite.NewEngagementStore(db), exports: tb.TempDir()}
+	other.importer = &inscribe.Importer{Store: struct {
+		*sqlite.InscriptionStore
+		*sqlite.LineStore
+	}{sqlite.NewInscriptionStore(db), other.Lines}, Format: claudecode.Format{}}
+	return other
 }

@@ -38,6 +38,7 @@ var sessionSorts = map[string]func(a, b *cairn.Session) int{
 		return cmp.Compare(a.EndedAt.Sub(a.StartedAt), b.EndedAt.Sub(b.StartedAt))
 	},
 	"lines": func(a, b *cairn.Session) int { return cmp.Compare(a.Lines, b.Lines) },
+	"tools": func(a, b *cairn.Session) int { return cmp.Compare(a.ToolCalls, b.ToolCalls) },
 }
 
 // sessionTokens is what the list sorts by as a session's tokens: those
@@ -47,16 +48,17 @@ func sessionTokens(s *cairn.Session) int64 { return s.Usage.Context() + s.Usage.
 // handleSessions handles GET /api/sessions?project=&in=&since=&until=&subagents=&sort=&order=&tree=&offset=&limit=.
 // project selects a folder as the CLI does (exact, or a prefix ending in
 // '/' or '*'); in keeps the sessions whose project contains it. sort is
-// time (default), tokens, rounds, duration or lines, order desc (default)
-// or asc. With tree=true, children are nested under their parents and
-// offset, limit and total count the top rows.
+// time (default), tokens, rounds, duration, tools (tool calls) or lines,
+// order desc (default) or asc. Each session carries its tool calls
+// (tool_calls). With tree=true, children are nested under their parents
+// and offset, limit and total count the top rows.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true", Agent: q.Get("agent")}
+	filter := cairn.SessionFilter{Project: q.Get("project"), Subagents: q.Get("subagents") == "true", Agent: q.Get("agent"), ToolCalls: true}
 	by := q.Get("sort")
 	less, ok := sessionSorts[cmp.Or(by, "time")]
 	if !ok {
-		Error(w, r, cairn.Errorf(cairn.EINVALID, "Cannot sort sessions by %q: use time, tokens, rounds, duration or lines.", by))
+		Error(w, r, cairn.Errorf(cairn.EINVALID, "Cannot sort sessions by %q: use time, tokens, rounds, duration, tools or lines.", by))
 		return
 	}
 	asc := q.Get("order") == "asc"

@@ -45,6 +45,7 @@ func TestSessions(t *testing.T) {
 			{"tokens", func(r *cairnhttp.SessionRow) float64 { return float64(r.Usage.Context() + r.Usage.Output) }},
 			{"duration", func(r *cairnhttp.SessionRow) float64 { return r.EndedAt.Sub(r.StartedAt).Seconds() }},
 			{"time", func(r *cairnhttp.SessionRow) float64 { return float64(r.EndedAt.Unix()) }},
+			{"tools", func(r *cairnhttp.SessionRow) float64 { return float64(r.ToolCalls) }},
 		} {
 			for _, order := range []string{"asc", "desc"} {
 				var got cairnhttp.SessionsResponse

@@ -1,8 +1,12 @@
 package http_test
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+
+	cairnhttp "cairn/http"
 
 	"github.com/chromedp/chromedp"
 )
@@ -40,7 +44,7 @@ func TestBrowserSessions(t *testing.T) {
 	Wait(t, ctx, "sorted", `location.hash.includes("sort=tokens")`)
 	Wait(t, ctx, "listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 6`)
 	tokens := func() []float64 {
-		return Eval[[]float64](t, ctx, `[...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => { const s = r.children[4].textContent; return parseFloat(s) * (s.endsWith("M") ? 1e6 : s.endsWith("k") ? 1e3 : 1); })`)
+		return Eval[[]float64](t, ctx, `[...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => { const s = r.children[5].textContent; return parseFloat(s) * (s.endsWith("M") ? 1e6 : s.endsWith("k") ? 1e3 : 1); })`)
 	}
 	got := tokens()
 	for i := 1; i < len(got); i++ {
@@ -58,6 +62,34 @@ func TestBrowserSessions(t *testing.T) {
 		}
 	}
 
+	// Sort by tool calls, then by duration: the rows in the API's order
+	// (waited for: the list is drawn again after the hash changes).
+	rowIDs := `JSON.stringify([...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => r.dataset.id))`
+	for _, by := range []string{"tools", "duration"} {
+		var want cairnhttp.SessionsResponse
+		MustGet(t, s, "/api/sessions?sort="+by+"&tree=true", &want)
+		ids := make([]string, len(want.Sessions))
+		for i, row := range want.Sessions {
+			ids[i] = row.ID
+		}
+		js, _ := json.Marshal(ids)
+		Step(t, ctx, "sort by "+by, chromedp.Click(chromedp.CSS(`#sessions th a[title="sort by `+by+`"]`)))
+		Wait(t, ctx, "rows by "+by+" as the API orders them", `location.hash.includes("sort=`+by+`") && `+rowIDs+` === `+strconv.Quote(string(js)))
+		if by != "tools" {
+			continue
+		}
+		calls := Eval[[]int](t, ctx, `[...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => Number(r.children[4].textContent))`)
+		for i := 1; i < len(calls); i++ {
+			if calls[i-1] < calls[i] {
+				t.Fatalf("tool calls descending: %v", calls)
+			}
+		}
+		if len(calls) == 0 || calls[0] < 100 || calls[0] != want.Sessions[0].ToolCalls {
+			t.Fatalf("tool calls %v: the long sessions call hundreds of tools (the API: %d)", calls, want.Sessions[0].ToolCalls)
+		}
+		Screenshot(t, ctx, dir, "sessions-by-tools")
+	}
+
 	// Filter by a part of the project.
 	Step(t, ctx, "filter spotter", chromedp.SetValue(chromedp.CSS(`#session-filters input[name="in"]`), "spotter-worktrees"),
 		chromedp.Click(chromedp.CSS(`#session-filters button`)))
@@ -68,4 +100,36 @@ func TestBrowserSessions(t *testing.T) {
 	if got := Eval[string](t, ctx, `document.getElementById("no-sessions").textContent`); !strings.Contains(got, "no-such-folder") || strings.Contains(got, "cairn import") {
 		t.Fatalf("empty message %q: want one naming the filter", got)
 	}
+}
+
+// Each line of a session's round index shows its round's tool calls,
+// duration and tokens; the calls are the API's count.
+func TestBrowserRoundIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	dir := Artifacts(t)
+	var rounds cairnhttp.RoundsResponse
+	MustGet(t, s, "/api/sessions/"+longSession+"/rounds?limit=200", &rounds)
+	var busy *cairnhttp.RoundLine
+	for _, r := range rounds.Rounds {
+		if busy == nil || r.ToolCalls > busy.ToolCalls {
+			busy = r
+		}
+	}
+	if busy == nil || busy.ToolCalls < 2 {
+		t.Fatalf("no round of the long session calls tools: %+v", busy)
+	}
+	Step(t, ctx, "open the long session", chromedp.Navigate(s.URL()+"/#/session/"+longSession))
+	line := `document.querySelector('.round[data-seq="` + strconv.Itoa(busy.Seq) + `"] .stats')`
+	Wait(t, ctx, "the busy round's line", line)
+	stats := Eval[[]string](t, ctx, `[...`+line+`.children].map(c => c.textContent)`)
+	if len(stats) != 3 || stats[0] != strconv.Itoa(busy.ToolCalls)+" tool calls" || stats[1] == "" || !strings.Contains(stats[2], " in · ") {
+		t.Fatalf("round %d's figures %q: want %d tool calls, a duration, tokens", busy.Seq, stats, busy.ToolCalls)
+	}
+	Step(t, ctx, "show the busy round", chromedp.Evaluate[chromedp.Void](line+`.scrollIntoView({block: "center"})`))
+	Screenshot(t, ctx, dir, "round-index")
 }

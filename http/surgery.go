@@ -2,14 +2,10 @@ package http
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 
 	"cairn"
-	"cairn/assemble"
-	"cairn/export"
 	"cairn/surgery"
 )
 
@@ -25,16 +21,24 @@ type Exported struct {
 	Index     int      `json:"index"`            // rounds as index lines
 	Resume    string   `json:"resume,omitempty"` // the command that resumes it
 
-	// Tokens estimates what the session costs in the agent's context;
-	// SourceTokens what the sessions it was cut from cost in full, by the
-	// same estimate ([EstimateTokens]).
-	Tokens       int `json:"tokens"`
-	SourceTokens int `json:"source_tokens"`
+	// Tokens is [surgery.Estimate] of the very materialization the action
+	// writes: the tokens the client sends when it resumes it, the figure
+	// the CLI prints as "size". Budget is what it was fitted in (the CLI's
+	// default: half the model's window) and Percent Tokens of it.
+	Tokens  int64 `json:"tokens"`
+	Budget  int64 `json:"budget"`
+	Percent int64 `json:"percent"`
+	// SourceTokens is what the client loads for the source session today,
+	// by the same estimate ([surgery.Resume]; a merge's sources summed).
+	SourceTokens int64 `json:"source_tokens"`
 	// Warning says why the action may not be worth it: nothing shrinks.
 	Warning string `json:"warning,omitempty"`
-	// Existing, in a preview, is the child already written from the same
-	// rounds: writing again is refused.
-	Existing string `json:"existing,omitempty"`
+	// Existing, in a preview, is the child already in the store with the
+	// same recipe ([cairn.Materialization.Recipe]), whoever wrote it, and
+	// ExistingResume the command that resumes it: writing again is
+	// refused.
+	Existing       string `json:"existing,omitempty"`
+	ExistingResume string `json:"existing_resume,omitempty"`
 }
 
 // ExportFunc writes a materialization as a session the agent's client
@@ -48,8 +52,12 @@ func (s *Server) registerSurgeryRoutes() {
 	s.mux.HandleFunc("POST /api/sessions/{id}/revive", s.handleRevive)
 }
 
+// surgery is the store the actions cut from, set as the CLI's surgical
+// commands set it when they write a session (claude or codex): lines only,
+// fitted in the default budget, half the model's window.
 func (s *Server) surgery() surgery.Store {
-	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines, Engagements: s.Engagements}
+	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines, Engagements: s.Engagements,
+		LinesOnly: true, Limits: surgery.Limits{Budget: surgery.AutoBudget}}
 }
 
 // SurgeryRequest is the body of the surgical actions; each uses the
@@ -128,9 +136,9 @@ func (s *Server) handleRevive(w http.ResponseWriter, r *http.Request) {
 }
 
 // surgical reads a surgery request, runs op and exports what it made, or
-// with preview says what it would write. An action whose output is a child
-// this server already wrote from the same rounds, and that is still in the
-// store, is refused: clicking twice does not make two children.
+// with preview says what it would write. An action whose output has the
+// recipe of a child already in the store (written by this server, another
+// one or the CLI) is refused: clicking twice does not make two children.
 func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(context.Context, string, *SurgeryRequest, cairn.Fidelity) ([]*cairn.Materialization, error)) {
 	ctx := r.Context()
 	var req SurgeryRequest
@@ -149,20 +157,18 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 		return
 	}
 	resp := &SurgeryResponse{Preview: req.Preview, Results: []*Exported{}}
-	keys := make([]string, len(ms))
 	figures := make([]*Exported, len(ms))
+	loaded := map[string]int64{}
 	for i, m := range ms {
-		keys[i] = materializationKey(m)
-		id := s.writtenAs(ctx, keys[i])
-		if id != "" && !req.Preview {
-			Error(w, r, cairn.Errorf(cairn.ECONFLICT, "Session %s is already this %s: the same rounds at the same fidelity. Open it, or change the selection.", id, m.Operation))
-			return
-		}
-		if figures[i], err = s.figures(ctx, m); err != nil {
+		if figures[i], err = s.figures(ctx, m, loaded); err != nil {
 			Error(w, r, err)
 			return
 		}
-		figures[i].Existing = id
+		if e := figures[i]; e.Existing != "" && !req.Preview {
+			Error(w, r, cairn.Errorf(cairn.ECONFLICT, "Session %s is already this %s: the same cut of the same rounds at the same fidelity and budget. Resume it: %s",
+				e.Existing, m.Operation, e.ExistingResume))
+			return
+		}
 	}
 	if req.Preview {
 		resp.Results = figures
@@ -179,9 +185,9 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 			Error(w, r, err)
 			return
 		}
-		e.Operation, e.Label, e.Full, e.Index = m.Operation, m.Label, len(m.FullPieces()), len(m.IndexRounds())
-		e.Tokens, e.SourceTokens, e.Warning = figures[i].Tokens, figures[i].SourceTokens, figures[i].Warning
-		s.remember(keys[i], e.ID)
+		fg := figures[i]
+		e.Operation, e.Label, e.Full, e.Index = m.Operation, m.Label, fg.Full, fg.Index
+		e.Tokens, e.Budget, e.Percent, e.SourceTokens, e.Warning = fg.Tokens, fg.Budget, fg.Percent, fg.SourceTokens, fg.Warning
 		if err := s.labelChild(ctx, e.ID, m); err != nil {
 			Error(w, r, err)
 			return
@@ -192,94 +198,48 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 }
 
 // figures says what m would write: its rounds in full and as index lines,
-// its token estimate against its sources' in full, and a warning when
-// nothing shrinks.
-func (s *Server) figures(ctx context.Context, m *cairn.Materialization) (*Exported, error) {
-	e := &Exported{Operation: m.Operation, Label: m.Label, Full: len(m.FullPieces()), Index: len(m.IndexRounds()), Parents: []string{}}
-	for _, p := range m.Pieces {
-		if p.Full {
-			e.Tokens += EstimateTokens(p.Round.Blocks...)
-		} else {
-			e.Tokens += EstimateText(export.Primary(p.Round))
-		}
+// [surgery.Estimate] of it against its budget and against what the client
+// loads for its sources today (loaded caches those by session), a warning
+// when nothing shrinks, and the child already written with its recipe.
+func (s *Server) figures(ctx context.Context, m *cairn.Materialization, loaded map[string]int64) (*Exported, error) {
+	e := &Exported{Operation: m.Operation, Label: m.Label, Full: len(m.FullPieces()), Index: len(m.IndexRounds()), Parents: []string{},
+		Tokens: surgery.Estimate(m), Budget: m.Budget}
+	if e.Budget > 0 {
+		e.Percent = 100 * e.Tokens / e.Budget
 	}
 	for _, src := range m.Sources {
 		e.Parents = append(e.Parents, src.ID)
-		rounds, err := s.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: src.ID, WithBlocks: true})
-		if err != nil {
-			return nil, err
+		n, ok := loaded[src.ID]
+		if !ok {
+			orig, err := surgery.Resume(ctx, s.surgery(), src.ID)
+			if err != nil {
+				return nil, err
+			}
+			n = surgery.Estimate(orig)
+			loaded[src.ID] = n
 		}
-		for _, rd := range rounds {
-			e.SourceTokens += EstimateTokens(rd.Blocks...)
-		}
+		e.SourceTokens += n
 	}
-	if e.Index == 0 && e.Tokens >= e.SourceTokens*9/10 {
-		e.Warning = fmt.Sprintf("Nothing would shrink: all %d rounds stay in full (about %d tokens, %d%% of the session).", e.Full, e.Tokens, percent(e.Tokens, e.SourceTokens))
+	if e.Tokens >= e.SourceTokens {
+		e.Warning = fmt.Sprintf("Nothing would shrink: ~%d tokens, and the client loads ~%d for the session as it is today (%d rounds in full, %d as index lines).",
+			e.Tokens, e.SourceTokens, e.Full, e.Index)
+	}
+	found, _, err := s.Sessions.FindSessions(ctx, cairn.SessionFilter{Recipe: m.Recipe(), Subagents: true, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(found) > 0 {
+		e.Existing, e.ExistingResume = found[0].ID, s.resumeCommand(found[0])
 	}
 	return e, nil
 }
 
-func percent(a, b int) int {
-	if b == 0 {
-		return 100
+// resumeCommand returns the command that resumes a stored session.
+func (s *Server) resumeCommand(sess *cairn.Session) string {
+	if s.Resume != nil {
+		return s.Resume(sess)
 	}
-	return a * 100 / b
-}
-
-// EstimateTokens estimates what blocks cost in an agent's context.
-//
-// It is the viewer's one token estimate, for surgery's previews: today
-// assemble's four-bytes-a-token rule over the blocks' text. When the CLI's
-// surgery estimate lands, point this function at it, so the page and the
-// CLI show the same figures.
-func EstimateTokens(blocks ...*cairn.Block) int {
-	n := 0
-	for _, b := range blocks {
-		n += assemble.Estimate.Count(b.Content)
-	}
-	return n
-}
-
-// EstimateText is [EstimateTokens] for a text, such as an index line.
-func EstimateText(text string) int { return assemble.Estimate.Count(text) }
-
-// materializationKey identifies what m would write: the operation, its
-// label, fidelity and sources, and each round with how it is kept, up to
-// the source's last line (a session that grew makes a different child).
-func materializationKey(m *cairn.Materialization) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%+v\n", m.Operation, m.Label, m.Fidelity)
-	for _, src := range m.Sources {
-		fmt.Fprintf(h, "%s %d\n", src.ID, src.Lines)
-	}
-	for _, p := range m.Pieces {
-		fmt.Fprintf(h, "%s %d %v %d\n", p.Round.SessionID, p.Round.Seq, p.Full, p.Round.LastLine)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// writtenAs returns the session this server wrote for key, if it is still
-// in the store.
-func (s *Server) writtenAs(ctx context.Context, key string) string {
-	s.mu.Lock()
-	id := s.written[key]
-	s.mu.Unlock()
-	if id == "" {
-		return ""
-	}
-	if _, err := s.Sessions.FindSessionByID(ctx, id); err != nil {
-		return ""
-	}
-	return id
-}
-
-func (s *Server) remember(key, id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.written == nil {
-		s.written = map[string]string{}
-	}
-	s.written[key] = id
+	return "claude --resume " + sess.ID
 }
 
 // labelChild tags the rounds of a split or extracted child with the

@@ -10,6 +10,7 @@ import (
 
 	"cairn"
 	cairnhttp "cairn/http"
+	"cairn/surgery"
 )
 
 // children returns the sessions surgery cut from parent.
@@ -187,4 +188,67 @@ func TestRevive(t *testing.T) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		WantError(t, s, "POST", "/api/sessions/ffff/revive", `{}`, 404, "No session")
 	})
+}
+
+// The preview's size is surgery.Estimate of what the action writes, fitted
+// as the CLI fits it (the default budget, half the model's window; revive
+// at most the recent half of what the client loads), against
+// what the client loads for the session today: the CLI's "size" line.
+func TestSurgeryPreview_Estimate(t *testing.T) {
+	s, st := MustOpenServer(t)
+	ctx := context.Background()
+	cli := surgery.Store{Sessions: st.Sessions, Rounds: st.Rounds, Lines: st.Lines, Engagements: st.Engagements,
+		LinesOnly: true, Limits: surgery.Limits{Budget: surgery.AutoBudget}}
+	orig, err := surgery.Resume(ctx, cli, sessionA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := surgery.Revive(ctx, cli, sessionA, "3", "", cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got cairnhttp.SurgeryResponse
+	MustPost(t, s, "/api/sessions/"+sessionA+"/revive", `{"before": "3", "preview": true}`, &got)
+	e := got.Results[0]
+	want := surgery.Estimate(m)
+	if e.Tokens != want || e.Tokens != m.Tokens || e.Budget != m.Budget || e.Percent != 100*want/m.Budget {
+		t.Fatalf("preview: ~%d tokens (budget %d, %d%%); the CLI's estimate ~%d (budget %d, %d%%)", e.Tokens, e.Budget, e.Percent, want, m.Budget, 100*want/m.Budget)
+	}
+	if e.SourceTokens != surgery.Estimate(orig) || e.Tokens >= e.SourceTokens || e.Warning != "" {
+		t.Fatalf("preview against what the client loads (~%d): %+v", surgery.Estimate(orig), e)
+	}
+	// What the action writes carries the same figures.
+	var wrote cairnhttp.SurgeryResponse
+	MustPost(t, s, "/api/sessions/"+sessionA+"/revive", `{"before": "3"}`, &wrote)
+	if w := wrote.Results[0]; w.Tokens != want || w.Budget != e.Budget || w.Percent != e.Percent || w.SourceTokens != e.SourceTokens {
+		t.Fatalf("written %+v, previewed %+v", w, e)
+	}
+}
+
+// A child is refused whoever wrote it: two servers over one store, each
+// with its own connection to the file, as two processes.
+func TestSurgery_DuplicateAcrossServers(t *testing.T) {
+	s1, st := MustOpenServer(t)
+	s2 := cairnhttp.NewServer()
+	st.Reopen(t).Serve(s2)
+	MustOpen(t, s2)
+
+	var wrote cairnhttp.SurgeryResponse
+	MustPost(t, s1, "/api/sessions/"+sessionA+"/revive", `{"before": "3"}`, &wrote)
+	id := wrote.Results[0].ID
+	var got cairnhttp.SurgeryResponse
+	MustPost(t, s2, "/api/sessions/"+sessionA+"/revive", `{"before": "3", "preview": true}`, &got)
+	if e := got.Results[0]; e.Existing != id || e.ExistingResume != "claude --resume "+id {
+		t.Fatalf("the other server's preview: existing %q (%q), want %s", e.Existing, e.ExistingResume, id)
+	}
+	WantError(t, s2, "POST", "/api/sessions/"+sessionA+"/revive", `{"before": "3"}`, 409, "Session "+id+" is already this revive")
+	WantError(t, s2, "POST", "/api/sessions/"+sessionA+"/revive", `{"before": "3"}`, 409, "Resume it: claude --resume "+id)
+	if n := len(children(t, st, sessionA)); n != 1 {
+		t.Fatalf("%d children after a refused duplicate, want 1", n)
+	}
+	// Another fidelity is another child.
+	MustPost(t, s2, "/api/sessions/"+sessionA+"/revive", `{"before": "3", "fidelity": "partial"}`, &got)
+	if got.Results[0].ID == "" || got.Results[0].ID == id {
+		t.Fatalf("revive at partial fidelity: %+v", got.Results[0])
+	}
 }

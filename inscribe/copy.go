@@ -142,7 +142,7 @@ func copySession(ctx context.Context, src, dst FullStore, formats map[string]cai
 		return err
 	}
 	if len(sess.Parents) > 0 || sess.Operation != "" {
-		if err := dst.SetLineage(ctx, sess.ID, sess.Lineage, sess.Parents, sess.Operation); err != nil {
+		if err := dst.SetLineage(ctx, sess.ID, sess.Lineage, sess.Parents, sess.Operation, sess.Recipe); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ var _ cairn.SessionStore = (*SessionStore)(nil)
 type SessionStore struct {
 	FindSessionByIDFn func(ctx context.Context, ref string) (*cairn.Session, error)
 	FindSessionsFn    func(ctx context.Context, filter cairn.SessionFilter) ([]*cairn.Session, int, error)
-	SetLineageFn      func(ctx context.Context, id, lineage string, parents []string, operation string) error
+	SetLineageFn      func(ctx context.Context, id, lineage string, parents []string, operation, recipe string) error
 }
 
 func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (*cairn.Session, error) {
@@ -23,6 +23,6 @@ func (s *SessionStore) FindSessions(ctx context.Context, filter cairn.SessionFil
 	return s.FindSessionsFn(ctx, filter)
 }
 
-func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error {
-	return s.SetLineageFn(ctx, id, lineage, parents, operation)
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation, recipe string) error {
+	return s.SetLineageFn(ctx, id, lineage, parents, operation, recipe)
 }

@@ -67,10 +67,16 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if !f.Until.IsZero() {
 		q.where("(r.started_at IS NULL OR r.started_at < ?)", f.Until)
 	}
+	// Tool calls are counted from the partial index blocks_tool_use (its
+	// WHERE repeated, so the index serves it): no block is read.
+	calls := "0"
+	if f.ToolCalls {
+		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND NOT b.sidechain)`
+	}
 	rows, err := tx.Query(ctx, `
 		SELECT r.session_id, r.seq, r.started_at, r.ended_at, r.first_line, r.last_line, r.user_preview, r.agent_preview,
 			r.tools, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens,
-			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, '')
+			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, ''), `+calls+`
 		FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
 		`+q.cond()+` ORDER BY r.session_id, r.seq`, q.args...)
 	if err != nil {
@@ -83,7 +89,7 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 		var tools string
 		if err := rows.Scan(&r.SessionID, &r.Seq, scanTime{&r.StartedAt}, scanTime{&r.EndedAt}, &r.FirstLine, &r.LastLine,
 			&r.UserPreview, &r.AgentPreview, &tools, &r.Usage.Input, &r.Usage.Output, &r.Usage.CacheRead, &r.Usage.CacheCreation,
-			&r.EngagementID, &r.FrameID); err != nil {
+			&r.EngagementID, &r.FrameID, &r.ToolCalls); err != nil {
 			return nil, err
 		}
 		if tools != "" {

@@ -42,7 +42,7 @@ func findSessionByID(ctx context.Context, tx *Tx, ref string) (*cairn.Session, e
 	// The exact match and the prefix's matches, main sessions first;
 	// cairn.ResolveSessionRef picks. Ids
 	// sort in byte order (COLLATE "C"), so a prefix is a range.
-	rows, err := findSessionRows(ctx, tx, `WHERE id = $1 OR (id >= $1 AND id < $2) ORDER BY id = $1 DESC, lineage = 'subagent', id LIMIT 21`,
+	rows, err := findSessionRows(ctx, tx, false, `WHERE id = $1 OR (id >= $1 AND id < $2) ORDER BY id = $1 DESC, lineage = 'subagent', id LIMIT 21`,
 		ref, ref+"\uffff")
 	if err != nil {
 		return nil, err
@@ -76,6 +76,9 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 	if filter.Agent != "" {
 		q.where("agent = ?", filter.Agent)
 	}
+	if filter.Recipe != "" {
+		q.where("recipe = ? AND recipe != ''", filter.Recipe)
+	}
 	var n int
 	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM sessions `+q.cond(), q.args...).Scan(&n); err != nil {
 		return nil, 0, err
@@ -87,17 +90,27 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 	if filter.Offset > 0 {
 		tail += q.arg(" OFFSET ?", filter.Offset)
 	}
-	sessions, err := findSessionRows(ctx, tx, tail, q.args...)
+	sessions, err := findSessionRows(ctx, tx, filter.ToolCalls, tail, q.args...)
 	return sessions, n, err
 }
 
 const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, project, title, version, git_branch, path,
 	started_at, ended_at, src_lines, round_count, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-	created_at, updated_at, parents, operation,
+	created_at, updated_at, parents, operation, recipe,
 	COALESCE(NULLIF(title, ''), (SELECT user_preview FROM rounds r WHERE r.session_id = sessions.id AND r.seq = 1), '')`
 
-func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Session, error) {
-	rows, err := tx.Query(ctx, `SELECT `+sessionColumns+` FROM sessions `+tail, args...)
+// sessionToolCalls counts a session's tool calls from the partial index
+// blocks_tool_use (its WHERE repeated, so the index serves it).
+const sessionToolCalls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = sessions.id AND b.kind = 'tool-use' AND NOT b.sidechain)`
+
+// findSessionRows returns the sessions tail selects; toolCalls counts
+// their tool calls.
+func findSessionRows(ctx context.Context, tx *Tx, toolCalls bool, tail string, args ...any) ([]*cairn.Session, error) {
+	calls := "0"
+	if toolCalls {
+		calls = sessionToolCalls
+	}
+	rows, err := tx.Query(ctx, `SELECT `+sessionColumns+`, `+calls+` FROM sessions `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +121,7 @@ func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*
 		if err := rows.Scan(&s.ID, &s.Agent, &s.Lineage, &s.Parent, &s.ParentRound, &s.AgentID, &s.Project, &s.Title,
 			&s.Version, &s.GitBranch, &s.Path, scanTime{&s.StartedAt}, scanTime{&s.EndedAt}, &s.Lines, &s.Rounds,
 			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation,
-			scanTime{&s.CreatedAt}, scanTime{&s.UpdatedAt}, &s.Parents, &s.Operation, &s.Title); err != nil {
+			scanTime{&s.CreatedAt}, scanTime{&s.UpdatedAt}, &s.Parents, &s.Operation, &s.Recipe, &s.Title, &s.ToolCalls); err != nil {
 			return nil, err
 		}
 		if len(s.Parents) == 0 {
@@ -120,7 +133,7 @@ func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*
 }
 
 // SetLineage implements [cairn.SessionStore].
-func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error {
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation, recipe string) error {
 	parent := ""
 	if len(parents) > 0 {
 		parent = parents[0]
@@ -129,8 +142,8 @@ func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, paren
 		parents = []string{}
 	}
 	return s.db.write(ctx, func(tx *Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE sessions SET lineage = $1, parent = $2, parents = $3, operation = $4, updated_at = $5 WHERE id = $6`,
-			lineage, parent, parents, operation, tx.now, id)
+		tag, err := tx.Exec(ctx, `UPDATE sessions SET lineage = $1, parent = $2, parents = $3, operation = $4, recipe = $5, updated_at = $6 WHERE id = $7`,
+			lineage, parent, parents, operation, recipe, tx.now, id)
 		if err != nil {
 			return err
 		} else if tag.RowsAffected() == 0 {

@@ -67,10 +67,16 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if !f.Until.IsZero() {
 		where, args = append(where, "r.started_at < ?"), append(args, formatTime(f.Until))
 	}
+	// Tool calls are counted from the partial index blocks_tool_use (its
+	// WHERE repeated, so the index serves it): no block is read.
+	calls := "0"
+	if f.ToolCalls {
+		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND b.sidechain = 0)`
+	}
 	rows, err := tx.QueryContext(ctx, `
 		SELECT r.session_id, r.seq, r.started_at, r.ended_at, r.first_line, r.last_line, r.user_preview, r.agent_preview,
 			r.tools, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens,
-			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, '')
+			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, ''), `+calls+`
 		FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.session_id, r.seq`, args...)
 	if err != nil {
@@ -82,7 +88,7 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 		var r cairn.Round
 		var started, ended, tools string
 		if err := rows.Scan(&r.SessionID, &r.Seq, &started, &ended, &r.FirstLine, &r.LastLine, &r.UserPreview, &r.AgentPreview,
-			&tools, &r.Usage.Input, &r.Usage.Output, &r.Usage.CacheRead, &r.Usage.CacheCreation, &r.EngagementID, &r.FrameID); err != nil {
+			&tools, &r.Usage.Input, &r.Usage.Output, &r.Usage.CacheRead, &r.Usage.CacheCreation, &r.EngagementID, &r.FrameID, &r.ToolCalls); err != nil {
 			return nil, err
 		}
 		r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)

@@ -41,7 +41,7 @@ func findSessionByID(ctx context.Context, tx *Tx, ref string) (*cairn.Session, e
 	}
 	// The exact match and the prefix's matches, main sessions first;
 	// cairn.ResolveSessionRef picks.
-	rows, err := findSessionRows(ctx, tx, `WHERE id = ? OR (id >= ? AND id < ?) ORDER BY id = ? DESC, lineage = 'subagent', id LIMIT 21`,
+	rows, err := findSessionRows(ctx, tx, false, `WHERE id = ? OR (id >= ? AND id < ?) ORDER BY id = ? DESC, lineage = 'subagent', id LIMIT 21`,
 		ref, ref, ref+"\uffff", ref)
 	if err != nil {
 		return nil, err
@@ -74,6 +74,9 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 	if filter.Agent != "" {
 		where, args = append(where, "agent = ?"), append(args, filter.Agent)
 	}
+	if filter.Recipe != "" {
+		where, args = append(where, "recipe = ? AND recipe != ''"), append(args, filter.Recipe)
+	}
 	cond := "WHERE " + strings.Join(where, " AND ")
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions `+cond, args...).Scan(&n); err != nil {
@@ -83,17 +86,27 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 	if limit <= 0 {
 		limit = -1
 	}
-	sessions, err := findSessionRows(ctx, tx, cond+` ORDER BY ended_at DESC, id LIMIT ? OFFSET ?`, append(args, limit, filter.Offset)...)
+	sessions, err := findSessionRows(ctx, tx, filter.ToolCalls, cond+` ORDER BY ended_at DESC, id LIMIT ? OFFSET ?`, append(args, limit, filter.Offset)...)
 	return sessions, n, err
 }
 
 const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, project, title, version, git_branch, path,
 	started_at, ended_at, src_lines, round_count, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-	created_at, updated_at, parents, operation,
+	created_at, updated_at, parents, operation, recipe,
 	COALESCE(NULLIF(title, ''), (SELECT user_preview FROM rounds r WHERE r.session_id = sessions.id AND r.seq = 1), '')`
 
-func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Session, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions `+tail, args...)
+// sessionToolCalls counts a session's tool calls from the partial index
+// blocks_tool_use (its WHERE repeated, so the index serves it).
+const sessionToolCalls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = sessions.id AND b.kind = 'tool-use' AND b.sidechain = 0)`
+
+// findSessionRows returns the sessions tail selects; toolCalls counts
+// their tool calls.
+func findSessionRows(ctx context.Context, tx *Tx, toolCalls bool, tail string, args ...any) ([]*cairn.Session, error) {
+	calls := "0"
+	if toolCalls {
+		calls = sessionToolCalls
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+sessionColumns+`, `+calls+` FROM sessions `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +117,7 @@ func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*
 		var started, ended, created, updated, title, parents string
 		if err := rows.Scan(&s.ID, &s.Agent, &s.Lineage, &s.Parent, &s.ParentRound, &s.AgentID, &s.Project, &s.Title,
 			&s.Version, &s.GitBranch, &s.Path, &started, &ended, &s.Lines, &s.Rounds,
-			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation, &created, &updated, &parents, &s.Operation, &title); err != nil {
+			&s.Usage.Input, &s.Usage.Output, &s.Usage.CacheRead, &s.Usage.CacheCreation, &created, &updated, &parents, &s.Operation, &s.Recipe, &title, &s.ToolCalls); err != nil {
 			return nil, err
 		}
 		s.Title = title
@@ -119,7 +132,7 @@ func findSessionRows(ctx context.Context, tx *Tx, tail string, args ...any) ([]*
 }
 
 // SetLineage implements [cairn.SessionStore].
-func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation string) error {
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation, recipe string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -129,8 +142,8 @@ func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, paren
 	if len(parents) > 0 {
 		parent = parents[0]
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE sessions SET lineage = ?, parent = ?, parents = ?, operation = ?, updated_at = ? WHERE id = ?`,
-		lineage, parent, strings.Join(parents, ","), operation, formatTime(tx.now), id)
+	res, err := tx.ExecContext(ctx, `UPDATE sessions SET lineage = ?, parent = ?, parents = ?, operation = ?, recipe = ?, updated_at = ? WHERE id = ?`,
+		lineage, parent, strings.Join(parents, ","), operation, recipe, formatTime(tx.now), id)
 	if err != nil {
 		return err
 	}

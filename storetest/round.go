@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,6 +15,15 @@ func testRounds(t *testing.T, open Open) {
 	st := open(t)
 	s := newSession("acac0000-0000-0000-0000-000000000000", "/p", t0, 4, plain)
 	s.in.Rounds[1].Tools = []string{"Read", "Bash"}
+	// Round 3 calls three tools on its main chain, round 4 one more on a
+	// sidechain (an inlined subagent's), which is not the round's.
+	for i, b := range []struct {
+		seq       int
+		sidechain bool
+	}{{3, false}, {3, false}, {3, false}, {4, true}} {
+		s.in.Blocks = append(s.in.Blocks, &cairn.Block{SessionID: s.s.ID, RoundSeq: b.seq, LineNo: 2 * b.seq, Index: 3 + i, Role: "assistant",
+			Kind: cairn.ToolUse, Content: "{}", ToolName: "Bash", ToolID: fmt.Sprintf("t%d", i), Sidechain: b.sidechain})
+	}
 	MustInscribe(t, st, s.in)
 
 	t.Run("FindRound", func(t *testing.T) {
@@ -59,6 +70,27 @@ func testRounds(t *testing.T, open Open) {
 					}
 				}
 			})
+		}
+	})
+	t.Run("ToolCalls", func(t *testing.T) {
+		got, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.s.ID, ToolCalls: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := make([]int, len(got))
+		for i, r := range got {
+			calls[i] = r.ToolCalls
+		}
+		if !slices.Equal(calls, []int{0, 0, 3, 0}) {
+			t.Fatalf("tool calls per round %v, want [0 0 3 0]: main chain only", calls)
+		}
+		// Not asked, not counted: a lookup stays cheap.
+		if got, err = st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.s.ID, FromSeq: 3, ToSeq: 3}); err != nil || got[0].ToolCalls != 0 {
+			t.Fatalf("without ToolCalls: %v, %v", got, err)
+		}
+		sessions, _, err := st.Sessions.FindSessions(ctx, cairn.SessionFilter{ToolCalls: true})
+		if err != nil || len(sessions) != 1 || sessions[0].ToolCalls != 3 {
+			t.Fatalf("session tool calls: %v, %v; want 3", sessions, err)
 		}
 	})
 }

@@ -117,7 +117,7 @@ func testSearch(t *testing.T, open Open) {
 		cut := newSession("acac1111-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 1, func(int) (string, string) { return "tune the query planner", "done" })
 		MustInscribe(t, st, src.in)
 		MustInscribe(t, st, cut.in)
-		if err := st.Sessions.SetLineage(ctx, cut.s.ID, cairn.LineageSurgery, []string{src.s.ID}, cairn.OpCompressBefore); err != nil {
+		if err := st.Sessions.SetLineage(ctx, cut.s.ID, cairn.LineageSurgery, []string{src.s.ID}, cairn.OpCompressBefore, ""); err != nil {
 			t.Fatal(err)
 		}
 		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "planner"}); len(hits) != 2 {

@@ -116,8 +116,17 @@ func testLineage(t *testing.T, open Open) {
 	a := newSession("11aa0000-0000-0000-0000-000000000000", "/p", t0, 1, plain)
 	MustInscribe(t, st, a.in)
 	t.Run("OK", func(t *testing.T) {
-		if err := st.Sessions.SetLineage(ctx, a.s.ID, cairn.LineageSurgery, []string{"p1", "p2"}, cairn.OpMerge); err != nil {
+		if err := st.Sessions.SetLineage(ctx, a.s.ID, cairn.LineageSurgery, []string{"p1", "p2"}, cairn.OpMerge, "merge p1 p2 · layout 1"); err != nil {
 			t.Fatal(err)
+		}
+		// The recipe finds the export, whoever wrote it; another finds none.
+		for recipe, want := range map[string]int{"merge p1 p2 · layout 1": 1, "merge p1 p2 · layout 2": 0} {
+			found, _, err := st.Sessions.FindSessions(ctx, cairn.SessionFilter{Recipe: recipe, Subagents: true})
+			if err != nil {
+				t.Fatal(err)
+			} else if len(found) != want || want == 1 && (found[0].ID != a.s.ID || found[0].Recipe != recipe) {
+				t.Fatalf("recipe %q found %v, want %d", recipe, found, want)
+			}
 		}
 		s, err := st.Sessions.FindSessionByID(ctx, a.s.ID)
 		if err != nil {
@@ -137,6 +146,6 @@ func testLineage(t *testing.T, open Open) {
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
-		wantCode(t, st.Sessions.SetLineage(ctx, "nope", cairn.LineageSurgery, nil, ""), cairn.ENOTFOUND)
+		wantCode(t, st.Sessions.SetLineage(ctx, "nope", cairn.LineageSurgery, nil, "", ""), cairn.ENOTFOUND)
 	})
 }

@@ -53,6 +53,8 @@ func Revive(ctx context.Context, st Store, session, before, engagement string, f
 	}
 	m.Args = append([]string{m.Operation}, m.Args...)
 	m.Operation = cairn.OpRevive
+	// The summary names the operation: the size is of what is written.
+	m.Tokens = Estimate(m)
 	return m, nil
 }
 

@@ -68,7 +68,7 @@ func (m *Main) register(ctx context.Context, st *store, path, id string, mat *ca
 	for _, s := range mat.Sources {
 		parents = append(parents, s.ID)
 	}
-	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation); err != nil {
+	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation, mat.Recipe()); err != nil {
 		return nil, err
 	}
 	return parents, nil

@@ -128,7 +128,7 @@ func addTasks(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	if err := st.sessions.SetLineage(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04", cairn.LineageSurgery,
-		[]string{"5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02"}, "merge"); err != nil {
+		[]string{"5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02"}, "merge", "merge 5f0c2a1e-…01 5f0c2a1e-…02"); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.missions.SetMission(ctx, &cairn.Mission{Text: "Ship the app"}); err != nil {
@@ -162,7 +162,7 @@ func checkTasks(t *testing.T, path string) {
 	if rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{EngagementID: "auth-work"}); err != nil || len(rounds) != 2 {
 		t.Fatalf("engagement tags after migrate: %d rounds, %v", len(rounds), err)
 	}
-	if s, err := st.sessions.FindSessionByID(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"); err != nil || s.Operation != "merge" || len(s.Parents) != 2 || s.Lineage != cairn.LineageSurgery {
+	if s, err := st.sessions.FindSessionByID(ctx, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"); err != nil || s.Operation != "merge" || s.Recipe != "merge 5f0c2a1e-…01 5f0c2a1e-…02" || len(s.Parents) != 2 || s.Lineage != cairn.LineageSurgery {
 		t.Fatalf("lineage after migrate: %+v, %v", s, err)
 	}
 	if m, err := st.missions.FindMission(ctx); err != nil || m.Text != "Ship the app" || m.Phase == nil || m.Phase.Name != "BUILD" {

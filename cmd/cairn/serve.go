@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"cairn"
@@ -127,5 +128,20 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 		}
 		return &cairnhttp.Exported{ID: e.ID, Path: e.Path, Parents: e.Parents, Resume: e.Resume}, nil
 	}
+	s.Resume = m.resumeStored
 	return s
+}
+
+// resumeStored returns the command that resumes a session the store holds,
+// as the export that wrote it printed it.
+func (m *Main) resumeStored(sess *cairn.Session) string {
+	if sess.Agent == cairn.AgentCodex {
+		return "cd " + shellQuote(sess.Project) + " && codex resume " + sess.ID
+	}
+	projects, err := m.claudeProjectsDir()
+	if err != nil {
+		return "cd " + shellQuote(sess.Project) + " && claude --resume " + sess.ID
+	}
+	cmd, _ := resumeCommand(sess.Path, filepath.Join(projects, claudecode.ProjectDirName(sess.Project)), sess.Project, sess.ID)
+	return cmd
 }

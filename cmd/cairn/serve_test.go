@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -238,4 +240,54 @@ func TestServe_Watch(t *testing.T) {
 		t.Fatalf("%d rounds after the event, %d before", after, before)
 	}
 	t.Logf("grown session pushed in %v", took)
+}
+
+// The viewer's preview shows the size "cairn revive" prints for the same
+// cut of the same store, and refuses to write again the child the CLI
+// wrote, naming it with the resume command the CLI printed.
+func TestServe_SameAsCLI(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	claudeDir := t.TempDir()
+	if _, _, err := runMain(t, store, "import", samples); err != nil {
+		t.Fatal(err)
+	}
+	base := urlPattern.FindString(startServe(t, store, claudeDir, "--addr", "127.0.0.1:0")[0])
+	const a = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
+	preview := func() *cairnhttp.Exported {
+		code, body := post(t, base+"/api/sessions/"+a+"/revive", `{"before": "3", "preview": true}`)
+		var got cairnhttp.SurgeryResponse
+		if err := json.Unmarshal([]byte(body), &got); code != 200 || err != nil || len(got.Results) != 1 {
+			t.Fatalf("preview: %d %s", code, body)
+		}
+		return got.Results[0]
+	}
+	e := preview()
+
+	var stdout bytes.Buffer
+	m := NewMain(strings.NewReader(""), &stdout, io.Discard)
+	m.Getenv = func(k string) string {
+		return map[string]string{"CAIRN_STORE": store, "CLAUDE_CONFIG_DIR": claudeDir}[k]
+	}
+	if err := m.Run(context.Background(), []string{"revive", "--before", "3", a}); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	size := regexp.MustCompile(`size: ~(\d+) tokens the client sends \(budget (\d+), (\d+)%\)`).FindStringSubmatch(out)
+	wrote := regexp.MustCompile(`wrote \S*/([0-9a-f-]{36})\.jsonl`).FindStringSubmatch(out)
+	resume := regexp.MustCompile(`resume: (.*)`).FindStringSubmatch(out)
+	if size == nil || wrote == nil || resume == nil {
+		t.Fatalf("cairn revive printed:\n%s", out)
+	}
+	if got := fmt.Sprintf("~%d tokens the client sends (budget %d, %d%%)", e.Tokens, e.Budget, e.Percent); got != size[0][len("size: "):] {
+		t.Fatalf("preview: %s; cairn revive: %s", got, size[0])
+	}
+
+	if e := preview(); e.Existing != wrote[1] || e.ExistingResume != resume[1] {
+		t.Fatalf("preview after the CLI wrote %s (%s): existing %q (%q)", wrote[1], resume[1], e.Existing, e.ExistingResume)
+	}
+	code, body := post(t, base+"/api/sessions/"+a+"/revive", `{"before": "3"}`)
+	var refused struct{ Error string }
+	if err := json.Unmarshal([]byte(body), &refused); err != nil || code != 409 || !strings.Contains(refused.Error, "Session "+wrote[1]) || !strings.HasSuffix(refused.Error, "Resume it: "+resume[1]) {
+		t.Fatalf("writing the CLI's child again: %d %s", code, body)
+	}
 }

@@ -339,7 +339,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	for _, s := range mat.Sources {
 		parents = append(parents, s.ID)
 	}
-	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation); err != nil {
+	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation, mat.Recipe()); err != nil {
 		return nil, err
 	}
 	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}

@@ -102,7 +102,7 @@ document.getElementById("global-search").addEventListener("submit", (e) => {
 // sessionColumns are the sessions list's columns: those with a sort key
 // sort on a click.
 const sessionColumns = [
-  ["session", ""], ["harness", ""], ["project", ""], ["rounds", "rounds"], ["tokens", "tokens"],
+  ["session", ""], ["harness", ""], ["project", ""], ["rounds", "rounds"], ["tools", "tools"], ["tokens", "tokens"],
   ["duration", "duration"], ["ended", "time"], ["lineage", ""],
 ];
 
@@ -157,6 +157,7 @@ async function sessionsPage(params) {
       el("td", { class: "muted nowrap" }, s.agent),
       el("td", { class: "mono small" }, s.project || ""),
       el("td", { class: "num" }, String(s.rounds)),
+      el("td", { class: "num", title: "tool calls" }, String(s.tool_calls || 0)),
       el("td", { class: "num", title: tokensTitle(s.usage) }, human(sessionTokens(s.usage))),
       el("td", { class: "num" }, duration(s.started_at, s.ended_at)),
       el("td", { class: "nowrap" }, when(s.ended_at)),
@@ -313,13 +314,14 @@ function roundRow(r) {
   return row;
 }
 
-// roundStats is the index line's figures: tool kinds, duration, tokens.
+// roundStats is the index line's figures: tool calls (the tools' names in
+// its title), duration, tokens.
 function roundStats(r) {
   const u = r.usage || {};
   const ctx = (u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0);
   const parts = [];
-  const tools = r.tools || [];
-  if (tools.length) parts.push(el("span", { title: "tools called: " + tools.join(", ") }, `${tools.length} tool${tools.length === 1 ? "" : "s"}`));
+  const tools = r.tools || [], calls = r.tool_calls || 0;
+  if (calls || tools.length) parts.push(el("span", { class: "calls", title: "tools called: " + tools.join(", ") }, `${calls} tool call${calls === 1 ? "" : "s"}`));
   const d = duration(r.started_at, r.ended_at);
   if (d) parts.push(el("span", {}, d));
   if (ctx || u.output_tokens) parts.push(el("span", { title: `${ctx} tokens read (input and cache), ${u.output_tokens || 0} written` }, `${human(ctx)} in · ${human(u.output_tokens || 0)} out`));
@@ -433,10 +435,12 @@ async function untagSelection() {
   } catch (err) { toast(err.message, true); }
 }
 
-// figuresLine says what an action keeps and what it costs.
+// figuresLine says what an action keeps and what it costs: the size the
+// CLI prints (what the client sends when it resumes it, against its
+// budget), and what the client loads for the session today.
 function figuresLine(r) {
-  const pct = r.source_tokens ? Math.round((100 * r.tokens) / r.source_tokens) : 100;
-  return `${r.full} rounds in full · ${r.index} as index lines · about ${human(r.tokens)} tokens, ${pct}% of the ${human(r.source_tokens)} the session holds`;
+  const budget = r.budget ? ` (budget ${human(r.budget)}, ${r.percent}%)` : " (no budget)";
+  return `${r.full} rounds in full · ${r.index} as index lines · ~${human(r.tokens)} tokens the client sends${budget}; ~${human(r.source_tokens)} for the session today`;
 }
 
 // copyButton copies text to the clipboard.
@@ -483,7 +487,8 @@ async function surgery(action, body, title) {
     box.append(el("div", { class: "previewed" },
       el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", figuresLine(r)),
       r.warning ? el("div", { class: "warning" }, "⚠ " + r.warning) : "",
-      r.existing ? el("div", { class: "warning" }, "Already written: ", sessionLink(r.existing, r.existing), ". Writing it again is refused.") : ""));
+      r.existing ? el("div", { class: "warning existing" }, "Already written: ", sessionLink(r.existing, r.existing), ". Writing it again is refused; resume it:",
+        el("div", { class: "resume-line" }, el("pre", { class: "resume" }, r.existing_resume), copyButton(r.existing_resume))) : ""));
     existing = existing || !!r.existing;
   }
   const write = el("button", { id: "preview-write", class: "primary", disabled: existing }, data.results.some((r) => r.warning) ? "Write anyway" : "Write");

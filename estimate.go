@@ -29,6 +29,13 @@ const (
 	// (a session whose first reply already held a long context it does not
 	// record) says nothing about the client.
 	MaxRequestOverhead = 80_000
+	// CodexRequestOverhead is what Codex CLI sends besides the conversation
+	// when it resumes a rollout: its instructions and permissions as
+	// developer messages, the environment context, the tool definitions.
+	// Codex 0.169.0 sends about 39,500 bytes of them with no MCP server
+	// (internal/codextest's TestResumeWithinBudget), 16,000 tokens at
+	// CharsPerToken; a rollout records no usage to read it from.
+	CodexRequestOverhead = 16_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

@@ -14,6 +14,7 @@ type SearchQuery struct {
 	Text      string // words; FTS5/tsquery syntax is not exposed
 	SessionID string
 	Project   string
+	Agent     string // the harness that wrote the session: AgentClaudeCode, AgentCodex
 	Since     time.Time
 	Until     time.Time
 	Limit     int

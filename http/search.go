@@ -30,12 +30,14 @@ type SearchResponse struct {
 	Hits  []*SearchHit `json:"hits"`
 }
 
-// handleSearch handles GET /api/search?q=&session=&project=&since=&until=&limit=.
+// handleSearch handles
+// GET /api/search?q=&session=&project=&agent=&since=&until=&limit=, agent
+// being the harness (claude-code, codex) as in GET /api/sessions.
 // Returns 400 for an empty query.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := r.URL.Query()
-	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project")}
+	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent")}
 	var err error
 	if q.Limit, err = intParam(p.Get("limit"), 20, 1, 500); err != nil {
 		Error(w, r, err)

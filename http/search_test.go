@@ -28,6 +28,15 @@ func TestSearch(t *testing.T) {
 		if len(got.Hits) != 1 || got.Hits[0].SessionID != sessionA {
 			t.Fatalf("in session A: %+v", got.Hits)
 		}
+		// Every session here is Claude Code's.
+		MustGet(t, s, "/api/search?q=migration&agent=claude-code", &got)
+		if len(got.Hits) == 0 {
+			t.Fatal("no hits for migration in Claude Code's sessions")
+		}
+		MustGet(t, s, "/api/search?q=migration&agent=codex", &got)
+		if len(got.Hits) != 0 {
+			t.Fatalf("Codex's sessions: %+v, want none", got.Hits)
+		}
 	})
 	// Hits name their session: its title, and for a subagent its lineage,
 	// agent and parent, so the page can tell the two apart.

@@ -40,6 +40,9 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if q.Project != "" {
 		w.where("s.project = ?", q.Project)
 	}
+	if q.Agent != "" {
+		w.where("s.agent = ?", q.Agent)
+	}
 	if q.NoSurgery && q.SessionID == "" {
 		w.where("s.lineage NOT IN ('surgery', 'revive')")
 	}

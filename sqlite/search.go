@@ -34,6 +34,9 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 	if q.Project != "" {
 		where, args = append(where, "s.project = ?"), append(args, q.Project)
 	}
+	if q.Agent != "" {
+		where, args = append(where, "s.agent = ?"), append(args, q.Agent)
+	}
 	if q.NoSurgery && q.SessionID == "" {
 		where = append(where, "s.lineage NOT IN ('surgery', 'revive')")
 	}

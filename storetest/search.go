@@ -19,6 +19,7 @@ func testSearch(t *testing.T, open Open) {
 	b := newSession("adad1111-0000-0000-0000-000000000000", "/src/other", t0.Add(24*time.Hour), 1, func(int) (string, string) {
 		return "another migration please", "done"
 	})
+	b.s.Agent = cairn.AgentCodex
 	MustInscribe(t, st, a.in)
 	MustInscribe(t, st, b.in)
 
@@ -63,6 +64,9 @@ func testSearch(t *testing.T, open Open) {
 			{"Project", cairn.SearchQuery{Text: "migration", Project: "/src/app"}, []string{a.s.ID}},
 			{"Since", cairn.SearchQuery{Text: "migration", Since: t0.Add(12 * time.Hour)}, []string{b.s.ID}},
 			{"Until", cairn.SearchQuery{Text: "migration", Until: t0.Add(12 * time.Hour)}, []string{a.s.ID}},
+			{"AgentCodex", cairn.SearchQuery{Text: "migration", Agent: cairn.AgentCodex}, []string{b.s.ID}},
+			{"AgentClaudeCode", cairn.SearchQuery{Text: "migration", Agent: cairn.AgentClaudeCode}, []string{a.s.ID}},
+			{"AgentAndSession", cairn.SearchQuery{Text: "migration", Agent: cairn.AgentClaudeCode, SessionID: b.s.ID}, []string{}},
 			{"Limit", cairn.SearchQuery{Text: "migration", Limit: 1}, nil},
 		} {
 			t.Run(c.name, func(t *testing.T) {

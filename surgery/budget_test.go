@@ -302,3 +302,46 @@ func TestAdviseLongSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetForCodex: an output Codex resumes counts Codex's overhead, not
+// Claude Code's: a budget under Claude Code's overhead fits, leaves the
+// conversation what the client does not take, and what Codex would load for
+// the session as it is compares with it.
+func TestBudgetForCodex(t *testing.T) {
+	st := mustOpenSamples(t)
+	const long = "7a11c0de-0000-4000-8000-000000000150" // one long round, auto-compacted
+	mustImport(t, st, "../testdata/long/"+long+".jsonl")
+	ctx := context.Background()
+	claude := st.Store
+	claude.Limits = surgery.Limits{Budget: 30_000}
+	if _, err := surgery.Revive(ctx, claude, long, "", "", cairn.FullFidelity); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Fatalf("revive --budget 30000 for Claude Code: got %v, want a refusal (its own overhead is %d)", err, cairn.DefaultRequestOverhead)
+	}
+	codex := st.Store
+	codex.Limits = surgery.Limits{Budget: 30_000, Client: cairn.AgentCodex}
+	for _, op := range []string{"revive", "compress-before"} {
+		var m *cairn.Materialization
+		var err error
+		if op == "revive" {
+			m, err = surgery.Revive(ctx, codex, long, "", "", cairn.FullFidelity)
+		} else {
+			m, err = surgery.CompressBefore(ctx, codex, long, surgery.Point{Seq: 1}, cairn.FullFidelity)
+		}
+		if err != nil {
+			t.Fatalf("%s --budget 30000 for Codex: %v", op, err)
+		}
+		if m.Overhead != cairn.CodexRequestOverhead {
+			t.Errorf("%s: overhead %d, want Codex's %d", op, m.Overhead, cairn.CodexRequestOverhead)
+		}
+		if est := surgery.Estimate(m); est > m.Budget || m.Budget > 30_000 {
+			t.Errorf("%s: estimate %d, budget %d: want within 30000", op, est, m.Budget)
+		}
+	}
+	orig, err := surgery.Resume(ctx, codex, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if orig.Overhead != cairn.CodexRequestOverhead {
+		t.Errorf("resume for Codex: overhead %d, want Codex's %d", orig.Overhead, cairn.CodexRequestOverhead)
+	}
+}

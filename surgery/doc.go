@@ -47,8 +47,9 @@
 // # Size and budget
 //
 // [Estimate] is the one estimate of what the client sends when it resumes an
-// output: its own overhead (the system prompt and tools, read from the
-// source's first request), cairn's summary and the rounds kept in full,
+// output: its own overhead (the system prompt and tools: Claude Code's read
+// from the source's first request, Codex's a constant, as [Limits].Client
+// says which resumes it), cairn's summary and the rounds kept in full,
 // counted with [cairn.EstimateTokens]. [Resume] is what the client loads for
 // the session as it is; advise, the CLI, the viewer and MCP show these
 // figures. Every operation fits its output in [Limits].Budget (default half

@@ -18,6 +18,12 @@ type Limits struct {
 	// client's last compaction: [BeforeSummary] (""), [BeforeIndex] or
 	// [BeforeFull].
 	BeforeCompaction string
+	// Client is the harness that resumes the output: [cairn.AgentCodex], or
+	// Claude Code ("" or [cairn.AgentClaudeCode]). Its own overhead (system
+	// prompt, tools) is part of every estimate: Codex sends far less than
+	// Claude Code, so a budget fitted with the wrong one is mostly wasted,
+	// or refused outright when it is under Claude Code's.
+	Client string
 }
 
 // AutoBudget asks for the default budget: half the session's model window.
@@ -578,7 +584,8 @@ func apply(m *cairn.Materialization, plans []*plan) {
 }
 
 // Estimate returns the tokens the client sends when it resumes m: its own
-// overhead (system prompt and tools, from the source's first request), the
+// overhead (system prompt and tools: Claude Code's from the source's first
+// request, or Codex's, see [Limits].Client), the
 // summary cairn writes, and the rounds in full as kept. Every edge shows
 // this figure.
 func Estimate(m *cairn.Materialization) int64 {
@@ -631,8 +638,19 @@ type facts struct {
 }
 
 // facts reads a session's first request: its model, and its usage minus
-// the conversation before it is the client's overhead.
+// the conversation before it is the client's overhead; when the output is
+// for Codex ([Limits].Client), the overhead is Codex's.
 func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
+	fc, err := st.sessionFacts(ctx, s)
+	if st.Limits.Client == cairn.AgentCodex {
+		fc.overhead = cairn.CodexRequestOverhead
+	}
+	return fc, err
+}
+
+// sessionFacts reads what a Claude Code session's first request says about
+// its client.
+func (st Store) sessionFacts(ctx context.Context, s *cairn.Session) (facts, error) {
 	fc := facts{overhead: cairn.DefaultRequestOverhead}
 	lines, err := st.Lines.FindLines(ctx, s.ID, 1, 400)
 	if err != nil {

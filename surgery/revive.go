@@ -83,7 +83,8 @@ const opResume = "resume"
 // Resume returns what the client sends when it resumes the session as it
 // is: every round in full from its last compaction on, the client's summary
 // for what came before; no budget. Its [Estimate] is the session's
-// occupancy, the figure advice starts from.
+// occupancy, the figure advice starts from, counted with the overhead of
+// st's [Limits].Client, so an output for that client compares with it.
 //
 // Its pieces carry no lines or blocks: it is a size.
 func Resume(ctx context.Context, st Store, session string) (*cairn.Materialization, error) {
@@ -91,7 +92,7 @@ func Resume(ctx context.Context, st Store, session string) (*cairn.Materializati
 	if err != nil {
 		return nil, err
 	}
-	st.Limits = Limits{}
+	st.Limits = Limits{Client: st.Limits.Client}
 	m := newMaterialization(opResume, cairn.FullFidelity, []*cairn.Session{s}, s.ID)
 	for _, r := range rounds {
 		m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})

@@ -65,11 +65,7 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	if err != nil {
 		return err
 	}
-	limits, err := f.limits()
-	if err != nil {
-		return err
-	}
-	if limits.Budget == 0 {
+	if f.budget == "0" {
 		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for half the model's window")
 	}
 	st, err := m.openStore(f.store)
@@ -77,6 +73,24 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 		return err
 	}
 	defer st.Close()
+	if own {
+		// The session continues in its own harness, whose client the
+		// budget counts.
+		s, err := st.sessions.FindSessionByID(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if s.Agent == cairn.AgentCodex {
+			f.format = "codex"
+		}
+	}
+	limits, err := f.limits()
+	if err != nil {
+		return err
+	}
+	if limits.Budget == 0 {
+		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for half the model's window")
+	}
 	sst := st.surgery()
 	sst.LinesOnly = f.format == "claude" || f.format == "codex"
 	sst.Limits = limits
@@ -88,9 +102,6 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	}
 	if err != nil {
 		return err
-	}
-	if own && len(mat.Sources) > 0 && mat.Sources[0].Agent == cairn.AgentCodex {
-		f.format = "codex"
 	}
 	return m.emit(ctx, st, &f, []*cairn.Materialization{mat})
 }

@@ -18,15 +18,19 @@ searched (user text and assistant text), not thinking or tool output: the
 published text of a round, not its process. Every word must match; a word
 ending in * matches a prefix; emoji are words too. A word starting with -
 is part of the query unless it is one of the flags below (after -- every
-argument is). Hits are rounds, best first.
+argument is). Hits are rounds, best first. --agent keeps the hits in
+sessions one harness wrote (Claude Code or Codex CLI), as cairn sessions
+--agent lists them.
 
 Examples:
   cairn search "database migration"
   cairn search --session 5c0375b4 auth*
+  cairn search --agent codex "login form"
   cairn search --since 2026-03-01 --json benchmark`)
 	sf.register(fs, true)
 	session := fs.String("session", "", "only this session (uuid or prefix)")
 	project := fs.String("project", "", "only sessions with this working directory")
+	agent := fs.String("agent", "", "only sessions of this harness: claude-code | codex")
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
@@ -41,6 +45,9 @@ Examples:
 	}
 	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical}
 	var err error
+	if q.Agent, err = parseAgent(*agent); err != nil {
+		return err
+	}
 	if q.Since, err = parseWhen(*since); err != nil {
 		return err
 	}
@@ -81,7 +88,11 @@ Examples:
 			return json.NewEncoder(m.Stdout).Encode(out)
 		}
 		if len(hits) == 0 {
-			fmt.Fprintf(m.Stdout, "No round matches %q.\n", q.Text)
+			where := ""
+			if q.Agent != "" {
+				where = " in " + q.Agent + "'s sessions"
+			}
+			fmt.Fprintf(m.Stdout, "No round matches %q%s.\n", q.Text, where)
 			if suggest != "" {
 				fmt.Fprintf(m.Stdout, "Words that begin so do match: cairn search '%s'\n", suggest)
 			}

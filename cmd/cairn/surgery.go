@@ -58,8 +58,9 @@ only), or per kind: thinking=full|reference|omit,tool_use=full|summary|omit,
 tool_result=full|summary|omit. User and assistant text are always kept.
 
 Size (--budget TOKENS): every output is estimated in the tokens the client
-sends when it resumes it (its own system prompt and tools included), printed,
-and fitted in the budget: by default half the window of the session's model
+sends when it resumes it (its own system prompt and tools included: Claude
+Code's read from the session, about 45000; Codex's, for --format codex, about
+16000), printed, and fitted in the budget: by default half the window of the session's model
 (200000, or 1000000 when the model's name says 1m), so 100000. Over budget,
 rounds degrade oldest first: full → partial fidelity → their prompt and last
 step with an index line per earlier step → one index line → left out of the
@@ -86,9 +87,13 @@ func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	fs.StringVar(&f.before, "before-compaction", "summary", "what to keep from before the client's last compaction: full | index | summary")
 }
 
-// limits reads --budget and --before-compaction.
+// limits reads --budget and --before-compaction; --format says which
+// client resumes the output, whose own overhead the budget counts.
 func (f *surgeryFlags) limits() (surgery.Limits, error) {
 	l := surgery.Limits{Budget: surgery.AutoBudget}
+	if f.format == "codex" {
+		l.Client = cairn.AgentCodex
+	}
 	if f.budget != "" {
 		n, err := strconv.ParseInt(strings.ReplaceAll(f.budget, "_", ""), 10, 64)
 		if err != nil || n < 0 {

@@ -188,8 +188,12 @@ func CompressBefore(ctx context.Context, st Store, session string, at Point, f c
 		return nil, err
 	}
 	if now, out := Estimate(orig), Estimate(m); out >= now {
-		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to compress: no round of %s comes before %s, and the session fits the budget as the client loads it (~%d tokens of %d; the output would be ~%d). Give a later round (cairn rounds %s shows them) or a smaller --budget.",
-			s.ID, at, now, m.Budget, out, s.ID)
+		budget := "no budget"
+		if m.Budget > 0 {
+			budget = fmt.Sprintf("a budget of %d", m.Budget)
+		}
+		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to compress: no round of %s comes before %s, and with %s the output would be ~%d tokens, no fewer than the ~%d the client loads for the session as it is. Give a later round (cairn rounds %s shows them) or a smaller --budget.",
+			s.ID, at, budget, out, now, s.ID)
 	}
 	return m, nil
 }

@@ -94,6 +94,14 @@ type Frame struct {
 	// unnamed. Claiming sets it.
 	Owner string `json:"owner,omitempty"`
 
+	// SessionID is the session that created the frame, by pushing or
+	// planning it: a Claude Code session's uuid, or the name given as
+	// --session or $CAIRN_SESSION; "" when none was known. It is written
+	// once, with the frame, and never changes: activating or claiming a
+	// planned frame later sets Owner, not SessionID, so a session's frames
+	// (what "cairn recover SESSION" lists) are the ones it decided on.
+	SessionID string `json:"session_id,omitempty"`
+
 	// Version counts writes; a write must carry the version it read, so
 	// two agents never both change a frame from the same state.
 	Version int `json:"version"`
@@ -227,7 +235,9 @@ type FrameStore interface {
 
 	// ApplyFrameChange writes c in one transaction. It assigns IDs to new
 	// frames that lack one, stamps CreatedAt and UpdatedAt and increments
-	// Version of every frame written, updating c's frames in place.
+	// Version of every frame written, updating c's frames in place. A
+	// frame's ParentID and SessionID are written when it is created; an
+	// update leaves them as they are.
 	// Returns EINVALID if a frame fails [Frame.Validate], ENOTFOUND if an
 	// updated or guarded frame or a new frame's parent does not exist, and
 	// ECONFLICT if a new frame's ID is taken or an updated or guarded

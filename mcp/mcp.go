@@ -43,6 +43,10 @@ type Server struct {
 	// Owner is whose current frame push, pop and context act on
 	// (cairn's --as, $CAIRN_AGENT).
 	Owner string
+	// Session is the session the agent acts as, which frames it pushes or
+	// plans record ([cairn.Frame.SessionID]): for Claude Code, the
+	// $CLAUDE_CODE_SESSION_ID it starts the server with; "" if unknown.
+	Session string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxChars caps every tool's output; 0 means [DefaultMaxChars].
@@ -154,7 +158,7 @@ func (s *Server) push(ctx context.Context, in pushIn) (string, error) {
 			return "", err
 		}
 	}
-	c, err := s.stack().Push(ctx, parent, &cairn.Frame{Title: in.Title, SuccessCriteria: in.Criteria}, s.Owner)
+	c, err := s.stack().Push(ctx, parent, &cairn.Frame{Title: in.Title, SuccessCriteria: in.Criteria, SessionID: s.Session}, s.Owner)
 	if err != nil {
 		return "", err
 	}
@@ -215,7 +219,7 @@ func (s *Server) plan(ctx context.Context, in planIn) (string, error) {
 		}
 		parent = cur.ID
 	}
-	c, err := s.stack().Plan(ctx, parent, []*cairn.Frame{{Title: in.Title, SuccessCriteria: in.Criteria}})
+	c, err := s.stack().Plan(ctx, parent, []*cairn.Frame{{Title: in.Title, SuccessCriteria: in.Criteria, SessionID: s.Session}})
 	if err != nil {
 		return "", err
 	}

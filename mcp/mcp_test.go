@@ -193,3 +193,34 @@ func sameWords(a, b string) bool {
 	}
 	return true
 }
+
+// TestSession pins that frames pushed or planned through the tools carry
+// the server's session, and none when it has none.
+func TestSession(t *testing.T) {
+	ctx := context.Background()
+	const id = "0d0d0d0d-0000-4000-8000-000000000001"
+	s := MustServer(t)
+	s.Session = id
+	cs := MustConnect(t, s)
+	if got, isErr := call(t, cs, "push", map[string]any{"title": "Checkout", "criteria": "cart to paid order"}); isErr {
+		t.Fatal(got)
+	}
+	if got, isErr := call(t, cs, "plan", map[string]any{"title": "Refunds", "criteria": "refund a paid order"}); isErr {
+		t.Fatal(got)
+	}
+	s.Session = ""
+	if got, isErr := call(t, cs, "plan", map[string]any{"title": "Invoices", "criteria": "a PDF per order"}); isErr {
+		t.Fatal(got)
+	}
+	frames, err := s.Frames.FindFrames(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range frames {
+		got = append(got, f.Title+"="+f.SessionID)
+	}
+	if got, want := strings.Join(got, " "), "Checkout="+id+" Refunds="+id+" Invoices="; got != want {
+		t.Fatalf("sessions %s, want %s", got, want)
+	}
+}

@@ -145,10 +145,10 @@ func createFrame(ctx context.Context, tx *Tx, f *cairn.Frame) error {
 	}
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO frames (n, id, parent_id, title, success_criteria, success_criteria_compacted, status, results, results_compacted,
-			artifacts, decisions, depends_on, owner, version, created_at, updated_at, started_at, ended_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16)`,
+			artifacts, decisions, depends_on, owner, session_id, version, created_at, updated_at, started_at, ended_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 1, $15, $15, $16, $17)`,
 		n, id, f.ParentID, f.Title, f.SuccessCriteria, f.SuccessCriteriaCompacted, f.Status, f.Results, f.ResultsCompacted,
-		list(f.Artifacts), list(f.Decisions), list(f.DependsOn), f.Owner, tx.now, nullTime(f.StartedAt), nullTime(f.EndedAt)); err != nil {
+		list(f.Artifacts), list(f.Decisions), list(f.DependsOn), f.Owner, f.SessionID, tx.now, nullTime(f.StartedAt), nullTime(f.EndedAt)); err != nil {
 		return err
 	}
 	f.ID, f.Version, f.CreatedAt, f.UpdatedAt = id, 1, tx.now, tx.now
@@ -180,7 +180,7 @@ func updateFrame(ctx context.Context, tx *Tx, f *cairn.Frame) error {
 func findFrames(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Frame, error) {
 	rows, err := tx.Query(ctx, `
 		SELECT id, parent_id, title, success_criteria, success_criteria_compacted, status, results, results_compacted,
-			artifacts, decisions, depends_on, owner, version, created_at, updated_at, started_at, ended_at
+			artifacts, decisions, depends_on, owner, session_id, version, created_at, updated_at, started_at, ended_at
 		FROM frames `+tail, args...)
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func findFrames(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn
 	for rows.Next() {
 		var f cairn.Frame
 		if err := rows.Scan(&f.ID, &f.ParentID, &f.Title, &f.SuccessCriteria, &f.SuccessCriteriaCompacted, &f.Status,
-			&f.Results, &f.ResultsCompacted, &f.Artifacts, &f.Decisions, &f.DependsOn, &f.Owner, &f.Version,
+			&f.Results, &f.ResultsCompacted, &f.Artifacts, &f.Decisions, &f.DependsOn, &f.Owner, &f.SessionID, &f.Version,
 			scanTime{&f.CreatedAt}, scanTime{&f.UpdatedAt}, scanTime{&f.StartedAt}, scanTime{&f.EndedAt}); err != nil {
 			return nil, err
 		}

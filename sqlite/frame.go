@@ -146,10 +146,10 @@ func createFrame(ctx context.Context, tx *Tx, f *cairn.Frame) error {
 	now := formatTime(tx.now)
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO frames (n, id, parent_id, title, success_criteria, success_criteria_compacted, status, results, results_compacted,
-			artifacts, decisions, depends_on, owner, version, created_at, updated_at, started_at, ended_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+			artifacts, decisions, depends_on, owner, session_id, version, created_at, updated_at, started_at, ended_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
 		n, id, f.ParentID, f.Title, f.SuccessCriteria, f.SuccessCriteriaCompacted, f.Status, f.Results, f.ResultsCompacted,
-		artifacts, decisions, deps, f.Owner, now, now, formatTime(f.StartedAt), formatTime(f.EndedAt)); err != nil {
+		artifacts, decisions, deps, f.Owner, f.SessionID, now, now, formatTime(f.StartedAt), formatTime(f.EndedAt)); err != nil {
 		return err
 	}
 	f.ID, f.Version, f.CreatedAt, f.UpdatedAt = id, 1, tx.now, tx.now
@@ -183,7 +183,7 @@ func updateFrame(ctx context.Context, tx *Tx, f *cairn.Frame) error {
 func findFrames(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn.Frame, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT id, parent_id, title, success_criteria, success_criteria_compacted, status, results, results_compacted,
-			artifacts, decisions, depends_on, owner, version, created_at, updated_at, started_at, ended_at
+			artifacts, decisions, depends_on, owner, session_id, version, created_at, updated_at, started_at, ended_at
 		FROM frames `+tail, args...)
 	if err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func findFrames(ctx context.Context, tx *Tx, tail string, args ...any) ([]*cairn
 		var f cairn.Frame
 		var artifacts, decisions, deps, created, updated, started, ended string
 		if err := rows.Scan(&f.ID, &f.ParentID, &f.Title, &f.SuccessCriteria, &f.SuccessCriteriaCompacted, &f.Status,
-			&f.Results, &f.ResultsCompacted, &artifacts, &decisions, &deps, &f.Owner, &f.Version,
+			&f.Results, &f.ResultsCompacted, &artifacts, &decisions, &deps, &f.Owner, &f.SessionID, &f.Version,
 			&created, &updated, &started, &ended); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn"
 	"cairn/sqlite"
 	"cairn/storetest"
 )
@@ -94,5 +95,45 @@ func TestOpen_WhileWriting(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Open waited for the writer's lock")
+	}
+}
+
+// TestOpen_MigratesFrameSessions opens a store from before frames had a
+// session (0006_frame_sessions.sql undone): its frames read with no
+// session, and new ones keep theirs.
+func TestOpen_MigratesFrameSessions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stack(db).Push(ctx, "", &cairn.Frame{ID: "old", Title: "Old", SuccessCriteria: "c"}, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP INDEX frames_session`, `ALTER TABLE frames DROP COLUMN session_id`,
+		`DELETE FROM migrations WHERE name = 'migration/0006_frame_sessions.sql'`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db = MustOpenDBAt(t, path)
+	s := stack(db)
+	if _, err := s.Push(ctx, "old", &cairn.Frame{ID: "new", Title: "New", SuccessCriteria: "c", SessionID: "0d0d0d0d"}, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	frames, err := sqlite.NewFrameStore(db).FindFrames(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 2 || frames[0].SessionID != "" || frames[0].Owner != "ann" || frames[1].SessionID != "0d0d0d0d" {
+		t.Fatalf("frames after migrating: %+v %+v", frames[0], frames[1])
 	}
 }

@@ -75,6 +75,45 @@ func testFrames(t *testing.T, open Open) {
 			t.Fatalf("frames %s, want %s", got, want)
 		}
 	})
+	t.Run("SessionID", func(t *testing.T) {
+		// A frame keeps the session that created it; activating it from
+		// another session changes its owner, not its session, and an
+		// update cannot rewrite it.
+		st := open(t)
+		s := stack(st)
+		const pusher, planner = "0d0d0d0d-0000-4000-8000-000000000001", "0e0e0e0e-0000-4000-8000-000000000002"
+		if _, err := s.Push(ctx, "", &cairn.Frame{ID: "app", Title: "App", SuccessCriteria: "ships", SessionID: pusher}, "ann"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Plan(ctx, "app", []*cairn.Frame{
+			{ID: "auth", Title: "Auth", SuccessCriteria: "login", SessionID: planner},
+			{ID: "api", Title: "API", SuccessCriteria: "CRUD"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Activate(ctx, "auth", "bob"); err != nil {
+			t.Fatal(err)
+		}
+		api, err := st.Frames.FindFrameByID(ctx, "api")
+		if err != nil {
+			t.Fatal(err)
+		}
+		api.SessionID = pusher
+		if err := st.Frames.ApplyFrameChange(ctx, &cairn.FrameChange{Update: []*cairn.Frame{api}}); err != nil {
+			t.Fatal(err)
+		}
+		frames, err := st.Frames.FindFrames(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range frames {
+			got = append(got, f.ID+"="+f.SessionID+"@"+f.Owner)
+		}
+		if got, want := strings.Join(got, " "), "app="+pusher+"@ann auth="+planner+"@bob api=@"; got != want {
+			t.Fatalf("sessions %s, want %s", got, want)
+		}
+	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		if _, err := open(t).Frames.FindFrameByID(ctx, "nope"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
 			t.Fatal(err)

@@ -170,12 +170,23 @@ func (f *wsFlags) register(fs *flag.FlagSet) {
 // sets for every command its agent runs, and for the MCP server it
 // starts), else "default".
 func (m *Main) sessionID(flagValue string) string {
+	if id := m.knownSession(flagValue); id != "" {
+		return id
+	}
+	return cairn.DefaultSession
+}
+
+// knownSession resolves the acting session as sessionID does, but returns
+// "" when nothing names one: what a frame records as its
+// [cairn.Frame.SessionID], where "default" would claim a session that
+// never was.
+func (m *Main) knownSession(flagValue string) string {
 	for _, id := range []string{flagValue, m.Getenv("CAIRN_SESSION"), m.Getenv("CLAUDE_CODE_SESSION_ID")} {
 		if id != "" {
 			return id
 		}
 	}
-	return cairn.DefaultSession
+	return ""
 }
 
 // openWorkspace returns the workspace holding the current folder, acting

@@ -13,11 +13,13 @@ import (
 // frameFlags are the flags the frame commands share.
 type frameFlags struct {
 	storeFlags
+	wsFlags
 	owner string
 }
 
 func (f *frameFlags) register(m *Main, fs *flag.FlagSet) {
 	f.storeFlags.register(fs, true)
+	f.wsFlags.register(fs)
 	fs.StringVar(&f.owner, "as", m.Getenv("CAIRN_AGENT"), "who is working: an agent or person's name (default $CAIRN_AGENT)")
 }
 

@@ -13,7 +13,9 @@ Sketch work ahead: add a planned frame under --parent (default: your
 current frame). Plans are cheap and mutable: add frames as you discover
 them, edit a planned frame with --edit, drop one with "cairn invalidate".
 Planned frames whose dependencies are complete show in "cairn ready",
-where parallel agents can each claim one.
+where parallel agents can each claim one. A planned frame records the
+session that planned it, as a pushed one does; claiming it later makes
+the claimer its owner, and leaves its session as it was.
 
 Examples:
   cairn plan "CRUD endpoints" --parent api --id crud --criteria "GET/POST/PUT/DELETE for tasks"
@@ -63,7 +65,8 @@ Examples:
 			return err
 		}
 	}
-	f := &cairn.Frame{ID: *id, Title: fs.Arg(0), SuccessCriteria: *criteria, SuccessCriteriaCompacted: *compact, DependsOn: deps}
+	f := &cairn.Frame{ID: *id, Title: fs.Arg(0), SuccessCriteria: *criteria, SuccessCriteriaCompacted: *compact, DependsOn: deps,
+		SessionID: m.knownSession(ff.session)}
 	c, err := st.stack().Plan(ctx, parentID, []*cairn.Frame{f})
 	if err != nil {
 		return err

@@ -92,7 +92,7 @@ Examples:
 		return err
 	}
 	if f, err := st.frames.FindFrameByID(ctx, id); err == nil && surgery.Finished(f) {
-		if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(""), id); err == nil && col != nil {
+		if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(ff.session), id); err == nil && col != nil {
 			fmt.Fprintln(m.Stdout, col)
 		}
 	}

@@ -17,6 +17,10 @@ someone can check. Both are fixed from now on.
 Push when the work could be retried as a unit, touches different files or
 concepts, or deserves its own summary. Pop it with results when done.
 
+The frame records the session that pushed it (--session, else
+$CAIRN_SESSION, else $CLAUDE_CODE_SESSION_ID): "cairn tree" shows it and
+"cairn recover SESSION" lists the session's frames.
+
 Examples:
   cairn push "User authentication" --criteria "sign up, log in, log out; sessions survive restarts"
   cairn push "Build the app" --root --criteria "auth + API + staging deploy" --id app
@@ -51,7 +55,8 @@ Examples:
 			return err
 		}
 	}
-	f := &cairn.Frame{ID: *id, Title: fs.Arg(0), SuccessCriteria: *criteria, SuccessCriteriaCompacted: *compact, DependsOn: deps}
+	f := &cairn.Frame{ID: *id, Title: fs.Arg(0), SuccessCriteria: *criteria, SuccessCriteriaCompacted: *compact, DependsOn: deps,
+		SessionID: m.knownSession(ff.session)}
 	c, err := st.stack().Push(ctx, parentID, f, ff.owner)
 	if err != nil {
 		return err

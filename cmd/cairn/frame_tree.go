@@ -22,8 +22,10 @@ Print the frame tree, one frame a line:
 
   [x] done  [>] in progress  [ ] planned  [!] failed  [-] blocked  [~] invalidated
 
-The current frame is marked with "←". Invalidated frames are hidden
-unless --all is given.
+The current frame is marked with "←", an in-progress frame's owner with
+"@", and the session that pushed or planned a frame with "session"
+and the first 8 characters of its id (--json gives it whole, as
+session_id). Invalidated frames are hidden unless --all is given.
 
 Examples:
   cairn tree
@@ -61,6 +63,9 @@ Examples:
 		var extra []string
 		if f.Owner != "" && f.Status == cairn.FrameInProgress {
 			extra = append(extra, "@"+f.Owner)
+		}
+		if f.SessionID != "" {
+			extra = append(extra, "session "+shortID(f.SessionID))
 		}
 		if len(f.DependsOn) > 0 {
 			extra = append(extra, "after "+strings.Join(f.DependsOn, ","))

@@ -53,7 +53,7 @@ Examples:
 	}
 	defer st.Close()
 	s := &mcp.Server{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Searcher: st.searcher,
-		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Now: m.now, MaxChars: *maxChars}
+		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Session: m.knownSession(wf.session), Now: m.now, MaxChars: *maxChars}
 	switch w, err := m.openWorkspace(wf); cairn.ErrorCode(err) {
 	case "":
 		s.Workspace = w

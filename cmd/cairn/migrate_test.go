@@ -105,7 +105,7 @@ func addTasks(t *testing.T, path string) {
 	if _, err := s.Push(ctx, "", &cairn.Frame{ID: "app", Title: "App", SuccessCriteria: "ships"}, "ann"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Push(ctx, "app", &cairn.Frame{ID: "auth", Title: "Auth", SuccessCriteria: "login"}, "ann"); err != nil {
+	if _, err := s.Push(ctx, "app", &cairn.Frame{ID: "auth", Title: "Auth", SuccessCriteria: "login", SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"}, "ann"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Pop(ctx, "auth", cairn.FrameResults{Status: cairn.FrameCompleted, Results: "JWT", Artifacts: []string{"auth.go"}}); err != nil {
@@ -151,7 +151,8 @@ func checkTasks(t *testing.T, path string) {
 		t.Fatalf("engagement phases after migrate: %+v, %v", phases, err)
 	}
 	auth, err := st.frames.FindFrameByID(ctx, "auth")
-	if err != nil || auth.ParentID != "app" || auth.Status != cairn.FrameCompleted || auth.Results != "JWT" || auth.Artifacts[0] != "auth.go" || auth.Owner != "ann" {
+	if err != nil || auth.ParentID != "app" || auth.Status != cairn.FrameCompleted || auth.Results != "JWT" || auth.Artifacts[0] != "auth.go" || auth.Owner != "ann" ||
+		auth.SessionID != "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01" {
 		t.Fatalf("auth frame after migrate: %+v, %v", auth, err)
 	}
 	for frame, want := range map[string]int{"auth": 2, "app": 1} {

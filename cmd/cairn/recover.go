@@ -25,8 +25,8 @@ situations it went through and the checkpoints it wrote there.
 
 It prints where the session was (folder, engagement, current frame, the
 situation it last engaged), what it was doing (last prompt and answer, the
-last rounds' index lines, open frames and todos, its compactions) and the
-commands that continue it.
+last rounds' index lines, the frames it pushed or planned, open frames and
+todos, its compactions) and the commands that continue it.
 
 Examples:
   cairn recover 5c0375b4
@@ -79,6 +79,7 @@ type recovery struct {
 	LastAnswer  string         `json:"last_answer,omitempty"`
 	LastRounds  []string       `json:"last_rounds,omitempty"` // index lines
 	OpenFrames  []*cairn.Frame `json:"open_frames,omitempty"`
+	Frames      []*cairn.Frame `json:"frames,omitempty"` // the frames it pushed or planned
 	OpenTodos   []*cairn.Todo  `json:"open_todos,omitempty"`
 	Compactions []compaction   `json:"compactions,omitempty"`
 	Continue    []string       `json:"continue"` // commands
@@ -149,6 +150,9 @@ func recoverSession(ctx context.Context, st *store, w *workspace.Workspace, ref 
 	for _, f := range frames {
 		if f.Status == cairn.FrameInProgress || f.Status == cairn.FrameBlocked {
 			r.OpenFrames = append(r.OpenFrames, f)
+		}
+		if f.SessionID == r.Session {
+			r.Frames = append(r.Frames, f)
 		}
 	}
 	if r.Stored != nil {
@@ -317,6 +321,12 @@ func (r *recovery) print(m *Main) {
 		fmt.Fprintf(out, "  last %d rounds:\n", len(r.LastRounds))
 		for _, l := range r.LastRounds {
 			fmt.Fprintf(out, "    %s\n", l)
+		}
+	}
+	if len(r.Frames) > 0 {
+		fmt.Fprintln(out, "  frames it pushed or planned:")
+		for _, f := range r.Frames {
+			fmt.Fprintf(out, "    %s %q (%s)\n", f.ID, f.Title, f.Status)
 		}
 	}
 	for _, f := range r.OpenFrames {

@@ -39,7 +39,7 @@ Examples:
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	w, err := m.openWorkspace(wsFlags{})
+	w, err := m.openWorkspace(ff.wsFlags)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 package claudetest_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"cairn"
 	"cairn/internal/claudetest"
 	"cairn/internal/fakeapi"
 )
@@ -13,8 +15,9 @@ import (
 // TestIdentity has the real client's agent move through cairn twice: once
 // by running cairn engage and cairn push through the Bash tool, once by
 // calling the MCP tools. Every move is filed under the session's uuid (the
-// client's $CLAUDE_CODE_SESSION_ID), none under "default", and recover
-// finds the session by a prefix of its uuid and shows the path.
+// client's $CLAUDE_CODE_SESSION_ID), none under "default"; both frames
+// carry the uuid; and recover finds the session by a prefix of its uuid,
+// shows the path and lists the frames it pushed.
 func TestIdentity(t *testing.T) {
 	for name, bin := range claudetest.Versions(t) {
 		t.Run(name, func(t *testing.T) { identity(t, bin) })
@@ -66,14 +69,26 @@ func identity(t *testing.T, bin string) {
 			t.Errorf("trace lacks %q:\n%s", want, trace)
 		}
 	}
-	tree := mustCairn(t, cairnBin, proj, "tree")
-	for _, want := range []string{"Bash frame", "MCP frame"} {
-		if !strings.Contains(tree, want) {
-			t.Errorf("tree lacks %q:\n%s", want, tree)
+	var tree struct{ Frames []cairn.Frame }
+	if err := json.Unmarshal([]byte(mustCairn(t, cairnBin, proj, "tree", "--json")), &tree); err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]string{}
+	for _, f := range tree.Frames {
+		sessions[f.Title] = f.SessionID
+	}
+	for _, title := range []string{"Bash frame", "MCP frame"} {
+		if got, ok := sessions[title]; !ok {
+			t.Errorf("tree lacks %q: %+v", title, tree.Frames)
+		} else if got != first.SessionID {
+			t.Errorf("frame %q carries session %q, want %s", title, got, first.SessionID)
 		}
 	}
 	out := mustCairn(t, cairnBin, proj, "recover", first.SessionID[:8])
 	if !strings.Contains(out, ". → api → web") {
 		t.Errorf("recover %s does not show the path:\n%s", first.SessionID[:8], out)
+	}
+	if !strings.Contains(out, "frames it pushed or planned:") || !strings.Contains(out, `"Bash frame"`) || !strings.Contains(out, `"MCP frame"`) {
+		t.Errorf("recover %s does not list the session's frames:\n%s", first.SessionID[:8], out)
 	}
 }

@@ -20,8 +20,9 @@ type Round struct {
 	AgentPreview string   `json:"agent_preview"`
 	Tools        []string `json:"tools,omitempty"` // tool names called, in order, without repeats
 	// ToolCalls counts the round's tool calls on its main chain; set only
-	// when the filter asks for it ([RoundFilter.ToolCalls]).
-	ToolCalls int   `json:"tool_calls"`
+	// when the filter asks for it ([RoundFilter.ToolCalls]), absent from JSON
+	// otherwise.
+	ToolCalls int   `json:"tool_calls,omitempty"`
 	Usage     Usage `json:"usage"`
 
 	// Tags: kept in the index, never in the block store.

@@ -56,8 +56,9 @@ type Session struct {
 	Rounds    int       `json:"rounds"`
 	Usage     Usage     `json:"usage"`
 	// ToolCalls counts the tool calls of its main chain; set only when the
-	// filter asks for it ([SessionFilter.ToolCalls]).
-	ToolCalls int `json:"tool_calls"`
+	// filter asks for it ([SessionFilter.ToolCalls]), absent from JSON
+	// otherwise.
+	ToolCalls int `json:"tool_calls,omitempty"`
 
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`

@@ -270,3 +270,38 @@ func TestSummary_NamesStepsBeforeCompaction(t *testing.T) {
 // keepAll keeps every round of a session in full: the whole session,
 // through the budget and the client's compactions.
 func keepAll(*cairn.Round) (kept, full bool) { return true, true }
+
+// Under a budget, an operation that picks rounds by name never grows what
+// the client loads: injecting the round that holds nearly all of a session
+// as a session to resume gives up its oldest steps to index lines.
+func TestNoLargerThanResume(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpenSamples(t)
+	const long = "7a11c0de-0000-4000-8000-000000000150" // round 1 holds 161 of its 162 steps
+	mustImport(t, st, "../testdata/long/"+long+".jsonl")
+	orig, err := surgery.Resume(ctx, st.Store, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unbounded, err := surgery.Inject(ctx, st.Store, long, 1, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budgeted := st.Store
+	budgeted.Limits = surgery.Limits{Budget: surgery.AutoBudget}
+	m, err := surgery.Inject(ctx, budgeted, long, 1, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, without, with := surgery.Estimate(orig), surgery.Estimate(unbounded), surgery.Estimate(m)
+	if without < now*97/100 {
+		t.Fatalf("round 1 without a budget is ~%d tokens, the session ~%d: the sample no longer makes the case", without, now)
+	}
+	if with > now*98/100 {
+		t.Errorf("round 1 under the default budget is ~%d tokens, not under the ~%d the client loads for the session", with, now)
+	}
+	if len(m.Pieces) != 1 || len(m.Pieces[0].StepIndex) == 0 {
+		t.Errorf("the round kept no step index lines: %+v", m.Pieces)
+	}
+	t.Logf("the session as the client loads it ~%d tokens; round 1 ~%d without a budget, ~%d under it", now, without, with)
+}

@@ -49,7 +49,7 @@ func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.
 // raw lines, reading each run of consecutive full rounds of a session at
 // once, and sets the frontmatter.
 func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error {
-	if err := st.fit(ctx, m); err != nil {
+	if err := st.fitNoLarger(ctx, m); err != nil {
 		return err
 	}
 	if st.sizeOnly {
@@ -84,6 +84,56 @@ func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error
 	}
 	sort.Strings(m.Engagements)
 	return nil
+}
+
+// fitNoLarger fits m in its budget. An operation that picks rounds by
+// name (extract, split, merge, inject) is also fitted under what the client
+// loads for its sources today ([Resume]), so that under a budget surgery
+// never grows a context: a part that holds nearly all of a session gives up
+// its oldest steps to index lines. When even that tighter fit is
+// impossible, the budget alone decides. (compress-before and revive shrink
+// by their own rules.)
+func (st Store) fitNoLarger(ctx context.Context, m *cairn.Materialization) error {
+	if st.sizeOnly || st.Limits.Budget == 0 || continues(m.Operation) {
+		return st.fit(ctx, m)
+	}
+	var now int64
+	for _, s := range m.Sources {
+		r, err := Resume(ctx, st, s.ID)
+		if err != nil {
+			return err
+		}
+		now += Estimate(r)
+	}
+	budget := st.Limits.Budget
+	if budget == AutoBudget {
+		fc, err := st.facts(ctx, m.Sources[0])
+		if err != nil {
+			return err
+		}
+		budget = DefaultBudget(fc.model)
+	}
+	// The fit keeps a sixteenth for the client's additions, which resuming
+	// the original carries too: the tighter budget is asked with it.
+	tight := (now - now/50) * 16 / 15 // 2 % under: the estimate is not the request
+	if tight >= budget {
+		return st.fit(ctx, m)
+	}
+	saved := make([]cairn.Piece, len(m.Pieces))
+	for i, p := range m.Pieces {
+		saved[i] = *p
+	}
+	narrow := st
+	narrow.Limits.Budget = tight
+	err := narrow.fit(ctx, m)
+	if cairn.ErrorCode(err) != cairn.EINVALID {
+		return err
+	}
+	m.Pieces = m.Pieces[:0]
+	for i := range saved {
+		m.Pieces = append(m.Pieces, &saved[i])
+	}
+	return st.fit(ctx, m)
 }
 
 // fill loads the blocks and lines of consecutive rounds of one session.

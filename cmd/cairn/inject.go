@@ -15,7 +15,9 @@ func (m *Main) runInject(ctx context.Context, args []string) error {
 Print one round in full from the store: the round number is the first column
 of any index table. ROUND.STEP prints one step of it (an assistant turn with
 its tool calls and their results), as the step index lines of a long round
-number them. A read: nothing changes. No budget unless --budget is given.
+number them. A read: nothing changes. Printed (markdown, json) it has no
+budget unless --budget is given; written as a session to resume (claude,
+codex) it fits the default budget, as every other operation does.
 
 Examples:
   cairn inject 5c0375b4 47
@@ -47,8 +49,8 @@ Examples:
 	if err != nil || seq < 0 {
 		return usageError("ROUND must be a round number or ROUND.STEP (7 or 7.12), got %q", pos[1])
 	}
-	if f.budget == "" {
-		f.budget = "0"
+	if f.budget == "" && (f.format == "markdown" || f.format == "json") {
+		f.budget = "0" // a read; a session to resume fits the default budget
 	}
 	limits, err := f.limits()
 	if err != nil {

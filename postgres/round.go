@@ -47,10 +47,10 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 		q.where("r.session_id = ?", f.SessionID)
 	}
 	if f.EngagementID != "" {
-		q.where("t.engagement_id = ?", f.EngagementID)
+		q.where("t.engagement_id = ? AND t.engagement_id != ''", f.EngagementID) // the partial index's condition, so it serves
 	}
 	if f.FrameID != "" {
-		q.where("t.frame_id = ?", f.FrameID)
+		q.where("t.frame_id = ? AND t.frame_id != ''", f.FrameID) // the partial index's condition, so it serves
 	}
 	if f.Tagged {
 		q.where("t.engagement_id != ''")

@@ -46,11 +46,14 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if f.SessionID != "" {
 		where, args = append(where, "r.session_id = ?"), append(args, f.SessionID)
 	}
+	// "!= ''" repeats the partial indexes' condition, so that a frame's or
+	// an engagement's rounds are found through them, not by reading every
+	// round (a hook assembles the current frame's log at every session start).
 	if f.EngagementID != "" {
-		where, args = append(where, "t.engagement_id = ?"), append(args, f.EngagementID)
+		where, args = append(where, "t.engagement_id = ? AND t.engagement_id != ''"), append(args, f.EngagementID)
 	}
 	if f.FrameID != "" {
-		where, args = append(where, "t.frame_id = ?"), append(args, f.FrameID)
+		where, args = append(where, "t.frame_id = ? AND t.frame_id != ''"), append(args, f.FrameID)
 	}
 	if f.Tagged {
 		where = append(where, "t.engagement_id != ''")

@@ -418,6 +418,17 @@ func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *c
 	if last != nil {
 		done += fmt.Sprintf(" after %d rounds; last: %q", last.Seq, clipLine(last.UserPreview, 100))
 	}
+	if err := m.checkpointExit(w, done, "session end ("+reason+")"); err != nil {
+		return err
+	}
+	_, err = w.EndSession()
+	return err
+}
+
+// checkpointExit writes a checkpoint on leaving the current situation, as
+// the hooks do when a session ends or its context runs out: what was done,
+// and as next step the task in progress or the first planned one.
+func (m *Main) checkpointExit(w *workspace.Workspace, done, why string) error {
 	state, err := w.ReadState()
 	if err != nil {
 		return err
@@ -434,10 +445,7 @@ func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *c
 	if err != nil {
 		return err
 	}
-	if _, err := w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "session end ("+reason+")"); err != nil {
-		return err
-	}
-	_, err = w.EndSession()
+	_, err = w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, why)
 	return err
 }
 

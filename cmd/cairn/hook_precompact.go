@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"cairn"
 	"cairn/claudecode"
@@ -52,23 +51,7 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	case resume != "":
 		done += "; revived within budget: " + resume
 	}
-	state, err := w.ReadState()
-	if err != nil {
-		return err
-	}
-	next := state.Progress.InProgress
-	if next == "" && len(state.Progress.NextSteps) > 0 {
-		next = state.Progress.NextSteps[0]
-	}
-	wd, err := m.Getwd()
-	if err != nil {
-		return err
-	}
-	here, err := w.Situation(wd)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, "exhaustion (auto-compact)"); err != nil {
+	if err := m.checkpointExit(w, done, "exhaustion (auto-compact)"); err != nil {
 		return err
 	}
 	if resume == "" {

@@ -77,8 +77,9 @@ func run() error {
 		return err
 	}
 	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	// appendRound adds one round to the session, a minute after the last.
 	var i int
-	stop, err := timeHook(bin, ws, "Stop", input("Stop"), *runs, func() error {
+	appendRound := func() error {
 		i++
 		f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -87,7 +88,8 @@ func run() error {
 		defer f.Close()
 		_, err = f.Write(g.Round(id, at.Add(time.Duration(i)*time.Minute)))
 		return err
-	})
+	}
+	stop, err := timeHook(bin, ws, "Stop", input("Stop"), *runs, appendRound)
 	if err != nil {
 		return err
 	}
@@ -96,16 +98,7 @@ func run() error {
 
 	// UserPromptSubmit inscribes the same way, then reads the context's
 	// occupancy from the transcript's end (the pressure note).
-	prompt, err := timeHook(bin, ws, "UserPromptSubmit", input("UserPromptSubmit"), *runs, func() error {
-		i++
-		f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = f.Write(g.Round(id, at.Add(time.Duration(i)*time.Minute)))
-		return err
-	})
+	prompt, err := timeHook(bin, ws, "UserPromptSubmit", input("UserPromptSubmit"), *runs, appendRound)
 	if err != nil {
 		return err
 	}

@@ -257,7 +257,7 @@ func compressBefore(ctx context.Context, st Store, session string, at Point, f c
 		return nil, 0, err
 	}
 	m, cut := cutBefore(s, rounds, at, f)
-	if cut == len(m.Pieces) || cut == len(m.Pieces)-1 && len(rounds) > 0 && rounds[0].Seq == 0 {
+	if len(m.FullPieces()) == 0 {
 		return nil, 0, cairn.Errorf(cairn.EINVALID, "No round of %s starts at or after %s: nothing would stay in full.", s.ID, at)
 	}
 	return m, cut, st.materialize(ctx, m)

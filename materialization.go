@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Surgical operations: each turns stored rounds into a [Materialization].
@@ -268,7 +269,7 @@ func (d Detail) Condensed() bool { return d == DetailReference || d == DetailSum
 //
 //	[thinking · 412 chars — cairn inject 5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 7]
 func ThinkingReference(session string, seq int, content string) string {
-	return fmt.Sprintf("[thinking · %d chars — cairn inject %s %d]", len([]rune(content)), session, seq)
+	return fmt.Sprintf("[thinking · %d chars — cairn inject %s %d]", utf8.RuneCountInString(content), session, seq)
 }
 
 // ToolUseSummary is what stands for a tool call: its name and a short
@@ -285,7 +286,7 @@ func ToolResultSummary(content string, isError bool) string {
 	if isError {
 		kind = "tool_error"
 	}
-	return fmt.Sprintf("[%s · %d chars · %d lines — first: %s]", kind, len([]rune(content)), strings.Count(content, "\n")+1, clip(first, 80))
+	return fmt.Sprintf("[%s · %d chars · %d lines — first: %s]", kind, utf8.RuneCountInString(content), strings.Count(content, "\n")+1, clip(first, 80))
 }
 
 func clip(s string, n int) string {

@@ -52,6 +52,10 @@ type RoundFilter struct {
 	Until        time.Time
 	WithBlocks   bool // load each round's blocks
 	ToolCalls    bool // count each round's tool calls (Round.ToolCalls)
+	// Last keeps only the last Last rounds of the order (0: all). A frame's
+	// or an engagement's last rounds are read from the index without
+	// reading the others.
+	Last int
 }
 
 // RoundStore reads rounds.
@@ -62,4 +66,7 @@ type RoundStore interface {
 
 	// FindRounds returns the rounds matching filter in session then seq order.
 	FindRounds(ctx context.Context, filter RoundFilter) ([]*Round, error)
+
+	// CountRounds returns how many rounds match filter, ignoring its Last.
+	CountRounds(ctx context.Context, filter RoundFilter) (int, error)
 }

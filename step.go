@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A Step is one assistant turn inside a round: the blocks of one assistant
@@ -116,7 +117,7 @@ func (s *Step) add(b *Block) {
 		for _, c := range s.Calls {
 			if c.id == b.ToolID && !c.Answered {
 				c.Answered, c.IsError = true, b.IsError
-				c.Chars = len([]rune(b.Content))
+				c.Chars = utf8.RuneCountInString(b.Content)
 				c.Result = previewText(b.Content, StepPreviewLen)
 				break
 			}

@@ -125,7 +125,14 @@ func (a *Assembler) View(ctx context.Context, r Request) (*View, error) {
 		}
 	}
 	if a.Rounds != nil && v.Current != nil {
-		if v.Log, err = a.Rounds.FindRounds(ctx, cairn.RoundFilter{FrameID: v.Current.ID}); err != nil {
+		// Only the rounds the log can show are read: a session start
+		// stays as fast in a frame of thousands of rounds as in a new one.
+		log := cairn.RoundFilter{FrameID: v.Current.ID}
+		if v.Logged, err = a.Rounds.CountRounds(ctx, log); err != nil {
+			return nil, err
+		}
+		log.Last = logFull + logRounds
+		if v.Log, err = a.Rounds.FindRounds(ctx, log); err != nil {
 			return nil, err
 		}
 		// The last rounds are the frame's own working history: read them

@@ -1,6 +1,8 @@
 package assemble_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 	"cairn"
 	"cairn/assemble"
 	"cairn/claudecode"
+	"cairn/mock"
 )
 
 // realRounds parses a public transcript into rounds with their blocks.
@@ -72,5 +75,62 @@ func TestLogCarriesRounds(t *testing.T) {
 	}
 	if strings.Contains(ctx.Text, "--- round ") {
 		t.Errorf("a tight budget still carries whole rounds:\n%s", ctx.Text)
+	}
+}
+
+// TestViewReadsTheLastRounds: the Assembler reads only the rounds the log
+// can show (a count of the rest), and the context is the same as from a
+// view holding every round of the frame: "(N earlier rounds)" counts them.
+func TestViewReadsTheLastRounds(t *testing.T) {
+	full := appView()
+	full.Log = nil
+	for seq := 1; seq <= 300; seq++ {
+		full.Log = append(full.Log, &cairn.Round{SessionID: "5f0c2a1e-8d4b", Seq: seq, FirstLine: seq, LastLine: seq,
+			UserPreview: fmt.Sprintf("prompt %d", seq), AgentPreview: fmt.Sprintf("answer %d", seq), FrameID: full.Current.ID})
+	}
+	var asked []cairn.RoundFilter
+	rounds := &mock.RoundStore{
+		FindRoundsFn: func(_ context.Context, f cairn.RoundFilter) ([]*cairn.Round, error) {
+			asked = append(asked, f)
+			return full.Log[len(full.Log)-f.Last:], nil
+		},
+		CountRoundsFn: func(context.Context, cairn.RoundFilter) (int, error) { return len(full.Log), nil },
+		FindRoundFn: func(_ context.Context, _ string, seq int) (*cairn.Round, error) {
+			r := *full.Log[seq-1]
+			r.Blocks = []*cairn.Block{{Kind: cairn.UserText, Content: r.UserPreview}, {Kind: cairn.AssistantText, Content: r.AgentPreview}}
+			return &r, nil
+		},
+	}
+	frames := &mock.FrameStore{FindFramesFn: func(context.Context) ([]*cairn.Frame, error) { return appTree(), nil }}
+	a := &assemble.Assembler{Frames: frames, Rounds: rounds}
+	req := assemble.Request{FrameID: full.Current.ID, Budget: cairn.DefaultBudget(), Format: assemble.XML, Files: full.Files, Relay: full.Relay}
+	v, err := a.View(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0].Last == 0 || asked[0].Last >= len(full.Log) {
+		t.Fatalf("FindRounds asked %+v: want only the last rounds", asked)
+	}
+	// The rounds carried whole are read with their blocks either way.
+	for i, r := range v.Log {
+		full.Log[len(full.Log)-len(v.Log)+i] = r
+	}
+	full.Mission = nil
+	for _, b := range []cairn.Budget{cairn.DefaultBudget(), {Chars: 2000, Allocations: cairn.DefaultBudget().Allocations}} {
+		got, err := assemble.Build(v, b, assemble.XML, assemble.Estimate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := assemble.Build(full, b, assemble.XML, assemble.Estimate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text {
+			t.Errorf("budget %+v: the context from the last rounds differs from the whole log's:\n%s\nwant:\n%s", b, got.Text, want.Text)
+		}
+	}
+	got, _ := assemble.Build(v, cairn.DefaultBudget(), assemble.XML, assemble.Estimate)
+	if !strings.Contains(got.Text, fmt.Sprintf("(%d earlier rounds)", 300-20-assemble.LogRounds)) {
+		t.Errorf("the log does not count the rounds before it:\n%s", got.Text)
 	}
 }

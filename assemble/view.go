@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"cairn"
 )
@@ -16,7 +17,10 @@ type View struct {
 	Mission *cairn.Mission   // nil: no core
 	Tree    *cairn.FrameTree // nil or empty: no stack
 	Current *cairn.Frame     // nil: no stack
-	Log     []*cairn.Round   // the current frame's rounds, oldest first; the last ones with their blocks
+	Log     []*cairn.Round   // the current frame's last rounds, oldest first; the last ones with their blocks
+	// Logged counts the current frame's rounds, Log's and those before
+	// them (0: Log holds them all).
+	Logged int
 	// Spawns names, for a subagent's session in Log, the round whose tool
 	// call spawned it ("5f0c2a1e#7").
 	Spawns map[string]string
@@ -115,7 +119,7 @@ func (v *View) items() *doc {
 			}
 		}
 		if len(v.Log) > 0 {
-			d.log = d.add(cairn.SectionCurrent, "log", -1_000_000, cairn.Dropped, logFields(cur, v.Log, v.Spawns))
+			d.log = d.add(cairn.SectionCurrent, "log", -1_000_000, cairn.Dropped, logFields(cur, v.Log, max(v.Logged, len(v.Log)), v.Spawns))
 			d.log.frame, d.log.depth = cur, n-1
 		}
 	}
@@ -252,7 +256,7 @@ func workFields(f *cairn.Frame) [4][]field {
 	return [4][]field{full, compacted, one, nil}
 }
 
-func logFields(f *cairn.Frame, log []*cairn.Round, spawns map[string]string) [4][]field {
+func logFields(f *cairn.Frame, log []*cairn.Round, logged int, spawns map[string]string) [4][]field {
 	name := func(r *cairn.Round) string {
 		if by := spawns[r.SessionID]; by != "" {
 			_, agent, _ := strings.Cut(r.SessionID, "-agent-")
@@ -260,9 +264,10 @@ func logFields(f *cairn.Frame, log []*cairn.Round, spawns map[string]string) [4]
 		}
 		return fmt.Sprintf("%s#%d", shortID(r.SessionID), r.Seq)
 	}
+	earlier := logged - len(log) // rounds before log, not read
 	index := func(rs []*cairn.Round, n int, b *strings.Builder) {
-		if len(rs) > n {
-			fmt.Fprintf(b, "(%d earlier rounds)\n", len(rs)-n)
+		if k := earlier + max(0, len(rs)-n); k > 0 {
+			fmt.Fprintf(b, "(%d earlier rounds)\n", k)
 		}
 		for _, r := range rs[max(0, len(rs)-n):] {
 			fmt.Fprintf(b, "%s %s → %s\n", name(r), oneLine(r.UserPreview, 80), oneLine(r.AgentPreview, 80))
@@ -287,7 +292,7 @@ func logFields(f *cairn.Frame, log []*cairn.Round, spawns map[string]string) [4]
 		}
 		full = strings.TrimSuffix(b.String(), "\n")
 	}
-	one := fmt.Sprintf("%d rounds; list them with: cairn rounds --frame %s", len(log), f.ID)
+	one := fmt.Sprintf("%d rounds; list them with: cairn rounds --frame %s", logged, f.ID)
 	return [4][]field{{{"log", full}}, {{"log", lines(logFull)}}, {{"log", one}}, nil}
 }
 
@@ -329,11 +334,19 @@ func writeRound(b *strings.Builder, name string, r *cairn.Round) {
 
 // cutText keeps the first n characters of s, saying how many were cut.
 func cutText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	total := utf8.RuneCountInString(s)
+	if total <= n {
 		return s
 	}
-	return string(r[:n]) + fmt.Sprintf("… (%d more characters)", len(r)-n)
+	k := 0
+	for i := range s {
+		if k == n {
+			s = s[:i]
+			break
+		}
+		k++
+	}
+	return s + fmt.Sprintf("… (%d more characters)", total-n)
 }
 
 func shortID(id string) string { return id[:min(len(id), 8)] }
@@ -379,9 +392,18 @@ func indexFields(files []File) [4][]field {
 // oneLine returns the first line of s, cut to at most n runes with "…".
 func oneLine(s string, n int) string {
 	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	} else if cut {
+	// Only the first n+1 runes are looked at: a tool's output can be one
+	// line of megabytes.
+	k, end := 0, 0
+	for i := range s {
+		if k == n-1 {
+			end = i
+		} else if k == n {
+			return s[:end] + "…"
+		}
+		k++
+	}
+	if cut {
 		return s + "…"
 	}
 	return s

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"cairn"
 )
@@ -87,7 +88,7 @@ func blockMarkdown(ew *errWriter, b *cairn.Block, voice string) {
 	case cairn.AssistantText:
 		ew.printf("**Assistant%s:**\n\n%s\n", side, b.Content)
 	case cairn.Thinking:
-		ew.printf("<details><summary>thinking%s · %d chars</summary>\n\n%s\n\n</details>\n", side, len([]rune(b.Content)), b.Content)
+		ew.printf("<details><summary>thinking%s · %d chars</summary>\n\n%s\n\n</details>\n", side, utf8.RuneCountInString(b.Content), b.Content)
 	case cairn.ToolUse:
 		ew.printf("**Tool call%s:** `%s`\n\n%s\n", side, b.ToolName, fence(b.Content, "json"))
 	case cairn.ToolResult:

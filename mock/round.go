@@ -10,8 +10,9 @@ var _ cairn.RoundStore = (*RoundStore)(nil)
 
 // RoundStore is a [cairn.RoundStore] whose methods are its fields.
 type RoundStore struct {
-	FindRoundFn  func(ctx context.Context, sessionID string, seq int) (*cairn.Round, error)
-	FindRoundsFn func(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error)
+	FindRoundFn   func(ctx context.Context, sessionID string, seq int) (*cairn.Round, error)
+	FindRoundsFn  func(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error)
+	CountRoundsFn func(ctx context.Context, filter cairn.RoundFilter) (int, error)
 }
 
 func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (*cairn.Round, error) {
@@ -20,4 +21,8 @@ func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (
 
 func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error) {
 	return s.FindRoundsFn(ctx, filter)
+}
+
+func (s *RoundStore) CountRounds(ctx context.Context, filter cairn.RoundFilter) (int, error) {
+	return s.CountRoundsFn(ctx, filter)
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"cairn"
@@ -41,7 +42,22 @@ func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) (
 	return findRounds(ctx, tx, filter)
 }
 
-func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
+// CountRounds implements [cairn.RoundStore].
+func (s *RoundStore) CountRounds(ctx context.Context, filter cairn.RoundFilter) (int, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	q := roundWhere(filter)
+	var n int
+	err = tx.QueryRow(ctx, `SELECT COUNT(*) FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
+		`+q.cond(), q.args...).Scan(&n)
+	return n, err
+}
+
+// roundWhere returns the conditions of f on rounds r and their tags t.
+func roundWhere(f cairn.RoundFilter) *query {
 	var q query
 	if f.SessionID != "" {
 		q.where("r.session_id = ?", f.SessionID)
@@ -67,18 +83,27 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if !f.Until.IsZero() {
 		q.where("(r.started_at IS NULL OR r.started_at < ?)", f.Until)
 	}
+	return &q
+}
+
+func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
+	q := roundWhere(f)
 	// Tool calls are counted from the partial index blocks_tool_use (its
 	// WHERE repeated, so the index serves it): no block is read.
 	calls := "0"
 	if f.ToolCalls {
 		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND NOT b.sidechain)`
 	}
+	order := " ORDER BY r.session_id, r.seq"
+	if f.Last > 0 {
+		order = " ORDER BY r.session_id DESC, r.seq DESC" + q.arg(" LIMIT ?", f.Last)
+	}
 	rows, err := tx.Query(ctx, `
 		SELECT r.session_id, r.seq, r.started_at, r.ended_at, r.first_line, r.last_line, r.user_preview, r.agent_preview,
 			r.tools, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens,
 			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, ''), `+calls+`
 		FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
-		`+q.cond()+` ORDER BY r.session_id, r.seq`, q.args...)
+		`+q.cond()+order, q.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +124,9 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if f.Last > 0 {
+		slices.Reverse(out)
 	}
 	if f.WithBlocks && f.SessionID != "" && len(out) > 1 {
 		// One query for a session's range of rounds, not one per round.

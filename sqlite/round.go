@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"cairn"
@@ -41,7 +42,33 @@ func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) (
 	return findRounds(ctx, tx, filter)
 }
 
-func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
+// CountRounds implements [cairn.RoundStore].
+func (s *RoundStore) CountRounds(ctx context.Context, filter cairn.RoundFilter) (int, error) {
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	where, args := roundWhere(filter)
+	from := "rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq"
+	if byTag(filter) {
+		// The tag index alone answers: no round is read.
+		from = "round_tags t"
+	}
+	var n int
+	err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+strings.Join(where, " AND "), args...).Scan(&n)
+	return n, err
+}
+
+// byTag reports whether f selects rounds by their tags alone, so that the
+// tag indexes can drive the query.
+func byTag(f cairn.RoundFilter) bool {
+	return (f.FrameID != "" || f.EngagementID != "") && f.SessionID == "" && f.FromSeq == 0 && f.ToSeq == 0 &&
+		f.Since.IsZero() && f.Until.IsZero()
+}
+
+// roundWhere returns the conditions of f on rounds r and their tags t.
+func roundWhere(f cairn.RoundFilter) ([]string, []any) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.SessionID != "" {
 		where, args = append(where, "r.session_id = ?"), append(args, f.SessionID)
@@ -70,18 +97,33 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	if !f.Until.IsZero() {
 		where, args = append(where, "r.started_at < ?"), append(args, formatTime(f.Until))
 	}
+	return where, args
+}
+
+func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
+	where, args := roundWhere(f)
 	// Tool calls are counted from the partial index blocks_tool_use (its
 	// WHERE repeated, so the index serves it): no block is read.
 	calls := "0"
 	if f.ToolCalls {
 		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND b.sidechain = 0)`
 	}
+	// A tag's rounds are ordered by the tag index's (session_id, seq),
+	// which t shares with r: the last ones are read from it, nothing sorted.
+	by, dir, limit := "r", "", ""
+	if byTag(f) {
+		by = "t"
+	}
+	if f.Last > 0 {
+		dir, limit, args = " DESC", " LIMIT ?", append(args, f.Last)
+	}
+	order := by + ".session_id" + dir + ", " + by + ".seq" + dir
 	rows, err := tx.QueryContext(ctx, `
 		SELECT r.session_id, r.seq, r.started_at, r.ended_at, r.first_line, r.last_line, r.user_preview, r.agent_preview,
 			r.tools, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens,
 			COALESCE(t.engagement_id, ''), COALESCE(t.frame_id, ''), `+calls+`
 		FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.session_id, r.seq`, args...)
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY `+order+limit, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +144,9 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if f.Last > 0 {
+		slices.Reverse(out)
 	}
 	if f.WithBlocks && f.SessionID != "" && len(out) > 1 {
 		// One query for a session's range of rounds, not one per round.

@@ -50,6 +50,23 @@ func testTags(t *testing.T, open Open) {
 		// Across sessions: the canonical engagement query.
 		equal(t, find(t, cairn.RoundFilter{EngagementID: "console"}), "7a9a:2=console", "7a9a:3=console", "7a9b:1=console")
 		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:2=console", "7a9a:3=console")
+		// The last rounds of a tag, still oldest first, and the count of all.
+		equal(t, find(t, cairn.RoundFilter{EngagementID: "console", Last: 2}), "7a9a:3=console", "7a9b:1=console")
+		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Last: 2}), "7a9a:4=", "7a9a:5=")
+		for _, c := range []struct {
+			f    cairn.RoundFilter
+			want int
+		}{
+			{cairn.RoundFilter{EngagementID: "console", Last: 1}, 3},
+			{cairn.RoundFilter{FrameID: "f1"}, 1},
+			{cairn.RoundFilter{SessionID: a.s.ID}, 5},
+			{cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}, 2},
+			{cairn.RoundFilter{FrameID: "none"}, 0},
+		} {
+			if n, err := st.Rounds.CountRounds(ctx, c.f); err != nil || n != c.want {
+				t.Errorf("CountRounds(%+v) = %d, %v; want %d", c.f, n, err, c.want)
+			}
+		}
 		r, err := st.Rounds.FindRound(ctx, b.s.ID, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -203,15 +203,21 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 		Files:  hookIndex(w.Root),
 	}
 	req.Budget.Tokens, req.Budget.Chars = 0, hookContextChars
-	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions, Counter: assemble.Estimate}
-	out, err := a.Assemble(ctx, req)
+	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions}
+	view, err := a.View(ctx, req)
+	if err != nil {
+		return err
+	}
+	out, err := assemble.Build(view, req.Budget, req.Format, assemble.Estimate)
 	if err != nil {
 		return err
 	}
 	text := out.Text
 	if len(out.Cuts) > 0 {
+		// The whole context is built from the same view: reading the
+		// store once is most of what the hook costs.
 		req.Budget.Chars = 0
-		full, err := a.Assemble(ctx, req)
+		full, err := assemble.Build(view, req.Budget, req.Format, assemble.Estimate)
 		if err != nil {
 			return err
 		}

@@ -172,7 +172,7 @@ func TestImport_Append(t *testing.T) {
 			for !bytes.Contains(lines[first-1], []byte(`"sessionId"`)) {
 				first++
 			}
-			cuts := []int{first, len(lines) / 3, len(lines) / 2, len(lines) - 1, len(lines)}
+			cuts := []int{first, first + 1, first + 2, len(lines) / 5, len(lines) / 3, len(lines) / 2, 2 * len(lines) / 3, len(lines) - 2, len(lines) - 1, len(lines)}
 			n := 0
 			for _, cut := range cuts {
 				if cut <= n {

@@ -126,6 +126,14 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 	if in.Reset {
 		fromSeq = 0
 	}
+	var replaced *roundTotals
+	if fromSeq > 0 {
+		t, err := sumRounds(ctx, tx, in.Session.ID, fromSeq)
+		if err != nil {
+			return err
+		}
+		replaced = &t
+	}
 	if err := deleteIndex(ctx, tx, in.Session.ID, fromSeq); err != nil {
 		return err
 	}
@@ -147,7 +155,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 	if err := refreshRoundUsage(ctx, tx, in.Session.ID, fromSeq); err != nil {
 		return err
 	}
-	return refreshSession(ctx, tx, in.Session.ID)
+	return refreshSession(ctx, tx, in.Session.ID, fromSeq, replaced)
 }
 
 // refreshRoundUsage sums each round's usage from its messages, each
@@ -276,20 +284,63 @@ func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn
 	return nil
 }
 
+// roundTotals are a session's figures summed over some of its rounds.
+type roundTotals struct {
+	rounds                                  int64 // seq > 0
+	input, output, cacheRead, cacheCreation int64
+	started, ended                          string // the earliest start, the latest end ("" if none)
+}
+
+// sumRounds returns the totals of a session's rounds from seq fromSeq on.
+func sumRounds(ctx context.Context, tx *Tx, id string, fromSeq int) (roundTotals, error) {
+	var t roundTotals
+	err := tx.QueryRowContext(ctx, `
+		SELECT COUNT(*) FILTER (WHERE seq > 0), COALESCE(MIN(NULLIF(started_at, '')), ''), COALESCE(MAX(ended_at), ''),
+			COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
+			COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
+		FROM rounds WHERE session_id = ? AND seq >= ?`, id, fromSeq).
+		Scan(&t.rounds, &t.started, &t.ended, &t.input, &t.output, &t.cacheRead, &t.cacheCreation)
+	return t, err
+}
+
 // refreshSession recomputes a session's figures from its index and links
 // subagents to the round whose tool call spawned them, whichever of parent
 // and child was inscribed first.
-func refreshSession(ctx context.Context, tx *Tx, id string) error {
-	// One pass over the session's rounds: their usage sums their messages,
-	// each counted once (refreshRoundUsage).
-	_, err := tx.ExecContext(ctx, `
-		UPDATE sessions SET (round_count, started_at, ended_at, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens) = (
-			SELECT COUNT(*) FILTER (WHERE seq > 0), COALESCE(MIN(NULLIF(started_at, '')), ''), COALESCE(MAX(ended_at), ''),
-				COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
-				COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
-			FROM rounds WHERE session_id = ?1)
-		WHERE id = ?1`, id)
+//
+// replaced, when not nil, holds the totals of the rounds from fromSeq on
+// as they were before this inscription replaced them: the session's
+// figures are then updated by the difference, reading only the new
+// rounds, so that a hook's import of one round does not read a long
+// session's every round. The rounds before fromSeq are unchanged by an
+// inscription, and a replaced round is re-read from the same first lines,
+// so the earliest start and the latest end stay those of the union.
+func refreshSession(ctx context.Context, tx *Tx, id string, fromSeq int, replaced *roundTotals) error {
+	t, err := sumRounds(ctx, tx, id, fromSeq)
 	if err != nil {
+		return err
+	}
+	if replaced != nil {
+		var cur roundTotals
+		if err := tx.QueryRowContext(ctx, `
+			SELECT round_count, started_at, ended_at, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens
+			FROM sessions WHERE id = ?`, id).
+			Scan(&cur.rounds, &cur.started, &cur.ended, &cur.input, &cur.output, &cur.cacheRead, &cur.cacheCreation); err != nil {
+			return err
+		}
+		t.rounds += cur.rounds - replaced.rounds
+		t.input += cur.input - replaced.input
+		t.output += cur.output - replaced.output
+		t.cacheRead += cur.cacheRead - replaced.cacheRead
+		t.cacheCreation += cur.cacheCreation - replaced.cacheCreation
+		if cur.started != "" && (t.started == "" || cur.started < t.started) {
+			t.started = cur.started
+		}
+		t.ended = max(t.ended, cur.ended)
+	}
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE sessions SET (round_count, started_at, ended_at, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens) =
+			(?, ?, ?, ?, ?, ?, ?)
+		WHERE id = ?`, t.rounds, t.started, t.ended, t.input, t.output, t.cacheRead, t.cacheCreation, id); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `
@@ -358,7 +409,7 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, sess.ID); err != nil {
 		return err
 	}
-	if err := refreshSession(ctx, tx, sess.ID); err != nil {
+	if err := refreshSession(ctx, tx, sess.ID, 0, nil); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -78,16 +78,43 @@ type store struct {
 // openStore opens the store the flag, $CAIRN_STORE or the workspace names:
 // a postgres:// or postgresql:// URL opens a shared PostgreSQL store,
 // anything else is the path of an SQLite file.
+//
+// A hook opens its store once: the steps of one event (inscribe, the
+// pressure note, suggestions) share it, and [Main.runHook] closes it.
 func (m *Main) openStore(flagValue string) (*store, error) {
+	if m.inHook && m.hookStore != nil {
+		return m.hookStore.borrowed(), nil
+	}
 	location, err := m.storePath(flagValue)
 	if err != nil {
 		return nil, err
 	}
-	if m.inHook && isPostgres(location) {
-		return openPostgres(location, hookConnectTimeout, hookStatementTimeout)
+	if !m.inHook {
+		return openStoreAt(location)
 	}
-	return openStoreAt(location)
+	open := openStoreAt
+	if isPostgres(location) {
+		open = func(location string) (*store, error) {
+			return openPostgres(location, hookConnectTimeout, hookStatementTimeout)
+		}
+	}
+	if m.hookStore, err = open(location); err != nil {
+		return nil, err
+	}
+	return m.hookStore.borrowed(), nil
 }
+
+// borrowed returns st with a Close that leaves it open, for a caller that
+// does not own it.
+func (st *store) borrowed() *store {
+	b := *st
+	b.Closer = keepOpen{}
+	return &b
+}
+
+type keepOpen struct{}
+
+func (keepOpen) Close() error { return nil }
 
 // readStore opens the store for a command that only reads it. A store
 // file that does not exist is not created (nor its .cairn/ folder): the

@@ -34,7 +34,8 @@ type Main struct {
 	Getenv         func(string) string
 	Getwd          func() (string, error)
 
-	inHook bool // running as a Claude Code hook: short store timeouts
+	inHook    bool   // running as a Claude Code hook: short store timeouts, one store
+	hookStore *store // the store a hook opened, shared by its steps
 }
 
 // NewMain returns a Main for the given streams and the process environment.

@@ -124,11 +124,20 @@ func (m *Main) suggestions(ctx context.Context, w *workspace.Workspace, st *stor
 		seen[k] = v
 	}
 	if f != nil {
-		rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{FrameID: f.ID})
+		log := cairn.RoundFilter{FrameID: f.ID}
+		if _, shown := state.Shown[cairn.SuggestSize]; shown && record {
+			// The size rule has had its say in this frame: the hook needs
+			// only the last rounds, for the area rule, however long the
+			// frame grows.
+			log.Last = cairn.SuggestMaxRounds
+		}
+		rounds, err := st.rounds.FindRounds(ctx, log)
 		if err != nil {
 			return nil, nil, err
 		}
-		add(cairn.SuggestBySize(f, rounds))
+		if log.Last == 0 {
+			add(cairn.SuggestBySize(f, rounds))
+		}
 		if len(areas) == 0 {
 			for _, a := range f.Artifacts {
 				areas = append(areas, cairn.Area(w.Root, a))

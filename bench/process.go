@@ -3,7 +3,9 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 )
 
@@ -47,4 +49,29 @@ func Paired(pairs [][2]Command, runs int) (a, b Latencies, err error) {
 		}
 	}
 	return a, b, nil
+}
+
+// BuildHello builds a Go hello world into dir and returns its path: the
+// yardstick of a whole process's startup, run beside cairn's on the same
+// machine at the same moments.
+func BuildHello(dir string) (string, error) {
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	for name, text := range map[string]string{
+		"go.mod":  "module hello\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	bin := filepath.Join(dir, "hello-bin")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build hello: %v\n%s", err, out)
+	}
+	return bin, nil
 }

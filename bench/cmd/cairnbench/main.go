@@ -171,17 +171,9 @@ func buildBinaries(dir string) (cairnBin, helloBin string, err error) {
 	if out, err := exec.Command("go", "build", "-o", cairnBin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("go build cairn: %v\n%s", err, out)
 	}
-	src := filepath.Join(dir, "hello")
-	if err := os.MkdirAll(src, 0o755); err != nil {
+	helloBin, err = bench.BuildHello(dir)
+	if err != nil {
 		return "", "", err
-	}
-	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644)
-	os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"), 0o644)
-	helloBin = filepath.Join(dir, "hello-bin")
-	build := exec.Command("go", "build", "-o", helloBin, ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("go build hello: %v\n%s", err, out)
 	}
 	return cairnBin, helloBin, nil
 }

@@ -8,7 +8,8 @@
 // be ready before the agent's first turn), and for Stop and
 // UserPromptSubmit after one appended round (an incremental inscription;
 // UserPromptSubmit also reads the context's occupancy for the pressure
-// note).
+// note). Each hook call is paired with a Go hello world run right after
+// it, so that the figures say what the machine gave every process then.
 package main
 
 import (
@@ -49,6 +50,10 @@ func run() error {
 			return fmt.Errorf("build cairn: %v\n%s", err, out)
 		}
 	}
+	hello, err := bench.BuildHello(*dir)
+	if err != nil {
+		return err
+	}
 	ws := filepath.Join(*dir, fmt.Sprintf("ws-%d", *size))
 	session, err := ensureWorkspace(ctx, bin, ws, *samples, *size)
 	if err != nil {
@@ -65,12 +70,12 @@ func run() error {
 		return b
 	}
 
-	start, err := timeHook(bin, ws, "SessionStart", input("SessionStart"), *runs, nil)
+	start, hw, err := timeHook(bin, hello, ws, "SessionStart", input("SessionStart"), *runs, nil)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("SessionStart  p50 %s, p90 %s, max %s (%d runs; store holds a %.0f MB session)\n",
-		ms(start.Percentile(50)), ms(start.Percentile(90)), ms(start.Percentile(100)), len(start), float64(info.Size())/1e6)
+	fmt.Printf("SessionStart  p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; store holds a %.0f MB session)\n",
+		ms(start.Percentile(50)), ms(start.Percentile(90)), ms(start.Percentile(100)), ms(hw.Percentile(50)), len(start), float64(info.Size())/1e6)
 
 	g, err := bench.NewGenerator(*samples, 2)
 	if err != nil {
@@ -89,21 +94,21 @@ func run() error {
 		_, err = f.Write(g.Round(id, at.Add(time.Duration(i)*time.Minute)))
 		return err
 	}
-	stop, err := timeHook(bin, ws, "Stop", input("Stop"), *runs, appendRound)
+	stop, hw, err := timeHook(bin, hello, ws, "Stop", input("Stop"), *runs, appendRound)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Stop          p50 %s, p90 %s, max %s (%d runs; one round appended before each)\n",
-		ms(stop.Percentile(50)), ms(stop.Percentile(90)), ms(stop.Percentile(100)), len(stop))
+	fmt.Printf("Stop          p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; one round appended before each)\n",
+		ms(stop.Percentile(50)), ms(stop.Percentile(90)), ms(stop.Percentile(100)), ms(hw.Percentile(50)), len(stop))
 
 	// UserPromptSubmit inscribes the same way, then reads the context's
 	// occupancy from the transcript's end (the pressure note).
-	prompt, err := timeHook(bin, ws, "UserPromptSubmit", input("UserPromptSubmit"), *runs, appendRound)
+	prompt, hw, err := timeHook(bin, hello, ws, "UserPromptSubmit", input("UserPromptSubmit"), *runs, appendRound)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("UserPrompt    p50 %s, p90 %s, max %s (%d runs; one round appended before each)\n",
-		ms(prompt.Percentile(50)), ms(prompt.Percentile(90)), ms(prompt.Percentile(100)), len(prompt))
+	fmt.Printf("UserPrompt    p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; one round appended before each)\n",
+		ms(prompt.Percentile(50)), ms(prompt.Percentile(90)), ms(prompt.Percentile(100)), ms(hw.Percentile(50)), len(prompt))
 	return nil
 }
 
@@ -142,13 +147,13 @@ func ensureWorkspace(ctx context.Context, bin, ws, samples string, size int64) (
 }
 
 // timeHook runs `cairn hook event` runs times (after one warm-up call),
-// calling before (untimed) ahead of each.
-func timeHook(bin, ws, event string, input []byte, runs int, before func() error) (bench.Latencies, error) {
-	var lat bench.Latencies
+// calling before (untimed) ahead of each, and the hello world after each.
+func timeHook(bin, hello, ws, event string, input []byte, runs int, before func() error) (lat, hw bench.Latencies, err error) {
+	yardstick := bench.Command{Name: "hello", Args: []string{hello}}
 	for i := 0; i <= runs; i++ {
 		if before != nil {
 			if err := before(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		cmd := exec.Command(bin, "hook", event)
@@ -163,16 +168,20 @@ func timeHook(bin, ws, event string, input []byte, runs int, before func() error
 		out, err := cmd.Output()
 		el := time.Since(t)
 		if err != nil || stderr.Len() > 0 {
-			return nil, fmt.Errorf("hook %s: %v: %s", event, err, stderr.String())
+			return nil, nil, fmt.Errorf("hook %s: %v: %s", event, err, stderr.String())
 		}
 		if event == "SessionStart" && !bytes.Contains(out, []byte(`"additionalContext"`)) {
-			return nil, fmt.Errorf("hook SessionStart printed no context: %s", out)
+			return nil, nil, fmt.Errorf("hook SessionStart printed no context: %s", out)
+		}
+		h, err := yardstick.Run()
+		if err != nil {
+			return nil, nil, err
 		}
 		if i > 0 {
-			lat = append(lat, el)
+			lat, hw = append(lat, el), append(hw, h)
 		}
 	}
-	return lat, nil
+	return lat, hw, nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

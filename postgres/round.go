@@ -16,7 +16,8 @@ func NewRoundStore(db *DB) *RoundStore { return &RoundStore{db: db} }
 var _ cairn.RoundStore = (*RoundStore)(nil)
 
 // FindRound implements [cairn.RoundStore].
-func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (*cairn.Round, error) {
+func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (_ *cairn.Round, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -32,7 +33,8 @@ func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (
 }
 
 // FindRounds implements [cairn.RoundStore].
-func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error) {
+func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) (_ []*cairn.Round, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err

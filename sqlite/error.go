@@ -81,7 +81,7 @@ func (db *DB) describe(err error) string {
 	}
 	switch se.Code() & 0xff {
 	case sqliteBusy, sqliteLocked:
-		return "The store " + path + " stayed busy: another cairn process held its write lock for over 30 s. Try again; if it persists, look for a stuck cairn process."
+		return "The store " + path + " stayed busy: another cairn process held its write lock for over " + db.busyTimeout().String() + ". Try again; if it persists, look for a stuck cairn process."
 	case sqliteReadOnly, sqlitePerm, sqliteAuth:
 		return "The store " + path + " is read-only for this user: check the permissions of the file, its folder and the -wal and -shm files beside it."
 	case sqliteFull:

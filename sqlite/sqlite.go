@@ -40,7 +40,15 @@ type DB struct {
 
 	// Now returns the current time; tests replace it for stable output.
 	Now func() time.Time
+
+	// BusyTimeout is how long a write waits for another process's writer
+	// before it fails; zero means [DefaultBusyTimeout].
+	BusyTimeout time.Duration
 }
+
+// DefaultBusyTimeout is how long a write waits for another writer: longer
+// than any one import batch holds the lock.
+const DefaultBusyTimeout = 30 * time.Second
 
 // NewDB returns a DB for the file at path; call [DB.Open] before use.
 func NewDB(path string) *DB {
@@ -62,7 +70,7 @@ func (db *DB) Open() (err error) {
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is
 	// durable across process crashes in WAL mode (an OS crash may lose the
 	// last transactions, never corrupt); foreign keys are off by default.
-	pragmas := "_pragma=busy_timeout(30000)&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds()) + "&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + pragmas
 	if db.db, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return err
@@ -72,6 +80,13 @@ func (db *DB) Open() (err error) {
 	}
 	db.db.SetMaxOpenConns(1)
 	return db.migrate()
+}
+
+func (db *DB) busyTimeout() time.Duration {
+	if db.BusyTimeout <= 0 {
+		return DefaultBusyTimeout
+	}
+	return db.BusyTimeout
 }
 
 // migrate runs each embedded migration not yet recorded, one transaction

@@ -19,7 +19,9 @@ func (db *DB) explain(errp *error) { *errp = db.storeError(*errp) }
 // [cairn.Error] that names the store, says what happened and what to do,
 // and keeps the error as its cause: no SQL or driver text reaches a
 // person. Domain errors, a cancelled context, a caller's own error
-// ([given]) and nil pass through.
+// ([given]) and nil pass through. A busy or slow store is EINTERNAL,
+// never ECONFLICT: callers read ECONFLICT as "what you read has changed"
+// and read again (a frame's race) or skip (a phase already copied).
 func (db *DB) storeError(err error) error {
 	var e *cairn.Error
 	var g given
@@ -41,7 +43,7 @@ func (db *DB) describe(err error) (string, string) {
 	var netErr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		return cairn.ECONFLICT, store + " did not answer in time: check that the server is up and reachable, or raise the timeouts (connect_timeout, statement_timeout in the DSN)."
+		return cairn.EINTERNAL, store + " did not answer in time: check that the server is up and reachable, or raise the timeouts (connect_timeout, statement_timeout in the DSN)."
 	case errors.As(err, &pgErr):
 		return pgErrorText(store, pgErr.Code, db.newer)
 	case pgconn.SafeToRetry(err) || isConnectError(err):
@@ -55,9 +57,9 @@ func (db *DB) describe(err error) (string, string) {
 func pgErrorText(store, state, newer string) (string, string) {
 	switch class := state[:2]; {
 	case state == "57014":
-		return cairn.ECONFLICT, store + " cancelled a statement that ran past its statement_timeout: try again, or raise statement_timeout in the DSN."
+		return cairn.EINTERNAL, store + " cancelled a statement that ran past its statement_timeout: try again, or raise statement_timeout in the DSN."
 	case state == "55P03" || state == "40001" || state == "40P01" || state == "53300":
-		return cairn.ECONFLICT, store + " stayed busy with other clients: try again."
+		return cairn.EINTERNAL, store + " stayed busy with other clients: try again."
 	case state == "53100":
 		return cairn.EINTERNAL, "The disk of the" + store[3:] + " is full: free some space and try again; nothing was half-written."
 	case state == "42501":

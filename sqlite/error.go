@@ -39,30 +39,21 @@ func (db *DB) explain(errp *error) { *errp = db.storeError(*errp) }
 // [cairn.Error] that names the store, says what happened and what to do,
 // and keeps the error as its cause: no SQL or driver text reaches a
 // person. Domain errors, a cancelled context, a caller's own error
-// ([given]) and nil pass through.
+// ([given]) and nil pass through. A busy store is EINTERNAL, never
+// ECONFLICT: callers read ECONFLICT as "what you read has changed" and
+// read again (a frame's race) or skip (a phase already copied).
 func (db *DB) storeError(err error) error {
 	var e *cairn.Error
 	var g given
 	if err == nil || errors.As(err, &e) || errors.As(err, &g) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	code, msg := cairn.EINTERNAL, db.describe(err)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		code = cairn.ECONFLICT
-	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+	code := cairn.EINTERNAL
+	var se *sqlite.Error
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.As(err, &se) && se.Code()&0xff == sqliteReadOnly {
 		code = cairn.EINVALID
 	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqliteBusy, sqliteLocked:
-			code = cairn.ECONFLICT
-		case sqliteReadOnly, sqlitePerm, sqliteAuth:
-			code = cairn.EINVALID
-		}
-	}
-	return &cairn.Error{Code: code, Message: msg, Err: err}
+	return &cairn.Error{Code: code, Message: db.describe(err), Err: err}
 }
 
 // describe says, for a person, what err means for the store and what to do.

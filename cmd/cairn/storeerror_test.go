@@ -34,6 +34,7 @@ type brokenStore struct {
 	says     string
 	uid      int    // run as this user (the store's permissions bind it); 0: as the test
 	ws       string // the workspace the commands run in
+	debug    bool   // set CAIRN_DEBUG=1
 }
 
 // storeEnv is the world the cairn processes of TestStoreErrors run in: a
@@ -160,6 +161,17 @@ func TestStoreErrors(t *testing.T) {
 			}
 		})
 	}
+	// CAIRN_DEBUG=1 adds the driver's error, for a bug report.
+	t.Run("Debug", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "cairn.db")
+		os.WriteFile(path, []byte(strings.Repeat("not a database\n", 4096)), 0o644)
+		b := brokenStore{location: path, mention: path, ws: env.workspace(t, 0), debug: true}
+		res := env.run(t, b, []string{"sessions"})
+		if res.code != 1 || !strings.Contains(res.stderr, "not a cairn store") || !strings.Contains(res.stderr, "cairn: cause: ") {
+			t.Errorf("CAIRN_DEBUG=1 sessions: exit %d, stderr %q", res.code, res.stderr)
+		}
+	})
 	// A long writer holds the store: reads answer at once, writes wait
 	// out the busy timeout (30 s, so they run side by side) and say so.
 	t.Run("Locked", func(t *testing.T) {
@@ -268,10 +280,13 @@ func (e *storeEnv) run(t *testing.T, b brokenStore, args []string) storeResult {
 	cmd := exec.Command(e.bin, args...)
 	cmd.Dir = b.ws
 	cmd.Env = append(os.Environ(), "HOME="+e.home, "CAIRN_STORE="+b.location, "CAIRN_SESSION=", "CLAUDE_CODE_SESSION_ID=",
-		"CAIRN_TRANSCRIPT_DIRS=", "CAIRN_NOW=2026-03-19T10:23:00Z")
+		"CAIRN_TRANSCRIPT_DIRS=", "CAIRN_NOW=2026-03-19T10:23:00Z", "CAIRN_DEBUG=")
 	if args[0] == "hook" {
 		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":%q,"source":"startup","reason":"other","prompt":"go on"}`,
 			storeSession, e.transcript, b.ws, args[1]))
+	}
+	if b.debug {
+		cmd.Env = append(cmd.Env, "CAIRN_DEBUG=1")
 	}
 	if b.uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(b.uid), Gid: uint32(b.uid)}}

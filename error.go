@@ -18,12 +18,20 @@ const (
 type Error struct {
 	Code    string
 	Message string
+
+	// Err is the cause, when the error translates another (a store
+	// driver's): kept for [errors.Is] and [errors.As] and for debugging,
+	// never part of Message.
+	Err error
 }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
 	return fmt.Sprintf("cairn error: code=%s message=%s", e.Code, e.Message)
 }
+
+// Unwrap returns the cause, or nil.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an [Error] with the given code and formatted message.
 func Errorf(code string, format string, args ...any) *Error {

@@ -9,9 +9,11 @@
 // The tool list is sent with every turn, so there are few tools and their
 // schemas are small: push, pop, plan, context, search, checkpoint, engage,
 // state, inject. Every output
-// fits in [Server.MaxChars] and says when it was cut. A domain error is a
-// tool error (the agent sees it and can correct itself), with its code
-// named by [errorKinds]; anything else fails the call.
+// fits in [Server.MaxChars] and says when it was cut. Every error is a
+// tool error (the agent sees it and can correct itself or tell its
+// person), with its code named by [errorKinds]: a domain error's message,
+// or a generic one for an error that is not a [cairn.Error], never its
+// text.
 package mcp
 
 import (
@@ -64,10 +66,15 @@ type Server struct {
 const DefaultMaxChars = cairn.HookChars
 
 // errorKinds names each domain error code for the agent, with what to do.
+// An internal error is a tool error too: its message when it is a
+// [cairn.Error] (a store's says what happened and what to do), else
+// [cairn.ErrorMessage]'s generic one, so no SQL or driver text reaches the
+// agent.
 var errorKinds = map[string]string{
 	cairn.ENOTFOUND: "not found",
 	cairn.EINVALID:  "invalid",
 	cairn.ECONFLICT: "conflict (read again, then retry)",
+	cairn.EINTERNAL: "failed",
 }
 
 // MCP returns an SDK server with cairn's tools.
@@ -103,8 +110,9 @@ func tool[In any](srv *sdk.Server, s *Server, name, desc string, h func(context.
 		})
 }
 
-// toolError maps err: a domain error becomes a tool error the agent reads;
-// anything else fails the call.
+// toolError maps err to a tool error the agent reads: the kind of its
+// code and its message (see [errorKinds]); a code errorKinds lacks fails
+// the call.
 func (s *Server) toolError(err error) (*sdk.CallToolResult, any, error) {
 	code := cairn.ErrorCode(err)
 	kind, ok := errorKinds[code]

@@ -2,16 +2,20 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"cairn"
 	"cairn/claudecode"
 	"cairn/inscribe"
 	cairnmcp "cairn/mcp"
+	"cairn/mock"
 	"cairn/sqlite"
+	"cairn/storetest"
 	"cairn/workspace"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -222,5 +226,34 @@ func TestSession(t *testing.T) {
 	}
 	if got, want := strings.Join(got, " "), "Checkout="+id+" Refunds="+id+" Invoices="; got != want {
 		t.Fatalf("sessions %s, want %s", got, want)
+	}
+}
+
+// TestInternalError: a store's failure reaches the agent as a tool error
+// with the store's message, and an error that is not a cairn.Error (a
+// driver's, had a backend let one through) as a generic one: never SQL
+// or driver text.
+func TestInternalError(t *testing.T) {
+	translated := &cairn.Error{Code: cairn.EINTERNAL, Message: "The store /w/.cairn/cairn.db is damaged or not a cairn store: restore it from a copy, or move it aside and import again.",
+		Err: errors.New("database disk image is malformed (11)")}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{translated, "failed: The store /w/.cairn/cairn.db is damaged"},
+		{errors.New("SQL logic error: no such table: frames (1)"), "failed: Internal error."},
+	} {
+		s := MustServer(t)
+		s.Frames = &mock.FrameStore{FindFramesFn: func(context.Context) ([]*cairn.Frame, error) { return nil, c.err }}
+		cs := MustConnect(t, s)
+		for _, tool := range []struct {
+			name string
+			args map[string]any
+		}{{"push", map[string]any{"title": "T", "criteria": "c"}}, {"context", map[string]any{}}} {
+			got, isErr := call(t, cs, tool.name, tool.args)
+			if !isErr || !strings.HasPrefix(got, c.want) || storetest.DriverText(got) != "" {
+				t.Errorf("%s on %v: %q (error %v), want a tool error starting %q", tool.name, c.err, got, isErr, c.want)
+			}
+		}
 	}
 }

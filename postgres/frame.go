@@ -16,7 +16,8 @@ func NewFrameStore(db *DB) *FrameStore { return &FrameStore{db: db} }
 var _ cairn.FrameStore = (*FrameStore)(nil)
 
 // FindFrameByID implements [cairn.FrameStore].
-func (s *FrameStore) FindFrameByID(ctx context.Context, id string) (*cairn.Frame, error) {
+func (s *FrameStore) FindFrameByID(ctx context.Context, id string) (_ *cairn.Frame, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -26,7 +27,8 @@ func (s *FrameStore) FindFrameByID(ctx context.Context, id string) (*cairn.Frame
 }
 
 // FindFrames implements [cairn.FrameStore].
-func (s *FrameStore) FindFrames(ctx context.Context) ([]*cairn.Frame, error) {
+func (s *FrameStore) FindFrames(ctx context.Context) (_ []*cairn.Frame, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -36,9 +38,10 @@ func (s *FrameStore) FindFrames(ctx context.Context) ([]*cairn.Frame, error) {
 }
 
 // ApplyFrameChange implements [cairn.FrameStore].
-func (s *FrameStore) ApplyFrameChange(ctx context.Context, c *cairn.FrameChange) error {
+func (s *FrameStore) ApplyFrameChange(ctx context.Context, c *cairn.FrameChange) (err error) {
+	defer s.db.explain(&err)
 	var now = s.db.Now()
-	err := s.db.write(ctx, func(tx *Tx) error {
+	err = s.db.write(ctx, func(tx *Tx) error {
 		now = tx.now
 		// Frame writers take turns: creation numbers frames from the
 		// highest n, and a guard must hold until the commit.
@@ -74,7 +77,8 @@ func (s *FrameStore) ApplyFrameChange(ctx context.Context, c *cairn.FrameChange)
 }
 
 // TagFrameRounds implements [cairn.FrameStore].
-func (s *FrameStore) TagFrameRounds(ctx context.Context, frameID string, rounds []cairn.RoundRef) error {
+func (s *FrameStore) TagFrameRounds(ctx context.Context, frameID string, rounds []cairn.RoundRef) (err error) {
+	defer s.db.explain(&err)
 	return s.db.write(ctx, func(tx *Tx) error {
 		if frameID != "" {
 			if _, err := findFrameByID(ctx, tx, frameID, "FOR SHARE"); err != nil {

@@ -28,7 +28,8 @@ func notFound(err error, format string, args ...any) error {
 }
 
 // FindSource implements [cairn.InscriptionStore].
-func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*cairn.Source, error) {
+func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (_ *cairn.Source, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -38,7 +39,8 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*c
 }
 
 // FindSourceByPath implements [cairn.InscriptionStore].
-func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (*cairn.Source, error) {
+func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (_ *cairn.Source, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -62,7 +64,8 @@ func findSource(ctx context.Context, tx *Tx, cond string, arg any) (*cairn.Sourc
 }
 
 // LastRound implements [cairn.InscriptionStore].
-func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*cairn.Round, error) {
+func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *cairn.Round, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -80,17 +83,18 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*ca
 }
 
 // Inscribe implements [cairn.InscriptionStore].
-func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) error {
+func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) (err error) {
+	defer s.db.explain(&err)
 	if err := in.Session.Validate(); err != nil {
 		return err
 	}
 	gen := in.Source.Generation
-	err := s.db.write(ctx, func(tx *Tx) error {
+	err = s.db.write(ctx, func(tx *Tx) error {
 		in.Source.Generation = gen // a retried transaction starts over
 		return inscribe(ctx, tx, in)
 	})
 	if err != nil {
-		return fmt.Errorf("inscribe %s: %w", in.Session.ID, storeError(err))
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 	}
 	return nil
 }
@@ -314,7 +318,8 @@ func refreshSession(ctx context.Context, tx *Tx, id string) error {
 
 // Reindex implements [cairn.InscriptionStore]. Each session is rebuilt in
 // its own transaction.
-func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) error {
+func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) (err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return err
@@ -327,7 +332,7 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	for i, sess := range sessions {
 		err := s.db.write(ctx, func(tx *Tx) error { return reindexSession(ctx, tx, sess, rebuild) })
 		if err != nil {
-			return fmt.Errorf("reindex %s: %w", sess.ID, storeError(err))
+			return fmt.Errorf("reindex %s: %w", sess.ID, err)
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
@@ -351,7 +356,7 @@ func reindexSession(ctx context.Context, tx *Tx, sess *cairn.Session, rebuild fu
 	}
 	in, err := rebuild(sess, lines)
 	if err != nil {
-		return err
+		return given{err}
 	}
 	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
 		return err

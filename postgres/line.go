@@ -19,7 +19,8 @@ var _ cairn.LineStore = (*LineStore)(nil)
 
 // FindLines implements [cairn.LineStore]. It reads the session's current
 // generation.
-func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to int) ([]*cairn.Line, error) {
+func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to int) (_ []*cairn.Line, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -29,7 +30,8 @@ func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to in
 }
 
 // FindAllLines implements [cairn.LineStore].
-func (s *LineStore) FindAllLines(ctx context.Context, sessionID string) ([]*cairn.Line, error) {
+func (s *LineStore) FindAllLines(ctx context.Context, sessionID string) (_ []*cairn.Line, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,8 @@ import (
 // run into statement_timeout). Lockers never take the pool's last
 // connections (the lock holder needs them to finish): without one to
 // spare, importers race unlocked and rely on the position check alone.
-func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (func(), error) {
+func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (_ func(), err error) {
+	defer s.db.explain(&err)
 	select {
 	case s.db.lockers <- struct{}{}:
 	default:
@@ -21,7 +22,7 @@ func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (f
 	conn, err := s.db.pool.Acquire(ctx)
 	if err != nil {
 		<-s.db.lockers
-		return nil, storeError(err)
+		return nil, err
 	}
 	key := "cairn import " + sessionID
 	for {
@@ -29,7 +30,7 @@ func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (f
 		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&ok); err != nil {
 			conn.Release()
 			<-s.db.lockers
-			return nil, storeError(err)
+			return nil, err
 		}
 		if ok {
 			break

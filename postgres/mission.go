@@ -18,7 +18,8 @@ func NewMissionStore(db *DB) *MissionStore { return &MissionStore{db: db} }
 var _ cairn.MissionStore = (*MissionStore)(nil)
 
 // FindMission implements [cairn.MissionStore].
-func (s *MissionStore) FindMission(ctx context.Context) (*cairn.Mission, error) {
+func (s *MissionStore) FindMission(ctx context.Context) (_ *cairn.Mission, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -40,12 +41,13 @@ func (s *MissionStore) FindMission(ctx context.Context) (*cairn.Mission, error) 
 }
 
 // SetMission implements [cairn.MissionStore].
-func (s *MissionStore) SetMission(ctx context.Context, m *cairn.Mission) error {
+func (s *MissionStore) SetMission(ctx context.Context, m *cairn.Mission) (err error) {
+	defer s.db.explain(&err)
 	if err := m.Validate(); err != nil {
 		return err
 	}
 	now := s.db.Now()
-	err := s.db.write(ctx, func(tx *Tx) error {
+	err = s.db.write(ctx, func(tx *Tx) error {
 		now = tx.now
 		_, err := tx.Exec(ctx, `
 			INSERT INTO missions (id, text, workspace, progress, updated_at) VALUES (1, $1, $2, $3, $4)
@@ -62,12 +64,13 @@ func (s *MissionStore) SetMission(ctx context.Context, m *cairn.Mission) error {
 }
 
 // AddPhase implements [cairn.MissionStore].
-func (s *MissionStore) AddPhase(ctx context.Context, p *cairn.Phase) error {
+func (s *MissionStore) AddPhase(ctx context.Context, p *cairn.Phase) (err error) {
+	defer s.db.explain(&err)
 	if err := p.Validate(); err != nil {
 		return err
 	}
 	now := s.db.Now()
-	err := s.db.write(ctx, func(tx *Tx) error {
+	err = s.db.write(ctx, func(tx *Tx) error {
 		now = tx.now
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM missions`).Scan(&n); err != nil {
@@ -90,7 +93,8 @@ func (s *MissionStore) AddPhase(ctx context.Context, p *cairn.Phase) error {
 }
 
 // FindPhases implements [cairn.MissionStore].
-func (s *MissionStore) FindPhases(ctx context.Context) ([]*cairn.Phase, error) {
+func (s *MissionStore) FindPhases(ctx context.Context) (_ []*cairn.Phase, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,8 @@ var migrationFS embed.FS
 type DB struct {
 	pool    *pgxpool.Pool
 	lockers chan struct{} // connections LockSession may hold at once
+	name    string        // the store as messages name it: its URL without the password
+	newer   string        // the newest migration recorded in the store that this cairn lacks
 
 	// DSN is the connection string: a postgres:// URL or key=value pairs.
 	DSN string
@@ -63,13 +66,15 @@ func NewDB(dsn string) *DB {
 
 // Open connects and migrates the database to the newest schema.
 func (db *DB) Open() (err error) {
+	defer db.explain(&err)
 	if db.DSN == "" {
-		return fmt.Errorf("postgres: DSN required")
+		return cairn.Errorf(cairn.EINVALID, "PostgreSQL DSN required.")
 	}
 	cfg, err := pgxpool.ParseConfig(db.DSN)
 	if err != nil {
 		return cairn.Errorf(cairn.EINVALID, "The PostgreSQL DSN cannot be read: %v.", err)
 	}
+	db.name = redact(cfg)
 	connect, statement := db.ConnectTimeout, db.StatementTimeout
 	if connect <= 0 {
 		connect = DefaultConnectTimeout
@@ -91,14 +96,11 @@ func (db *DB) Open() (err error) {
 	defer cancel()
 	db.lockers = make(chan struct{}, max(1, int(cfg.MaxConns)-2))
 	if db.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-		return fmt.Errorf("postgres: %w", err)
+		return err
 	}
 	if err := db.migrate(ctx); err != nil {
 		db.pool.Close()
-		if e := storeError(err); e != err {
-			return cairn.Errorf(cairn.ErrorCode(e), "%s (%s)", strings.TrimSuffix(cairn.ErrorMessage(e), "."), redact(cfg))
-		}
-		return fmt.Errorf("migrate %s: %w", redact(cfg), err)
+		return err
 	}
 	return nil
 }
@@ -133,7 +135,9 @@ func (db *DB) migrate(ctx context.Context) error {
 // current reports whether every migration in names is recorded, without
 // taking the migration lock: opening an up-to-date store never waits
 // behind another process's migration or writes. Any error says "not
-// known to be current", and migrate takes the lock to find out.
+// known to be current", and migrate takes the lock to find out. A
+// recorded migration not in names (a newer cairn's) is kept in db.newer,
+// for the message of a query the newer schema fails.
 func (db *DB) current(ctx context.Context, names []string) bool {
 	rows, err := db.pool.Query(ctx, `SELECT name FROM migrations`)
 	if err != nil {
@@ -155,6 +159,10 @@ func (db *DB) current(ctx context.Context, names []string) bool {
 		if !done[name] {
 			return false
 		}
+		delete(done, name)
+	}
+	for name := range done {
+		db.newer = max(db.newer, path.Base(name))
 	}
 	return true
 }
@@ -199,7 +207,8 @@ type Tx struct {
 }
 
 // BeginTx starts a transaction.
-func (db *DB) BeginTx(ctx context.Context, opts pgx.TxOptions) (*Tx, error) {
+func (db *DB) BeginTx(ctx context.Context, opts pgx.TxOptions) (_ *Tx, err error) {
+	defer db.explain(&err)
 	tx, err := db.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err

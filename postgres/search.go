@@ -23,7 +23,8 @@ const ftsChars = 100000
 // 'simple' configuration (a trailing '*' matches a prefix); every word
 // must occur in the block. Hits are ordered by ts_rank; their Rank is the
 // negated ts_rank, so that lower is better as with SQLite's bm25.
-func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
+func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
+	defer s.db.explain(&err)
 	tsq, words := tsQuery(q.Text)
 	if tsq == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)

@@ -16,7 +16,8 @@ func NewSessionStore(db *DB) *SessionStore { return &SessionStore{db: db} }
 var _ cairn.SessionStore = (*SessionStore)(nil)
 
 // FindSessionByID implements [cairn.SessionStore].
-func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (*cairn.Session, error) {
+func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (_ *cairn.Session, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -26,7 +27,8 @@ func (s *SessionStore) FindSessionByID(ctx context.Context, ref string) (*cairn.
 }
 
 // FindSessions implements [cairn.SessionStore].
-func (s *SessionStore) FindSessions(ctx context.Context, filter cairn.SessionFilter) ([]*cairn.Session, int, error) {
+func (s *SessionStore) FindSessions(ctx context.Context, filter cairn.SessionFilter) (_ []*cairn.Session, _ int, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -133,7 +135,8 @@ func findSessionRows(ctx context.Context, tx *Tx, toolCalls bool, tail string, a
 }
 
 // SetLineage implements [cairn.SessionStore].
-func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation, recipe string) error {
+func (s *SessionStore) SetLineage(ctx context.Context, id, lineage string, parents []string, operation, recipe string) (err error) {
+	defer s.db.explain(&err)
 	parent := ""
 	if len(parents) > 0 {
 		parent = parents[0]

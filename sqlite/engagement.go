@@ -15,7 +15,8 @@ func NewEngagementStore(db *DB) *EngagementStore { return &EngagementStore{db: d
 var _ cairn.EngagementStore = (*EngagementStore)(nil)
 
 // SetEngagementPhases implements [cairn.EngagementStore].
-func (s *EngagementStore) SetEngagementPhases(ctx context.Context, engagementID string, phases []cairn.EngagementPhase) error {
+func (s *EngagementStore) SetEngagementPhases(ctx context.Context, engagementID string, phases []cairn.EngagementPhase) (err error) {
+	defer s.db.explain(&err)
 	if err := cairn.ValidateEngagementPhases(engagementID, phases); err != nil {
 		return err
 	}
@@ -38,7 +39,8 @@ func (s *EngagementStore) SetEngagementPhases(ctx context.Context, engagementID 
 }
 
 // FindEngagementPhases implements [cairn.EngagementStore].
-func (s *EngagementStore) FindEngagementPhases(ctx context.Context, engagementID string) ([]cairn.EngagementPhase, error) {
+func (s *EngagementStore) FindEngagementPhases(ctx context.Context, engagementID string) (_ []cairn.EngagementPhase, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err

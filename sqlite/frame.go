@@ -17,7 +17,8 @@ func NewFrameStore(db *DB) *FrameStore { return &FrameStore{db: db} }
 var _ cairn.FrameStore = (*FrameStore)(nil)
 
 // FindFrameByID implements [cairn.FrameStore].
-func (s *FrameStore) FindFrameByID(ctx context.Context, id string) (*cairn.Frame, error) {
+func (s *FrameStore) FindFrameByID(ctx context.Context, id string) (_ *cairn.Frame, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -27,7 +28,8 @@ func (s *FrameStore) FindFrameByID(ctx context.Context, id string) (*cairn.Frame
 }
 
 // FindFrames implements [cairn.FrameStore].
-func (s *FrameStore) FindFrames(ctx context.Context) ([]*cairn.Frame, error) {
+func (s *FrameStore) FindFrames(ctx context.Context) (_ []*cairn.Frame, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -37,7 +39,8 @@ func (s *FrameStore) FindFrames(ctx context.Context) ([]*cairn.Frame, error) {
 }
 
 // ApplyFrameChange implements [cairn.FrameStore].
-func (s *FrameStore) ApplyFrameChange(ctx context.Context, c *cairn.FrameChange) error {
+func (s *FrameStore) ApplyFrameChange(ctx context.Context, c *cairn.FrameChange) (err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -70,7 +73,8 @@ func (s *FrameStore) ApplyFrameChange(ctx context.Context, c *cairn.FrameChange)
 }
 
 // TagFrameRounds implements [cairn.FrameStore].
-func (s *FrameStore) TagFrameRounds(ctx context.Context, frameID string, rounds []cairn.RoundRef) error {
+func (s *FrameStore) TagFrameRounds(ctx context.Context, frameID string, rounds []cairn.RoundRef) (err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

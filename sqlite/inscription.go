@@ -26,7 +26,8 @@ func notFound(err error, format string, args ...any) error {
 }
 
 // FindSource implements [cairn.InscriptionStore].
-func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*cairn.Source, error) {
+func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (_ *cairn.Source, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -42,7 +43,8 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (*c
 }
 
 // FindSourceByPath implements [cairn.InscriptionStore].
-func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (*cairn.Source, error) {
+func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (_ *cairn.Source, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -58,7 +60,8 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (*
 }
 
 // LastRound implements [cairn.InscriptionStore].
-func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*cairn.Round, error) {
+func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *cairn.Round, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -76,7 +79,8 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (*ca
 }
 
 // Inscribe implements [cairn.InscriptionStore].
-func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) error {
+func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) (err error) {
+	defer s.db.explain(&err)
 	chunks := makeChunks(in.Lines)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -84,9 +88,9 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	}
 	defer tx.Rollback()
 	if err := inscribe(ctx, tx, in, chunks); err != nil {
-		return fmt.Errorf("inscribe %s: %w", in.Session.ID, storeError(s.db, err))
+		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 	}
-	return storeError(s.db, tx.Commit())
+	return tx.Commit()
 }
 
 func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk) error {
@@ -352,7 +356,8 @@ func refreshSession(ctx context.Context, tx *Tx, id string, fromSeq int, replace
 
 // Reindex implements [cairn.InscriptionStore]. Each session is rebuilt in
 // its own transaction.
-func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) error {
+func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) (err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return err
@@ -364,7 +369,7 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	}
 	for i, sess := range sessions {
 		if err := s.reindexSession(ctx, sess, rebuild); err != nil {
-			return fmt.Errorf("reindex %s: %w", sess.ID, storeError(s.db, err))
+			return fmt.Errorf("reindex %s: %w", sess.ID, err)
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
@@ -385,7 +390,7 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 	}
 	in, err := rebuild(sess, lines)
 	if err != nil {
-		return err
+		return given{err}
 	}
 	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
 		return err

@@ -16,7 +16,8 @@ var _ cairn.LineStore = (*LineStore)(nil)
 
 // FindLines implements [cairn.LineStore]. It reads the session's current
 // generation.
-func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to int) ([]*cairn.Line, error) {
+func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to int) (_ []*cairn.Line, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -26,7 +27,8 @@ func (s *LineStore) FindLines(ctx context.Context, sessionID string, from, to in
 }
 
 // FindAllLines implements [cairn.LineStore].
-func (s *LineStore) FindAllLines(ctx context.Context, sessionID string) ([]*cairn.Line, error) {
+func (s *LineStore) FindAllLines(ctx context.Context, sessionID string) (_ []*cairn.Line, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,8 @@ type sessionLocks struct {
 const lockSpan = 1 << 20
 
 // LockSession implements [cairn.InscriptionStore].
-func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (func(), error) {
+func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (_ func(), err error) {
+	defer s.db.explain(&err)
 	l := &s.db.locks
 	m, _ := l.mu.LoadOrStore(sessionID, new(sync.Mutex))
 	mu := m.(*sync.Mutex)

@@ -16,7 +16,8 @@ func NewMissionStore(db *DB) *MissionStore { return &MissionStore{db: db} }
 var _ cairn.MissionStore = (*MissionStore)(nil)
 
 // FindMission implements [cairn.MissionStore].
-func (s *MissionStore) FindMission(ctx context.Context) (*cairn.Mission, error) {
+func (s *MissionStore) FindMission(ctx context.Context) (_ *cairn.Mission, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -40,7 +41,8 @@ func (s *MissionStore) FindMission(ctx context.Context) (*cairn.Mission, error) 
 }
 
 // SetMission implements [cairn.MissionStore].
-func (s *MissionStore) SetMission(ctx context.Context, m *cairn.Mission) error {
+func (s *MissionStore) SetMission(ctx context.Context, m *cairn.Mission) (err error) {
+	defer s.db.explain(&err)
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -64,7 +66,8 @@ func (s *MissionStore) SetMission(ctx context.Context, m *cairn.Mission) error {
 }
 
 // AddPhase implements [cairn.MissionStore].
-func (s *MissionStore) AddPhase(ctx context.Context, p *cairn.Phase) error {
+func (s *MissionStore) AddPhase(ctx context.Context, p *cairn.Phase) (err error) {
+	defer s.db.explain(&err)
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -96,7 +99,8 @@ func (s *MissionStore) AddPhase(ctx context.Context, p *cairn.Phase) error {
 }
 
 // FindPhases implements [cairn.MissionStore].
-func (s *MissionStore) FindPhases(ctx context.Context) ([]*cairn.Phase, error) {
+func (s *MissionStore) FindPhases(ctx context.Context) (_ []*cairn.Phase, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,8 @@ func NewRoundStore(db *DB) *RoundStore { return &RoundStore{db: db} }
 var _ cairn.RoundStore = (*RoundStore)(nil)
 
 // FindRound implements [cairn.RoundStore].
-func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (*cairn.Round, error) {
+func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (_ *cairn.Round, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -33,7 +34,8 @@ func (s *RoundStore) FindRound(ctx context.Context, sessionID string, seq int) (
 }
 
 // FindRounds implements [cairn.RoundStore].
-func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) ([]*cairn.Round, error) {
+func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) (_ []*cairn.Round, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -43,7 +45,8 @@ func (s *RoundStore) FindRounds(ctx context.Context, filter cairn.RoundFilter) (
 }
 
 // CountRounds implements [cairn.RoundStore].
-func (s *RoundStore) CountRounds(ctx context.Context, filter cairn.RoundFilter) (int, error) {
+func (s *RoundStore) CountRounds(ctx context.Context, filter cairn.RoundFilter) (_ int, err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return 0, err

@@ -17,7 +17,8 @@ var _ cairn.Searcher = (*Searcher)(nil)
 
 // Search implements [cairn.Searcher]. Words are matched as FTS5 tokens (a
 // trailing '*' matches a prefix); every word must occur in the block.
-func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
+func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
+	defer s.db.explain(&err)
 	match, words := ftsQuery(q.Text)
 	if match == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)

@@ -10,9 +10,12 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"cairn"
 
 	_ "modernc.org/sqlite" // the pure-Go driver: cairn installs with `go install`, no C toolchain
 )
@@ -30,13 +33,22 @@ type DB struct {
 	ctx    context.Context
 	cancel func()
 	locks  sessionLocks
+	newer  string // the newest migration recorded in the store that this cairn lacks
 
 	// Path is the database file.
 	Path string
 
 	// Now returns the current time; tests replace it for stable output.
 	Now func() time.Time
+
+	// BusyTimeout is how long a write waits for another process's writer
+	// before it fails; zero means [DefaultBusyTimeout].
+	BusyTimeout time.Duration
 }
+
+// DefaultBusyTimeout is how long a write waits for another writer: longer
+// than any one import batch holds the lock.
+const DefaultBusyTimeout = 30 * time.Second
 
 // NewDB returns a DB for the file at path; call [DB.Open] before use.
 func NewDB(path string) *DB {
@@ -48,8 +60,9 @@ func NewDB(path string) *DB {
 // Open creates the database file if needed and migrates it to the newest
 // schema.
 func (db *DB) Open() (err error) {
+	defer db.explain(&err)
 	if db.Path == "" {
-		return fmt.Errorf("sqlite: path required")
+		return cairn.Errorf(cairn.EINVALID, "Store path required.")
 	}
 	if err := os.MkdirAll(filepath.Dir(db.Path), 0o755); err != nil {
 		return err
@@ -57,7 +70,7 @@ func (db *DB) Open() (err error) {
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is
 	// durable across process crashes in WAL mode (an OS crash may lose the
 	// last transactions, never corrupt); foreign keys are off by default.
-	pragmas := "_pragma=busy_timeout(30000)&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds()) + "&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + pragmas
 	if db.db, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return err
@@ -66,13 +79,14 @@ func (db *DB) Open() (err error) {
 		return err
 	}
 	db.db.SetMaxOpenConns(1)
-	if err := db.migrate(); err != nil {
-		if e := storeError(db, err); e != err {
-			return e
-		}
-		return fmt.Errorf("migrate %s: %w", db.Path, err)
+	return db.migrate()
+}
+
+func (db *DB) busyTimeout() time.Duration {
+	if db.BusyTimeout <= 0 {
+		return DefaultBusyTimeout
 	}
-	return nil
+	return db.BusyTimeout
 }
 
 // migrate runs each embedded migration not yet recorded, one transaction
@@ -101,7 +115,9 @@ func (db *DB) migrate() error {
 
 // current reports whether every migration in names is recorded, read
 // through the read pool (WAL: never waits). Any error says "not known to
-// be current", and migrate takes the write lock to find out.
+// be current", and migrate takes the write lock to find out. A recorded
+// migration not in names (a newer cairn's) is kept in db.newer, for the
+// message of a query the newer schema fails.
 func (db *DB) current(names []string) bool {
 	rows, err := db.rdb.Query(`SELECT name FROM migrations`)
 	if err != nil {
@@ -123,6 +139,10 @@ func (db *DB) current(names []string) bool {
 		if !done[name] {
 			return false
 		}
+		delete(done, name)
+	}
+	for name := range done {
+		db.newer = max(db.newer, path.Base(name))
 	}
 	return true
 }
@@ -151,10 +171,10 @@ func (db *DB) migrateFile(name string) error {
 }
 
 // Close closes the database.
-func (db *DB) Close() error {
+func (db *DB) Close() (err error) {
+	defer db.explain(&err)
 	db.cancel()
 	db.locks.close()
-	var err error
 	for _, d := range []*sql.DB{db.rdb, db.db} {
 		if d != nil {
 			if e := d.Close(); e != nil && err == nil {
@@ -174,7 +194,8 @@ type Tx struct {
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.
-func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
+func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (_ *Tx, err error) {
+	defer db.explain(&err)
 	pool := db.db
 	if opts != nil && opts.ReadOnly {
 		pool = db.rdb

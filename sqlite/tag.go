@@ -15,7 +15,8 @@ func NewTagStore(db *DB) *TagStore { return &TagStore{db: db} }
 var _ cairn.TagStore = (*TagStore)(nil)
 
 // TagRounds implements [cairn.TagStore].
-func (s *TagStore) TagRounds(ctx context.Context, sessionID string, seqs []int, engagementID, frameID string) error {
+func (s *TagStore) TagRounds(ctx context.Context, sessionID string, seqs []int, engagementID, frameID string) (err error) {
+	defer s.db.explain(&err)
 	if engagementID == "" {
 		return cairn.Errorf(cairn.EINVALID, "Engagement ID required.")
 	}
@@ -39,7 +40,8 @@ func (s *TagStore) TagRounds(ctx context.Context, sessionID string, seqs []int, 
 }
 
 // UntagRounds implements [cairn.TagStore].
-func (s *TagStore) UntagRounds(ctx context.Context, sessionID string, seqs []int) error {
+func (s *TagStore) UntagRounds(ctx context.Context, sessionID string, seqs []int) (err error) {
+	defer s.db.explain(&err)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -22,6 +22,9 @@ func main() {
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "cairn:", errorText(err))
+			if cause := errorCause(err); cause != "" && os.Getenv("CAIRN_DEBUG") != "" {
+				fmt.Fprintln(os.Stderr, "cairn: cause:", cause)
+			}
 		}
 		os.Exit(exitCode(err))
 	}
@@ -211,6 +214,16 @@ func errorText(err error) string {
 		return e.Message
 	}
 	return err.Error()
+}
+
+// errorCause is what a domain error translated (a store driver's error),
+// for CAIRN_DEBUG=1 and bug reports; "" if nothing.
+func errorCause(err error) string {
+	var e *cairn.Error
+	if errors.As(err, &e) && e.Err != nil {
+		return e.Err.Error()
+	}
+	return ""
 }
 
 // exitCode maps errors to exit codes: 0 for help asked with -h (as for

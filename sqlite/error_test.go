@@ -1,0 +1,195 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn"
+	"cairn/sqlite"
+	"cairn/storetest"
+
+	driver "modernc.org/sqlite"
+)
+
+// stores returns every store over db.
+func stores(db *sqlite.DB) *storetest.Store {
+	return &storetest.Store{
+		Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
+		Inscription: sqlite.NewInscriptionStore(db), Searcher: sqlite.NewSearcher(db),
+		Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
+		Tags: sqlite.NewTagStore(db), Engagements: sqlite.NewEngagementStore(db),
+	}
+}
+
+// damage overwrites the first page of every table and index of the store
+// at path but the schema's and the migrations' (so it still opens).
+func damage(tb testing.TB, path string) {
+	tb.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var size int64
+	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
+		tb.Fatal(err)
+	}
+	rows, err := raw.Query(`SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND tbl_name != 'migrations'`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var pages []int64
+	for rows.Next() {
+		var p int64
+		rows.Scan(&p)
+		pages = append(pages, p)
+	}
+	rows.Close()
+	raw.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	junk := []byte(strings.Repeat("\xa5", int(size)))
+	for _, p := range pages {
+		if _, err := f.WriteAt(junk, (p-1)*size); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TestStoreError_Damaged: every method of every store, on a store whose
+// tables are damaged, fails with a message that names the store and says
+// what to do, and keeps the driver's error.
+func TestStoreError_Damaged(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stack(db).Push(ctx, "", &cairn.Frame{ID: "f", Title: "F", SuccessCriteria: "c"}, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	damage(t, path)
+	db = MustOpenDBAt(t, path)
+	storetest.Broken(t, stores(db), path)
+
+	_, err := sqlite.NewFrameStore(db).FindFrames(ctx)
+	var se *driver.Error
+	if !errors.As(err, &se) || !strings.Contains(cairn.ErrorMessage(err), "damaged") {
+		t.Fatalf("FindFrames: %v, want the driver's error kept under a message that says the store is damaged", err)
+	}
+}
+
+// TestStoreError_Closed: a closed store's methods fail as the store's
+// errors too, not as database/sql's.
+func TestStoreError_Closed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	storetest.Broken(t, stores(db), path)
+}
+
+// TestStoreError_NewerSchema: a store a newer cairn migrated (here, one
+// that moved the frames table) is used as far as it can be; what fails
+// says to upgrade cairn.
+func TestStoreError_NewerSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`ALTER TABLE frames RENAME TO frames_v2`, `INSERT INTO migrations (name) VALUES ('migration/0099_future.sql')`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	db = MustOpenDBAt(t, path)
+	if _, _, err := sqlite.NewSessionStore(db).FindSessions(ctx, cairn.SessionFilter{}); err != nil {
+		t.Fatalf("sessions of a newer store: %v", err)
+	}
+	_, err = sqlite.NewFrameStore(db).FindFrames(ctx)
+	msg := cairn.ErrorMessage(err)
+	if !strings.Contains(msg, "newer cairn") || !strings.Contains(msg, "0099_future.sql") || !strings.Contains(msg, path) || storetest.DriverText(msg) != "" {
+		t.Fatalf("frames of a newer store: %q (%v)", msg, err)
+	}
+}
+
+// TestOpen_NotADatabase: opening a file that is not a store says so, with
+// its path and what to do.
+func TestOpen_NotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database\n", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := sqlite.NewDB(path)
+	err := db.Open()
+	defer db.Close()
+	msg := cairn.ErrorMessage(err)
+	var se *driver.Error
+	if !errors.As(err, &se) || !strings.Contains(msg, path) || !strings.Contains(msg, "not a cairn store") || storetest.DriverText(msg) != "" {
+		t.Fatalf("open: %q (%v)", msg, err)
+	}
+}
+
+// TestStoreError_Busy: a write that waits out the busy timeout behind
+// another process's writer says so and to try again, once; a read does
+// not wait.
+func TestStoreError_Busy(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	MustOpenDBAt(t, path)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+
+	db := sqlite.NewDB(path)
+	db.BusyTimeout = 300 * time.Millisecond
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := sqlite.NewFrameStore(db).FindFrames(ctx); err != nil {
+		t.Fatalf("read under a writer: %v", err)
+	}
+	start := time.Now()
+	_, err = stack(db).Push(ctx, "", &cairn.Frame{Title: "F", SuccessCriteria: "c"}, "ann")
+	msg := cairn.ErrorMessage(err)
+	if cairn.ErrorCode(err) == cairn.ECONFLICT || !strings.Contains(msg, path) || !strings.Contains(msg, "Try again") || storetest.DriverText(msg) != "" {
+		t.Fatalf("write under a writer: %q (%v)", msg, err)
+	}
+	// Not ECONFLICT, which Stack reads as a lost race and retries: one
+	// wait, not five.
+	if took := time.Since(start); took > 4*db.BusyTimeout {
+		t.Fatalf("the write waited %v for a busy timeout of %v", took, db.BusyTimeout)
+	}
+}

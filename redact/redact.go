@@ -13,6 +13,8 @@
 // detector finds exactly what gitleaks finds.
 package redact
 
+//go:generate go test -run TestRulesCurrent -update
+
 import (
 	"bytes"
 	"io"

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -36,10 +37,14 @@ type ResultsOptions struct {
 
 // verifyCommand matches the commands that check work: tests, builds, vets,
 // linters and type checkers.
-var verifyCommand = regexp.MustCompile(`(?i)(^|[;&|(\s])(go (test|build|vet|run \S*staticcheck)|cargo (test|build|check|clippy)|(npm|pnpm|yarn|bun)( run)? (test|build|lint|typecheck)|npx (jest|vitest|tsc|eslint)|pytest|python3? -m (pytest|unittest|mypy)|mypy|ruff( check)?|tsc\b|jest|vitest|make( |$)|mvn |gradle|staticcheck|golangci-lint|mix (test|compile|credo|dialyzer)|dotnet (test|build)|swift (test|build)|rspec|bundle exec)`)
+var verifyCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[;&|(\s])(go (test|build|vet|run \S*staticcheck)|cargo (test|build|check|clippy)|(npm|pnpm|yarn|bun)( run)? (test|build|lint|typecheck)|npx (jest|vitest|tsc|eslint)|pytest|python3? -m (pytest|unittest|mypy)|mypy|ruff( check)?|tsc\b|jest|vitest|make( |$)|mvn |gradle|staticcheck|golangci-lint|mix (test|compile|credo|dialyzer)|dotnet (test|build)|swift (test|build)|rspec|bundle exec)`)
+})
 
 // decisionPhrase matches a sentence in which the agent states a choice.
-var decisionPhrase = regexp.MustCompile(`(?i)\b(decided|decision:|chose|choose to|opted|went with|going with|settled on|instead of|rather than|in favou?r of|trade-?off)\b`)
+var decisionPhrase = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(decided|decision:|chose|choose to|opted|went with|going with|settled on|instead of|rather than|in favou?r of|trade-?off)\b`)
+})
 
 // fileWriters are the tools whose calls write or edit a file, with the
 // input field naming it.
@@ -102,7 +107,7 @@ func ResultsFromRounds(rounds []*Round, opt ResultsOptions) (FrameResults, error
 				if t := strings.TrimSpace(b.Content); t != "" {
 					conclusion = t
 					for _, s := range sentences(t) {
-						if decisionPhrase.MatchString(s) && !containsString(decisions, s) {
+						if decisionPhrase().MatchString(s) && !containsString(decisions, s) {
 							decisions = append(decisions, s)
 						}
 					}
@@ -124,7 +129,7 @@ func ResultsFromRounds(rounds []*Round, opt ResultsOptions) (FrameResults, error
 					continue
 				}
 				cmd := strings.Join(strings.Fields(inputString(call.Content, "command")), " ")
-				if cmd == "" || !verifyCommand.MatchString(cmd) {
+				if cmd == "" || !verifyCommand().MatchString(cmd) {
 					continue
 				}
 				v := Verification{Command: clipTo(cmd, 80), OK: !b.IsError && !failedOutput(b.Content), Outcome: "ok"}

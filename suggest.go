@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Frame suggestions (seed 003: "the system can suggest frame operations
@@ -147,7 +148,9 @@ func StepPaths(r *Round) [][]string {
 }
 
 // taskVerb finds a request for work in a prompt.
-var taskVerb = regexp.MustCompile(`(?i)\b(add|implement|fix|write|build|create|refactor|migrate|update|remove|delete|rename|test|deploy|investigate|debug|design|rewrite|port|set up|setup|configure|optimi[sz]e|document)\b`)
+var taskVerb = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(add|implement|fix|write|build|create|refactor|migrate|update|remove|delete|rename|test|deploy|investigate|debug|design|rewrite|port|set up|setup|configure|optimi[sz]e|document)\b`)
+})
 
 // stopWords are left out when comparing a prompt with a frame.
 var stopWords = map[string]bool{
@@ -156,13 +159,13 @@ var stopWords = map[string]bool{
 	"have": true, "are": true, "was": true, "all": true, "its": true, "our": true, "not": true, "but": true,
 }
 
-var wordPattern = regexp.MustCompile(`[\p{L}\p{N}]+`)
+var wordPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}]+`) })
 
 // words returns the lower-case content words of s: three letters or more,
 // not a stop word, a crude stem (a trailing "s", "ed", "ing" dropped).
 func words(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range wordPattern.FindAllString(strings.ToLower(s), -1) {
+	for _, w := range wordPattern().FindAllString(strings.ToLower(s), -1) {
 		if len([]rune(w)) < 3 || stopWords[w] {
 			continue
 		}
@@ -182,7 +185,7 @@ func words(s string) map[string]bool {
 // four content words, one of them a task verb); nil otherwise.
 func SuggestByPrompt(f *Frame, prompt string) *Suggestion {
 	pw := words(prompt)
-	if len(pw) < 4 || !taskVerb.MatchString(prompt) {
+	if len(pw) < 4 || !taskVerb().MatchString(prompt) {
 		return nil
 	}
 	fw := words(f.Title + " " + f.SuccessCriteria + " " + f.SuccessCriteriaCompacted)
@@ -195,8 +198,8 @@ func SuggestByPrompt(f *Frame, prompt string) *Suggestion {
 		Reason: fmt.Sprintf("this prompt asks for work unlike frame %s (%s): push a frame for it, or pop %s first if it is done", f.ID, f.Title, f.ID)}
 }
 
-var listItem = regexp.MustCompile(`(?m)^\s*(\d+[.)]|[-*•])\s+\S`)
-var thenWord = regexp.MustCompile(`(?i)\bthen\b`)
+var listItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*(\d+[.)]|[-*•])\s+\S`) })
+var thenWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bthen\b`) })
 
 // maxPlanPrompt is the longest prompt the plan rule reads: a longer one
 // (a pasted document, a compaction's instructions) lists things, not
@@ -209,8 +212,8 @@ func SuggestByPlan(frameID, prompt string) *Suggestion {
 	if len([]rune(prompt)) > maxPlanPrompt {
 		return nil
 	}
-	items := len(listItem.FindAllString(prompt, -1))
-	if items < 3 && len(thenWord.FindAllString(prompt, -1)) < 2 {
+	items := len(listItem().FindAllString(prompt, -1))
+	if items < 3 && len(thenWord().FindAllString(prompt, -1)) < 2 {
 		return nil
 	}
 	n := max(items, 3)

@@ -75,3 +75,19 @@ func BuildHello(dir string) (string, error) {
 	}
 	return bin, nil
 }
+
+// Interleaved times each command in turn, runs times over the list, as
+// [Paired] does for pairs, and returns each command's latencies.
+func Interleaved(cmds []Command, runs int) ([]Latencies, error) {
+	out := make([]Latencies, len(cmds))
+	for range runs {
+		for i, c := range cmds {
+			d, err := c.Run()
+			if err != nil {
+				return nil, err
+			}
+			out[i] = append(out[i], d)
+		}
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"cairn"
 )
@@ -119,9 +120,9 @@ func (x *Exporter) crossLines(r *cairn.Round, blocks []*cairn.Block) []*outLine 
 	return out
 }
 
-var notID = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var notID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
-func sanitize(s string) string { return notID.ReplaceAllString(s, "_") }
+func sanitize(s string) string { return notID().ReplaceAllString(s, "_") }
 
 // toClaudeCall maps a Codex call to Claude Code's tools: exec_command,
 // shell and local_shell become Bash; an apply_patch that adds one file

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -120,7 +121,7 @@ func parseLine(raw []byte) (*parsed, cairn.LineStatus) {
 	}
 	// Lines that hold no block and no usage (progress events, world state)
 	// are only validated: decoding them costs a third of an import.
-	if m := skippable.FindSubmatch(body); m != nil && (string(m[2]) != "event_msg" || string(m[3]) != "token_count") {
+	if m := skippable().FindSubmatch(body); m != nil && (string(m[2]) != "event_msg" || string(m[3]) != "token_count") {
 		if !json.Valid(body) {
 			return nil, cairn.LineInvalidJSON
 		}
@@ -173,7 +174,9 @@ func parseLine(raw []byte) (*parsed, cairn.LineStatus) {
 
 // skippable matches the start of a line Codex wrote whose payload cairn
 // does not read: an event (its type captured) or a world_state.
-var skippable = regexp.MustCompile(`^\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"(event_msg|world_state)","payload":\{(?:"type":"([a-z_]+)")?`)
+var skippable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"(event_msg|world_state)","payload":\{(?:"type":"([a-z_]+)")?`)
+})
 
 // texts returns a message's text items joined, and whether it carries an
 // image.
@@ -229,7 +232,7 @@ func outputText(raw json.RawMessage) (text string, failed bool) {
 		if strings.HasPrefix(s, "{") && json.Unmarshal([]byte(s), &wrapped) == nil && wrapped.Output != nil {
 			return *wrapped.Output, wrapped.Metadata.ExitCode != 0
 		}
-		m := exitCode.FindStringSubmatch(s)
+		m := exitCode().FindStringSubmatch(s)
 		return s, m != nil && m[1] != "0"
 	}
 	var o struct {
@@ -254,7 +257,7 @@ func outputText(raw json.RawMessage) (text string, failed bool) {
 }
 
 // exitCode finds the status exec_command reports in its output's header.
-var exitCode = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)$`)
+var exitCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Process exited with code (-?\d+)$`) })
 
 // arguments returns a call's arguments as a JSON text: function_call
 // arguments are a JSON string holding JSON.

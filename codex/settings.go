@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cairn"
 )
@@ -28,7 +29,9 @@ func mcpBlock(bin string) string {
 
 // serverTable finds a definition of the cairn server outside cairn's block:
 // a [mcp_servers.cairn] table (quoted or not) or a dotted key.
-var serverTable = regexp.MustCompile(`(?m)^\s*(\[\s*mcp_servers\s*\.\s*"?` + MCPServerName + `"?\s*\]|mcp_servers\s*\.\s*"?` + MCPServerName + `"?\s*\.)`)
+var serverTable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(\[\s*mcp_servers\s*\.\s*"?` + MCPServerName + `"?\s*\]|mcp_servers\s*\.\s*"?` + MCPServerName + `"?\s*\.)`)
+})
 
 // InstallMCP returns config.toml with cairn's MCP server (run as bin mcp)
 // at its end, and whether that changed it. Everything else in the file,
@@ -37,7 +40,7 @@ var serverTable = regexp.MustCompile(`(?m)^\s*(\[\s*mcp_servers\s*\.\s*"?` + MCP
 // a server named cairn that cairn did not add.
 func InstallMCP(config []byte, bin string) ([]byte, bool, error) {
 	rest, _ := UninstallMCP(config)
-	if loc := serverTable.FindIndex(rest); loc != nil {
+	if loc := serverTable().FindIndex(rest); loc != nil {
 		line := strings.Count(string(rest[:loc[0]]), "\n") + 1
 		return nil, false, cairn.Errorf(cairn.EINVALID, "line %d already defines an MCP server named %q that cairn did not add: rename or remove it, then install again", line, MCPServerName)
 	}

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"cairn"
 )
@@ -28,15 +29,19 @@ type Format struct{}
 var _ cairn.Transcript = Format{}
 
 var (
-	uuidRE    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	rolloutRE = regexp.MustCompile(`^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$`)
+	uuidRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	})
+	rolloutRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$`)
+	})
 )
 
 // IsRollout reports whether a file is a Codex rollout: its name
 // (rollout-…-<uuid>.jsonl) or its first line (a session_meta line, or a
 // first-era header) says so.
 func IsRollout(path string, head [][]byte) bool {
-	if rolloutRE.MatchString(filepath.Base(path)) {
+	if rolloutRE().MatchString(filepath.Base(path)) {
 		return true
 	}
 	for _, raw := range head {
@@ -44,7 +49,7 @@ func IsRollout(path string, head [][]byte) bool {
 		if status == cairn.LineBlank {
 			continue
 		}
-		return p != nil && p.kind == "session_meta" && p.item.ID != "" && uuidRE.MatchString(p.item.ID)
+		return p != nil && p.kind == "session_meta" && p.item.ID != "" && uuidRE().MatchString(p.item.ID)
 	}
 	return false
 }
@@ -70,7 +75,7 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 		break
 	}
 	if s.ID == "" {
-		if m := rolloutRE.FindStringSubmatch(filepath.Base(path)); m != nil {
+		if m := rolloutRE().FindStringSubmatch(filepath.Base(path)); m != nil {
 			s.ID = m[1]
 		}
 	}
@@ -137,8 +142,8 @@ func injected(text string) bool {
 	if strings.HasPrefix(t, "# AGENTS.md instructions") || strings.HasPrefix(t, "<INSTRUCTIONS>") {
 		return true
 	}
-	m := openTag.FindStringSubmatch(t)
+	m := openTag().FindStringSubmatch(t)
 	return m != nil && strings.HasSuffix(t, "</"+m[1]+">")
 }
 
-var openTag = regexp.MustCompile(`^<([a-zA-Z_][a-zA-Z0-9_ -]*)>`)
+var openTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<([a-zA-Z_][a-zA-Z0-9_ -]*)>`) })

@@ -1,10 +1,19 @@
 // Package redact finds secrets in text with gitleaks' maintained rule set
-// (its Go package, github.com/zricethezav/gitleaks/v8/detect) and replaces
-// them in what leaves cairn: exports, shown rounds, surgical sessions,
-// search snippets, the viewer beyond loopback, copies into a shared
-// store. The stored lines never change; redaction is applied on the way
-// out.
+// and replaces them in what leaves cairn: exports, shown rounds, surgical
+// sessions, search snippets, the viewer beyond loopback, copies into a
+// shared store. The stored lines never change; redaction is applied on the
+// way out.
+//
+// The rules are gitleaks' default config, read from its Go package
+// (github.com/zricethezav/gitleaks/v8) into rules.go by
+// `go test ./redact -update`; a small detector applies them as gitleaks'
+// detect package does. Linking gitleaks itself would bring some 200
+// packages (archives, viper, sprig) whose initialisation every cairn
+// command would pay; its tests check that rules.go is current and that the
+// detector finds exactly what gitleaks finds.
 package redact
+
+//go:generate go test -run TestRulesCurrent -update
 
 import (
 	"bytes"
@@ -12,8 +21,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 // A Finding is one secret found: the gitleaks rule that matched and
@@ -30,28 +37,16 @@ func Mark(rule string) string { return "[REDACTED:" + rule + "]" }
 // A Redactor finds and replaces secrets. Its zero value is not usable;
 // call [New]. It is safe for concurrent use.
 type Redactor struct {
-	mu sync.Mutex
-	d  *detect.Detector
+	d *detector
 }
 
-var (
-	shared     *Redactor
-	sharedErr  error
-	sharedOnce sync.Once
-)
+var shared = sync.OnceValue(func() *Redactor { return &Redactor{d: newDetector()} })
 
-// New returns a Redactor with gitleaks' default rules. Building the rules
-// takes a moment, so one Redactor is shared by the whole process.
+// New returns a Redactor with gitleaks' default rules. Rules are compiled
+// as texts first need them, so one Redactor is shared by the whole
+// process. The error is always nil: the tests compile every rule.
 func New() (*Redactor, error) {
-	sharedOnce.Do(func() {
-		d, err := detect.NewDetectorDefaultConfig()
-		if err != nil {
-			sharedErr = err
-			return
-		}
-		shared = &Redactor{d: d}
-	})
-	return shared, sharedErr
+	return shared(), nil
 }
 
 // Find returns the secrets in text.
@@ -59,15 +54,13 @@ func (r *Redactor) Find(text string) []Finding {
 	if text == "" {
 		return nil
 	}
-	r.mu.Lock()
-	found := r.d.DetectString(text)
-	r.mu.Unlock()
+	found := r.d.detect(text)
 	out := make([]Finding, 0, len(found))
 	for _, f := range found {
-		if f.Secret == "" {
+		if f.secret == "" {
 			continue
 		}
-		out = append(out, Finding{Rule: f.RuleID, Line: f.StartLine + 1, Secret: f.Secret})
+		out = append(out, Finding{Rule: f.rule, Line: f.startLine + 1, Secret: f.secret})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"cairn/redact"
@@ -48,5 +49,26 @@ func TestString_Clean(t *testing.T) {
 	text := "Refactor the sessions table; run go test ./... and commit.\n"
 	if out, found := r.String(text); out != text || len(found) != 0 {
 		t.Fatalf("%q %v", out, found)
+	}
+}
+
+// One Redactor serves concurrent callers (the viewer's requests): rules
+// compiled on first use are compiled once, and every caller finds the same.
+func TestFind_Concurrent(t *testing.T) {
+	r, err := redact.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5TKQ2MBXNA\ntoken ghp_R7xk2Lm9Qp4Vn8Tz3Wb6Yc1Hd5Jf0Ks7Ng2P\n"
+	var wg sync.WaitGroup
+	counts := make([]int, 8)
+	for i := range counts {
+		wg.Go(func() { counts[i] = len(r.Find(text)) })
+	}
+	wg.Wait()
+	for i, n := range counts {
+		if n != counts[0] || n == 0 {
+			t.Fatalf("caller %d found %d, caller 0 %d", i, n, counts[0])
+		}
 	}
 }

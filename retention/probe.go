@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"cairn"
 )
@@ -84,13 +85,19 @@ const answerLen = 80
 var (
 	editTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
-	figure = regexp.MustCompile(`(?i)\b\d+(?:[.,]\d+)?\s?(?:ms|µs|ns|s|sec|seconds|minutes|min|kb|mb|gb|kib|mib|gib|%)(?:\W|$)|\b\d+ (?:passed|failed|tests?|errors?|warnings?|skipped|files? changed|insertions?|deletions?)\b`)
+	figure = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b\d+(?:[.,]\d+)?\s?(?:ms|µs|ns|s|sec|seconds|minutes|min|kb|mb|gb|kib|mib|gib|%)(?:\W|$)|\b\d+ (?:passed|failed|tests?|errors?|warnings?|skipped|files? changed|insertions?|deletions?)\b`)
+	})
 
-	decisionWords = regexp.MustCompile(`(?i)\b(decided|decision|instead(?: of)?|rather than|root cause|the cause|the fix is|the (?:problem|issue|reason) (?:is|was)|conclusion|turns out|i'll use|we'll use|let's use|going with|chose|because|doesn't support|does not support|won't work|will fail|depends on|i need to (?:rewrite|use|add|change|fix)|is missing|all \d+ tests? pass|tests? pass(?:es|ed)?|all green|clean compile)\b`)
+	decisionWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(decided|decision|instead(?: of)?|rather than|root cause|the cause|the fix is|the (?:problem|issue|reason) (?:is|was)|conclusion|turns out|i'll use|we'll use|let's use|going with|chose|because|doesn't support|does not support|won't work|will fail|depends on|i need to (?:rewrite|use|add|change|fix)|is missing|all \d+ tests? pass|tests? pass(?:es|ed)?|all green|clean compile)\b`)
+	})
 
-	constraintWords = regexp.MustCompile(`(?i)\b(must|never|don't|do not|always|only|make sure|should not|shouldn't|without)\b`)
+	constraintWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(must|never|don't|do not|always|only|make sure|should not|shouldn't|without)\b`)
+	})
 
-	sentenceEnd = regexp.MustCompile(`[.!?](?:\s|$)|\n`)
+	sentenceEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[.!?](?:\s|$)|\n`) })
 )
 
 // Probes derives the probes of a session from its rounds, which must carry
@@ -106,7 +113,7 @@ func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 	for _, r := range rounds {
 		for _, b := range r.Blocks {
 			if b.Kind == cairn.UserText && !b.Sidechain {
-				for _, s := range sentences(b.Content, constraintWords) {
+				for _, s := range sentences(b.Content, constraintWords()) {
 					out = append(out, &Probe{Category: Constraint, Question: fmt.Sprintf("What did the user require in round %d?", r.Seq), Answer: s, Round: r.Seq})
 				}
 			}
@@ -120,7 +127,7 @@ func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 				at := &Probe{Round: r.Seq, Step: st.Seq}
 				switch b.Kind {
 				case cairn.AssistantText:
-					for _, s := range sentences(b.Content, decisionWords) {
+					for _, s := range sentences(b.Content, decisionWords()) {
 						p := *at
 						p.Category, p.Question, p.Answer = Decision, fmt.Sprintf("What was decided or concluded at %s?", at.Ref()), s
 						out = append(out, &p)
@@ -203,7 +210,7 @@ func sentences(text string, words *regexp.Regexp) []string {
 func splitSentences(text string) []string {
 	var out []string
 	for len(text) > 0 {
-		loc := sentenceEnd.FindStringIndex(text)
+		loc := sentenceEnd().FindStringIndex(text)
 		end := len(text)
 		if loc != nil {
 			end = loc[1]
@@ -220,7 +227,7 @@ func splitSentences(text string) []string {
 func figures(text string, n int) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range figure.FindAllString(text, -1) {
+	for _, m := range figure().FindAllString(text, -1) {
 		m = strings.TrimRight(strings.TrimSpace(m), " \t\n,;:)]}.")
 		if m == "" || seen[m] {
 			continue

@@ -70,9 +70,9 @@ func parseEngagement(text string) (*cairn.Engagement, error) {
 }
 
 var (
-	engagementHeading = regexp.MustCompile(`^#+\s+Engagement\s*$`)
-	sectionHeading    = regexp.MustCompile(`^#+\s+(.*?)\s*$`)
-	phaseLine         = regexp.MustCompile(`^-\s+(\S+)\s+(\S.*?)\s*$`)
+	engagementHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#+\s+Engagement\s*$`) })
+	sectionHeading    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#+\s+(.*?)\s*$`) })
+	phaseLine         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\s+(\S+)\s+(\S.*?)\s*$`) })
 )
 
 // parseEngagements reads every engagement of the file, the current one
@@ -82,7 +82,7 @@ func parseEngagements(text string) ([]*cairn.Engagement, error) {
 	var out []*cairn.Engagement
 	start := 0
 	for i := 1; i <= len(lines); i++ {
-		if i < len(lines) && !engagementHeading.MatchString(strings.TrimRight(lines[i], "\r")) {
+		if i < len(lines) && !engagementHeading().MatchString(strings.TrimRight(lines[i], "\r")) {
 			continue
 		}
 		e, err := parseEngagementBlock(lines[start:i], start+1)
@@ -109,7 +109,7 @@ func parseEngagementBlock(lines []string, first int) (*cairn.Engagement, error) 
 	var marks []mark
 	for i, line := range lines {
 		line = strings.TrimRight(line, "\r")
-		if m := sectionHeading.FindStringSubmatch(line); m != nil {
+		if m := sectionHeading().FindStringSubmatch(line); m != nil {
 			if section == "earlier" || m[1] == "Earlier engagements" {
 				section = "earlier"
 				continue
@@ -126,7 +126,7 @@ func parseEngagementBlock(lines []string, first int) (*cairn.Engagement, error) 
 			}
 			continue
 		case "Phases":
-			m := phaseLine.FindStringSubmatch(line)
+			m := phaseLine().FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}
@@ -239,14 +239,14 @@ func addPhase(text string, e *cairn.Engagement, now time.Time, name string) stri
 	in, last := false, -1
 	for i, line := range lines {
 		l := strings.TrimRight(line, "\r\n")
-		if m := sectionHeading.FindStringSubmatch(l); m != nil {
+		if m := sectionHeading().FindStringSubmatch(l); m != nil {
 			in = m[1] == "Phases"
 			if in {
 				last = i
 			}
 			continue
 		}
-		if in && phaseLine.MatchString(l) {
+		if in && phaseLine().MatchString(l) {
 			last = i
 		}
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -138,7 +139,12 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	return usageError("unknown command %q", args[0])
 }
 
-func (m *Main) usage(w io.Writer) {
+// usage writes cairn's help in one write: it is what a bare `cairn` or
+// `cairn --help` does, and a write per line was most of its cost after
+// start-up.
+func (m *Main) usage(out io.Writer) {
+	w := bufio.NewWriterSize(out, 8<<10)
+	defer w.Flush()
 	fmt.Fprint(w, `cairn keeps everything your agents did in a durable store and lets you
 choose what is active in their context.
 

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -59,4 +62,28 @@ func appendFile(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = f.WriteString(data)
 	ts.Check(err)
 	ts.Check(f.Close())
+}
+
+// writeCounter counts the writes made to it.
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// cairn --help writes its help in one write (it used to write each line:
+// some sixty system calls for a command that does nothing else).
+func TestHelp_OneWrite(t *testing.T) {
+	var stdout writeCounter
+	m := NewMain(strings.NewReader(""), &stdout, io.Discard)
+	if err := m.Run(context.Background(), []string{"--help"}); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.writes != 1 || !strings.Contains(stdout.String(), "Start here:") {
+		t.Fatalf("%d writes:\n%s", stdout.writes, stdout.String())
+	}
 }

@@ -1,7 +1,8 @@
 // Command cairnbench builds a corpus from real transcripts (copied with
 // fresh uuids) and sessions generated from the samples, and measures whole
 // processes, each beside its yardstick in one paired run: cairn --help
-// against a Go hello world, cairn import (MB/s, peak RSS), cairn search
+// against a Go hello world and against startupfloor (a hello world linking
+// cairn's dependencies), cairn import (MB/s, peak RSS), cairn search
 // against rg -i -l -F over the raw files, and the re-import of one
 // appended round in a long session.
 //
@@ -68,7 +69,7 @@ func run() error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
 	}
-	cairnBin, helloBin, err := buildBinaries(*dir)
+	cairnBin, helloBin, floorBin, err := buildBinaries(*dir)
 	if err != nil {
 		return err
 	}
@@ -84,16 +85,21 @@ func run() error {
 	realBytes, _, _ := bench.DirSize(filepath.Join(corpus, "real"))
 	fmt.Printf("corpus        %d files, %.1f MB, %.1f MB of it real transcripts with fresh uuids (%s)\n", files, float64(got)/1e6, float64(realBytes)/1e6, corpus)
 
-	// Startup: cairn --help against a Go hello world, paired.
-	c, h, err := bench.Paired([][2]bench.Command{{
+	// Startup: cairn --help against a Go hello world, and a hello world
+	// linking cairn's dependencies, interleaved.
+	lat, err := bench.Interleaved([]bench.Command{
 		{Name: "cairn --help", Args: []string{cairnBin, "--help"}},
 		{Name: "hello", Args: []string{helloBin}},
-	}}, 8**runs)
+		{Name: "startupfloor", Args: []string{floorBin}},
+	}, 8**runs)
 	if err != nil {
 		return err
 	}
+	c, h, f := lat[0], lat[1], lat[2]
 	fmt.Printf("startup       cairn --help p50 %s, a Go hello world p50 %s: %.1f× (paired, %d runs each, whole process)\n",
 		ms(c.Percentile(50)), ms(h.Percentile(50)), ratio(c, h), len(c))
+	fmt.Printf("              a hello world linking cairn's dependencies (bench/cmd/startupfloor) p50 %s: %.1f× the hello world, cairn %.1f× it\n",
+		ms(f.Percentile(50)), ratio(f, h), ratio(c, f))
 
 	// Import: the cairn command, a whole process, for its time and peak RSS.
 	storePath := filepath.Join(*dir, "store-"+*size, "cairn.db")
@@ -164,18 +170,23 @@ func singleWords(qs []string) []string {
 	return out
 }
 
-// buildBinaries builds the cairn command and a Go hello world (the
-// startup yardstick) into dir.
-func buildBinaries(dir string) (cairnBin, helloBin string, err error) {
+// buildBinaries builds the cairn command, a Go hello world (the startup
+// yardstick) and startupfloor (the hello world linking cairn's
+// dependencies) into dir.
+func buildBinaries(dir string) (cairnBin, helloBin, floorBin string, err error) {
 	cairnBin = filepath.Join(dir, "cairn")
 	if out, err := exec.Command("go", "build", "-o", cairnBin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("go build cairn: %v\n%s", err, out)
+		return "", "", "", fmt.Errorf("go build cairn: %v\n%s", err, out)
+	}
+	floorBin = filepath.Join(dir, "startupfloor")
+	if out, err := exec.Command("go", "build", "-o", floorBin, "cairn/bench/cmd/startupfloor").CombinedOutput(); err != nil {
+		return "", "", "", fmt.Errorf("go build startupfloor: %v\n%s", err, out)
 	}
 	helloBin, err = bench.BuildHello(dir)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return cairnBin, helloBin, nil
+	return cairnBin, helloBin, floorBin, nil
 }
 
 // measureReimport imports one long session, then appends one round at a

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -44,5 +45,23 @@ func TestOpen_UnderWriter(t *testing.T) {
 		t.Logf("open and read under a held writer: %v", time.Since(start))
 	case <-time.After(2 * time.Second):
 		t.Fatal("opening and reading the store waited for the writer")
+	}
+}
+
+// TestOpen_ReadsUnmapped: the read pool copies pages instead of mapping
+// the file, which costs a short search more than it saves.
+func TestOpen_ReadsUnmapped(t *testing.T) {
+	db := MustOpenDB(t)
+	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int64
+	if err := tx.QueryRow(`PRAGMA mmap_size`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("read pool mmap_size = %d, want 0", n)
 	}
 }

@@ -57,12 +57,16 @@ func (db *DB) Open() (err error) {
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is
 	// durable across process crashes in WAL mode (an OS crash may lose the
 	// last transactions, never corrupt); foreign keys are off by default.
-	pragmas := "_pragma=busy_timeout(30000)&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
+	pragmas := "_pragma=busy_timeout(30000)&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + pragmas
-	if db.db, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+	if db.db, err = sql.Open("sqlite", dsn+"&_pragma=mmap_size(268435456)&_txlock=immediate"); err != nil {
 		return err
 	}
-	if db.rdb, err = sql.Open("sqlite", dsn); err != nil {
+	// Reads copy pages (pread) rather than map the file: most reads come
+	// from a short process (search, a hook) that touches a few hundred
+	// scattered pages once, and mapping them cost more in page faults and
+	// in unmapping at close than it saved in copies.
+	if db.rdb, err = sql.Open("sqlite", dsn+"&_pragma=mmap_size(0)"); err != nil {
 		return err
 	}
 	db.db.SetMaxOpenConns(1)

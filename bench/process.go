@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -14,36 +15,46 @@ type Command struct {
 	Args []string // Args[0] is the program
 }
 
-// Run runs c once and returns how long the process took, start to exit.
-// Exit status 1 with output is taken as "no match" (rg, grep), not an error.
-func (c Command) Run() (time.Duration, error) {
+// Run runs c once and returns how long the process took, start to exit,
+// and the CPU time (user and system) it used. Exit status 1 with output is
+// taken as "no match" (rg, grep), not an error.
+func (c Command) Run() (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	start := time.Now()
 	out, err := cmd.Output()
-	el := time.Since(start)
+	wall = time.Since(start)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		return el, fmt.Errorf("%s: %v: %s", c.Name, err, out)
+		return wall, cpu, fmt.Errorf("%s: %v: %s", c.Name, err, out)
 	}
-	return el, nil
+	return wall, cpu, nil
 }
+
+// Timings are the wall and CPU times of one command's runs: on a shared
+// machine the wall time also measures the neighbours, the CPU time mostly
+// not.
+type Timings struct{ Wall, CPU Latencies }
 
 // Paired times each pair of commands in turn, a then b, runs times over
 // the list, so both see the same machine at the same moments: on a shared
 // machine, figures measured apart cannot be compared. It returns each
-// side's latencies in the order run.
-func Paired(pairs [][2]Command, runs int) (a, b Latencies, err error) {
+// side's timings in the order run.
+func Paired(pairs [][2]Command, runs int) (a, b Timings, err error) {
 	for range runs {
 		for _, p := range pairs {
-			da, err := p[0].Run()
+			wa, ca, err := p[0].Run()
 			if err != nil {
-				return nil, nil, err
+				return a, b, err
 			}
-			db, err := p[1].Run()
+			wb, cb, err := p[1].Run()
 			if err != nil {
-				return nil, nil, err
+				return a, b, err
 			}
-			a, b = append(a, da), append(b, db)
+			a.Wall, a.CPU = append(a.Wall, wa), append(a.CPU, ca)
+			b.Wall, b.CPU = append(b.Wall, wb), append(b.CPU, cb)
 		}
 	}
 	return a, b, nil

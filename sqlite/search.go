@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"cairn"
@@ -38,15 +39,26 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 		return nil, err
 	}
 	defer tx.Rollback()
+	// A session's blocks lie between its first and last id, which FTS5
+	// reads as a range: the window is then the session's own matches, not
+	// the store's newest, which may all be elsewhere.
+	span, args := "", []any{match}
+	if q.SessionID != "" {
+		var lo, hi sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_id = ?`, q.SessionID).Scan(&lo, &hi); err != nil || !lo.Valid {
+			return nil, err
+		}
+		span, args = " AND rowid BETWEEN ? AND ?", append(args, lo.Int64, hi.Int64)
+	}
 	ranked, err := tx.QueryContext(ctx, `
 		SELECT id, rank FROM (
-			SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT ?
-		) ORDER BY rank, id DESC`, match, rankWindow)
+			SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ?`+span+` ORDER BY rowid DESC LIMIT ?
+		) ORDER BY rank, id DESC`, append(args, rankWindow)...)
 	if err != nil {
 		return nil, err
 	}
 	defer ranked.Close()
-	cond, args := searchFilter(q)
+	cond, condArgs := searchFilter(q)
 	seen := map[[2]any]bool{}
 	var hits []*cairn.Hit
 	var ids []int64
@@ -65,7 +77,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hi
 		if len(batch) == 0 {
 			break
 		}
-		found, err := lookupHits(ctx, tx, batch, cond, args)
+		found, err := lookupHits(ctx, tx, batch, cond, condArgs)
 		if err != nil {
 			return nil, err
 		}

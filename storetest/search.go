@@ -178,6 +178,23 @@ func testSearch(t *testing.T, open Open) {
 			}
 		}
 	})
+	t.Run("SessionBehindNewerMatches", func(t *testing.T) {
+		// A word found in thousands of newer blocks elsewhere is still
+		// found in the session named, however old.
+		st := open(t)
+		old := newSession("abab2222-0000-0000-0000-000000000000", "/p", t0, 2, func(i int) (string, string) {
+			return fmt.Sprintf("an old question %d", i), "the usual answer"
+		})
+		newer := newSession("abab3333-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 1100, func(i int) (string, string) {
+			return fmt.Sprintf("the usual question %d", i), "the usual answer"
+		})
+		MustInscribe(t, st, old.in)
+		MustInscribe(t, st, newer.in)
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "usual", SessionID: old.s.ID})
+		if err != nil || len(hits) != 2 || hits[0].SessionID != old.s.ID {
+			t.Fatalf("hits in the old session: %+v, %v", hits, err)
+		}
+	})
 	t.Run("Emoji", func(t *testing.T) {
 		st := open(t)
 		s := newSession("afaf1111-0000-0000-0000-000000000000", "/p", t0, 2, func(i int) (string, string) {

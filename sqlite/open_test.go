@@ -51,17 +51,48 @@ func TestOpen_UnderWriter(t *testing.T) {
 // TestOpen_ReadsUnmapped: the read pool copies pages instead of mapping
 // the file, which costs a short search more than it saves.
 func TestOpen_ReadsUnmapped(t *testing.T) {
-	db := MustOpenDB(t)
-	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if n := readPragma(t, MustOpenDB(t), "mmap_size"); n != 0 {
+		t.Fatalf("read pool mmap_size = %d, want 0", n)
+	}
+}
+
+// TestOpen_ReadCache: DB.ReadCache bounds the read pool's page cache, and
+// only the read pool's; unset, SQLite's default stays.
+func TestOpen_ReadCache(t *testing.T) {
+	if n := readPragma(t, MustOpenDB(t), "cache_size"); n != -2000 {
+		t.Fatalf("default read cache_size = %d, want -2000", n)
+	}
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
+	db.ReadCache = 64
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := readPragma(t, db, "cache_size"); n != -64 {
+		t.Fatalf("read cache_size = %d, want -64", n)
+	}
+	tx, err := db.BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
 	var n int64
-	if err := tx.QueryRow(`PRAGMA mmap_size`).Scan(&n); err != nil {
-		t.Fatal(err)
+	if err := tx.QueryRow(`PRAGMA cache_size`).Scan(&n); err != nil || n != -2000 {
+		t.Fatalf("write cache_size = %d, %v; want -2000", n, err)
 	}
-	if n != 0 {
-		t.Fatalf("read pool mmap_size = %d, want 0", n)
+}
+
+// readPragma returns a pragma's value on db's read pool.
+func readPragma(tb testing.TB, db *sqlite.DB, name string) int64 {
+	tb.Helper()
+	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	defer tx.Rollback()
+	var n int64
+	if err := tx.QueryRow(`PRAGMA ` + name).Scan(&n); err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go driver: cairn installs with `go install`, no C toolchain
@@ -36,6 +37,13 @@ type DB struct {
 
 	// Now returns the current time; tests replace it for stable output.
 	Now func() time.Time
+
+	// ReadCache, when set before Open, is each read connection's page
+	// cache in KiB (SQLite's default: 2,000). A process that reads a few
+	// hundred pages once and exits, a search, spends less reusing a small
+	// cache than faulting in fresh memory for a large one; a reader that
+	// lives on, or reads a whole session, keeps the default.
+	ReadCache int
 }
 
 // NewDB returns a DB for the file at path; call [DB.Open] before use.
@@ -66,7 +74,11 @@ func (db *DB) Open() (err error) {
 	// from a short process (search, a hook) that touches a few hundred
 	// scattered pages once, and mapping them cost more in page faults and
 	// in unmapping at close than it saved in copies.
-	if db.rdb, err = sql.Open("sqlite", dsn+"&_pragma=mmap_size(0)"); err != nil {
+	rdsn := dsn + "&_pragma=mmap_size(0)"
+	if db.ReadCache > 0 {
+		rdsn += "&_pragma=cache_size(-" + strconv.Itoa(db.ReadCache) + ")"
+	}
+	if db.rdb, err = sql.Open("sqlite", rdsn); err != nil {
 		return err
 	}
 	db.db.SetMaxOpenConns(1)

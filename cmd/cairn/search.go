@@ -55,7 +55,7 @@ Examples:
 		return err
 	}
 	return m.redacted(*red, func() error {
-		st, err := m.readStore(sf.store)
+		st, err := m.readStoreCache(sf.store, searchReadCache)
 		if err != nil {
 			return err
 		}
@@ -115,6 +115,12 @@ Examples:
 		return nil
 	})
 }
+
+// searchReadCache is the page cache of a search, in KiB: it reads a few
+// hundred pages once, and a process that exits soon spends less reusing
+// 16 pages than faulting fresh memory in for 500 (whole processes on the
+// 1 GB bench store: 3-6 ms less CPU of 55-62).
+const searchReadCache = 64
 
 // highlighter replaces a snippet's highlight markers with on and off.
 // Built once per search: a replacer of single bytes is a 256-entry table.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsCJK reports whether r is written without spaces between words (Han,
@@ -73,15 +74,21 @@ func SearchText(text string) string {
 // kept.
 func Snippet(text string, words []string, width int) string {
 	type span struct{ start, end int }
-	var tokens []span
+	tokens := make([]span, 0, len(text)/6+1) // prose has a word every six bytes or so
 	start := -1
 	for i, r := range text {
-		word := (unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_') && !IsCJK(r)
+		var word, glyph bool
+		if r < utf8.RuneSelf { // most of a transcript: no table lookups
+			word = 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' || r == '_'
+		} else {
+			word = (unicode.IsLetter(r) || unicode.IsNumber(r)) && !IsCJK(r)
+			glyph = isGlyph(r)
+		}
 		if start >= 0 && !word {
 			tokens = append(tokens, span{start, i})
 			start = -1
 		}
-		if isGlyph(r) {
+		if glyph {
 			tokens = append(tokens, span{i, i + len(string(r))})
 		} else if word && start < 0 {
 			start = i

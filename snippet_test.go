@@ -35,6 +35,8 @@ func TestSnippet(t *testing.T) {
 		{"one two three four five six", []string{"TWO"}, 3, "one [two] three…"},
 		{"Benchmarks: benchmark_test.go", []string{"bench*"}, 8, "[Benchmarks]: [benchmark_test].go"},
 		{"no match here at all", []string{"zebra"}, 3, "no match here…"},
+		{"x+y=z; A_b9 (c)!`{Q}~@^", []string{"a_b9", "q"}, 8, "…y=z; [A_b9] (c)!`{[Q]"},
+		{"naïve Ünïcode, ÉCOLE", []string{"école"}, 8, "naïve Ünïcode, [ÉCOLE]"},
 		{"  ", []string{"x"}, 3, ""},
 		{"日本語 の テキスト", []string{"テキスト"}, 16, "日本語 の [テキスト]"},
 		{"CLAUDE.mdファイルを最新の状態にアップデートしました", []string{"最新の状態"}, 40, "CLAUDE.mdファイルを[最新の状態]にアップデートしました"},
@@ -42,6 +44,17 @@ func TestSnippet(t *testing.T) {
 	} {
 		if got := cairn.Snippet(c.text, c.words, c.width); got != mark(c.want) {
 			t.Errorf("Snippet(%q, %v) = %q, want %q", c.text, c.words, got, mark(c.want))
+		}
+	}
+}
+
+// BenchmarkSnippet cuts the snippet of a 16 KB answer whose only match is
+// near its end, as a search does for each of its twenty hits.
+func BenchmarkSnippet(b *testing.B) {
+	text := strings.Repeat("The migration adds two tables, sessions_v2 and rounds_v2; run `go test ./...` first. ", 190) + "Then the needle."
+	for b.Loop() {
+		if s := cairn.Snippet(text, []string{"needle"}, 24); !strings.Contains(s, cairn.HighlightStart+"needle") {
+			b.Fatal(s)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -16,39 +17,65 @@ type Command struct {
 	Args []string // Args[0] is the program
 }
 
-// Run runs c once and returns how long the process took, start to exit.
-// Exit status 1 with output is taken as "no match" (rg, grep), not an error.
-func (c Command) Run() (time.Duration, error) {
+// Run runs c once and returns how long the process took, start to exit,
+// and the CPU time (user and system) it used. Exit status 1 with output is
+// taken as "no match" (rg, grep), not an error.
+func (c Command) Run() (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	start := time.Now()
 	out, err := cmd.Output()
-	el := time.Since(start)
+	wall = time.Since(start)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		return el, fmt.Errorf("%s: %v: %s", c.Name, err, out)
+		return wall, cpu, fmt.Errorf("%s: %v: %s", c.Name, err, out)
 	}
-	return el, nil
+	return wall, cpu, nil
 }
+
+// Timings are the wall and CPU times of one command's runs: on a shared
+// machine the wall time also measures the neighbours, the CPU time mostly
+// not.
+type Timings struct{ Wall, CPU Latencies }
 
 // Paired times each pair of commands in turn, a then b, runs times over
 // the list, so both see the same machine at the same moments: on a shared
 // machine, figures measured apart cannot be compared. It returns each
-// side's latencies in the order run.
-func Paired(pairs [][2]Command, runs int) (a, b Latencies, err error) {
+// side's timings in the order run.
+func Paired(pairs [][2]Command, runs int) (a, b Timings, err error) {
 	for range runs {
 		for _, p := range pairs {
-			da, err := p[0].Run()
+			wa, ca, err := p[0].Run()
 			if err != nil {
-				return nil, nil, err
+				return a, b, err
 			}
-			db, err := p[1].Run()
+			wb, cb, err := p[1].Run()
 			if err != nil {
-				return nil, nil, err
+				return a, b, err
 			}
-			a, b = append(a, da), append(b, db)
+			a.Wall, a.CPU = append(a.Wall, wa), append(a.CPU, ca)
+			b.Wall, b.CPU = append(b.Wall, wb), append(b.CPU, cb)
 		}
 	}
 	return a, b, nil
+}
+
+// Interleaved times each command in turn, runs times over the list, as
+// [Paired] does for pairs, and returns each command's timings.
+func Interleaved(cmds []Command, runs int) ([]Timings, error) {
+	out := make([]Timings, len(cmds))
+	for range runs {
+		for i, c := range cmds {
+			w, cpu, err := c.Run()
+			if err != nil {
+				return nil, err
+			}
+			out[i].Wall, out[i].CPU = append(out[i].Wall, w), append(out[i].CPU, cpu)
+		}
+	}
+	return out, nil
 }
 
 // BuildHello builds a Go hello world into dir and returns its path: the
@@ -74,20 +101,4 @@ func BuildHello(dir string) (string, error) {
 		return "", fmt.Errorf("go build hello: %v\n%s", err, out)
 	}
 	return bin, nil
-}
-
-// Interleaved times each command in turn, runs times over the list, as
-// [Paired] does for pairs, and returns each command's latencies.
-func Interleaved(cmds []Command, runs int) ([]Latencies, error) {
-	out := make([]Latencies, len(cmds))
-	for range runs {
-		for i, c := range cmds {
-			d, err := c.Run()
-			if err != nil {
-				return nil, err
-			}
-			out[i] = append(out[i], d)
-		}
-	}
-	return out, nil
 }

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -45,4 +46,53 @@ func TestOpen_UnderWriter(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("opening and reading the store waited for the writer")
 	}
+}
+
+// TestOpen_ReadsUnmapped: the read pool copies pages instead of mapping
+// the file, which costs a short search more than it saves.
+func TestOpen_ReadsUnmapped(t *testing.T) {
+	if n := readPragma(t, MustOpenDB(t), "mmap_size"); n != 0 {
+		t.Fatalf("read pool mmap_size = %d, want 0", n)
+	}
+}
+
+// TestOpen_ReadCache: DB.ReadCache bounds the read pool's page cache, and
+// only the read pool's; unset, SQLite's default stays.
+func TestOpen_ReadCache(t *testing.T) {
+	if n := readPragma(t, MustOpenDB(t), "cache_size"); n != -2000 {
+		t.Fatalf("default read cache_size = %d, want -2000", n)
+	}
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
+	db.ReadCache = 64
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := readPragma(t, db, "cache_size"); n != -64 {
+		t.Fatalf("read cache_size = %d, want -64", n)
+	}
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int64
+	if err := tx.QueryRow(`PRAGMA cache_size`).Scan(&n); err != nil || n != -2000 {
+		t.Fatalf("write cache_size = %d, %v; want -2000", n, err)
+	}
+}
+
+// readPragma returns a pragma's value on db's read pool.
+func readPragma(tb testing.TB, db *sqlite.DB, name string) int64 {
+	tb.Helper()
+	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int64
+	if err := tx.QueryRow(`PRAGMA ` + name).Scan(&n); err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"cairn"
@@ -17,6 +18,13 @@ var _ cairn.Searcher = (*Searcher)(nil)
 
 // Search implements [cairn.Searcher]. Words are matched as FTS5 tokens (a
 // trailing '*' matches a prefix); every word must occur in the block.
+//
+// Ranking a word found in half the store would cost tens of milliseconds,
+// so only the rankWindow most recently inscribed matches are ranked, from
+// the index alone. Their blocks are then read best first, a few at a time,
+// until limit rounds pass the filters: each is a random read in the
+// largest table, and a search shows twenty. Several blocks of one round
+// may match; each round keeps its best.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
 	defer s.db.explain(&err)
 	match, words := ftsQuery(q.Text)
@@ -27,6 +35,91 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if limit <= 0 {
 		limit = 20
 	}
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	// A session's blocks lie between its first and last id, which FTS5
+	// reads as a range: the window is then the session's own matches, not
+	// the store's newest, which may all be elsewhere.
+	span, args := "", []any{match}
+	if q.SessionID != "" {
+		var lo, hi sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_id = ?`, q.SessionID).Scan(&lo, &hi); err != nil || !lo.Valid {
+			return nil, err
+		}
+		span, args = " AND rowid BETWEEN ? AND ?", append(args, lo.Int64, hi.Int64)
+	}
+	ranked, err := tx.QueryContext(ctx, `
+		SELECT id, rank FROM (
+			SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ?`+span+` ORDER BY rowid DESC LIMIT ?
+		) ORDER BY rank, id DESC`, append(args, rankWindow)...)
+	if err != nil {
+		return nil, err
+	}
+	defer ranked.Close()
+	cond, condArgs := searchFilter(q)
+	seen := map[[2]any]bool{}
+	var hits []*cairn.Hit
+	var ids []int64
+	// Each batch is the rounds still missing times a factor that doubles
+	// when a batch falls short: one batch when every match passes the
+	// filters, a handful when most do not.
+	for grow := 1; len(hits) < limit; grow *= 2 {
+		var batch []candidate
+		for len(batch) < (limit-len(hits))*grow && ranked.Next() {
+			var c candidate
+			if err := ranked.Scan(&c.id, &c.rank); err != nil {
+				return nil, err
+			}
+			batch = append(batch, c)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		found, err := lookupHits(ctx, tx, batch, cond, condArgs)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range batch {
+			h := found[c.id]
+			if h == nil || len(hits) == limit {
+				continue
+			}
+			key := [2]any{h.SessionID, h.RoundSeq}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			h.Rank = c.rank
+			hits = append(hits, h)
+			ids = append(ids, c.id)
+		}
+	}
+	if err := ranked.Err(); err != nil {
+		return nil, err
+	}
+	texts, err := snippetTexts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range hits {
+		h.Snippet = cairn.Snippet(texts[ids[i]], words, 24)
+	}
+	return hits, nil
+}
+
+// A candidate is a matching block, by id, with its bm25 rank (lower is
+// better).
+type candidate struct {
+	id   int64
+	rank float64
+}
+
+// searchFilter returns q's filters as an SQL condition on blocks b and
+// sessions s, with its arguments.
+func searchFilter(q cairn.SearchQuery) (string, []any) {
 	var where []string
 	var args []any
 	if q.SessionID != "" {
@@ -47,67 +140,53 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if !q.Until.IsZero() {
 		where, args = append(where, "b.timestamp < ?"), append(args, formatTime(q.Until))
 	}
-	// Ranking a word found in half the store would cost tens of
-	// milliseconds, so only the rankWindow most recently inscribed matches
-	// are ranked. Without filters the best are picked before the join;
-	// with filters, after it. Several blocks of one round may match: fetch
-	// more than asked and keep each round's best.
-	window := `SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`
-	cond := ""
-	qargs := []any{match, rankWindow}
 	if len(where) == 0 {
-		window = `SELECT id, rank FROM (` + window + `) ORDER BY rank LIMIT ?`
-		qargs = append(qargs, limit*4)
-	} else {
-		cond = "WHERE " + strings.Join(where, " AND ")
+		return "", nil
 	}
-	tx, err := s.db.read(ctx)
-	if err != nil {
-		return nil, err
+	return " AND " + strings.Join(where, " AND "), args
+}
+
+// lookupHits reads the blocks of cands that pass cond, in one query, as
+// hits by block id (without rank or snippet).
+func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, condArgs []any) (map[int64]*cairn.Hit, error) {
+	args := make([]any, 0, len(cands)+len(condArgs))
+	for _, c := range cands {
+		args = append(args, c.id)
 	}
-	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `
-		SELECT f.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind, f.rank
-		FROM (`+window+`) f JOIN blocks b ON b.id = f.id JOIN sessions s ON s.id = b.session_id
-		`+cond+` ORDER BY f.rank, f.id DESC LIMIT ?`, append(append(qargs, args...), limit*4)...)
+		SELECT b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind
+		FROM blocks b JOIN sessions s ON s.id = b.session_id
+		WHERE b.id IN (?`+strings.Repeat(", ?", len(cands)-1)+`)`+cond, append(args, condArgs...)...)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[[2]any]bool{}
-	var hits []*cairn.Hit
-	var ids []int64
+	defer rows.Close()
+	found := make(map[int64]*cairn.Hit, len(cands))
 	for rows.Next() {
 		var h cairn.Hit
 		var id int64
 		var ts string
-		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &ts, &h.Kind, &h.Rank); err != nil {
-			rows.Close()
+		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &ts, &h.Kind); err != nil {
 			return nil, err
 		}
-		key := [2]any{h.SessionID, h.RoundSeq}
-		if seen[key] || len(hits) == limit {
-			continue
-		}
-		seen[key] = true
 		h.Timestamp = parseTime(ts)
-		hits = append(hits, &h)
-		ids = append(ids, id)
+		found[id] = &h
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// Snippets are cut in Go from the first snippetBytes of each hit's text,
-	// read in one query: FTS5's snippet() costs a millisecond per hit for a
-	// common word.
+	return found, rows.Err()
+}
+
+// snippetTexts reads the first snippetBytes of each block's text, in one
+// query: FTS5's snippet() costs a millisecond per hit for a common word,
+// and a snippet is cut in Go from the start of the text.
+func snippetTexts(ctx context.Context, tx *Tx, ids []int64) (map[int64]string, error) {
 	if len(ids) == 0 {
-		return hits, nil
+		return nil, nil
 	}
-	args = []any{snippetBytes}
+	args := []any{snippetBytes}
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -121,13 +200,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		}
 		texts[id] = text
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for i, h := range hits {
-		h.Snippet = cairn.Snippet(texts[ids[i]], words, 24)
-	}
-	return hits, nil
+	return texts, rows.Err()
 }
 
 // snippetBytes bounds the text read to cut a snippet from.

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"cairn"
@@ -44,6 +45,13 @@ type DB struct {
 	// BusyTimeout is how long a write waits for another process's writer
 	// before it fails; zero means [DefaultBusyTimeout].
 	BusyTimeout time.Duration
+
+	// ReadCache, when set before Open, is each read connection's page
+	// cache in KiB (SQLite's default: 2,000). A process that reads a few
+	// hundred pages once and exits, a search, spends less reusing a small
+	// cache than faulting in fresh memory for a large one; a reader that
+	// lives on, or reads a whole session, keeps the default.
+	ReadCache int
 }
 
 // DefaultBusyTimeout is how long a write waits for another writer: longer
@@ -70,12 +78,20 @@ func (db *DB) Open() (err error) {
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is
 	// durable across process crashes in WAL mode (an OS crash may lose the
 	// last transactions, never corrupt); foreign keys are off by default.
-	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds()) + "&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)"
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds()) + "&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + pragmas
-	if db.db, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+	if db.db, err = sql.Open("sqlite", dsn+"&_pragma=mmap_size(268435456)&_txlock=immediate"); err != nil {
 		return err
 	}
-	if db.rdb, err = sql.Open("sqlite", dsn); err != nil {
+	// Reads copy pages (pread) rather than map the file: most reads come
+	// from a short process (search, a hook) that touches a few hundred
+	// scattered pages once, and mapping them cost more in page faults and
+	// in unmapping at close than it saved in copies.
+	rdsn := dsn + "&_pragma=mmap_size(0)"
+	if db.ReadCache > 0 {
+		rdsn += "&_pragma=cache_size(-" + strconv.Itoa(db.ReadCache) + ")"
+	}
+	if db.rdb, err = sql.Open("sqlite", rdsn); err != nil {
 		return err
 	}
 	db.db.SetMaxOpenConns(1)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,58 @@ func testSearch(t *testing.T, open Open) {
 		}
 		if _, n, _ := st.Sessions.FindSessions(ctx, cairn.SessionFilter{}); n != 2 {
 			t.Fatalf("FindSessions: %d sessions, want both", n)
+		}
+	})
+	t.Run("FilteredBelowTheBest", func(t *testing.T) {
+		// The best matches are all in a surgical session, and every round
+		// of the source matches twice (prompt and answer): a search that
+		// leaves surgery out still finds limit rounds, each once, best
+		// first.
+		st := open(t)
+		src := newSession("abab0000-0000-0000-0000-000000000000", "/p", t0, 30, func(i int) (string, string) {
+			return fmt.Sprintf("look for the needle in file %d of the long list of files", i), fmt.Sprintf("found a needle in file %d", i)
+		})
+		cut := newSession("abab1111-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 30, func(i int) (string, string) {
+			return fmt.Sprintf("needle needle needle %d", i), "done"
+		})
+		MustInscribe(t, st, src.in)
+		MustInscribe(t, st, cut.in)
+		if err := st.Sessions.SetLineage(ctx, cut.s.ID, cairn.LineageSurgery, []string{src.s.ID}, cairn.OpCompressBefore, ""); err != nil {
+			t.Fatal(err)
+		}
+		if hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "needle", Limit: 5}); err != nil || len(hits) != 5 || hits[0].SessionID != cut.s.ID {
+			t.Fatalf("every session: best hit %+v, %v", hits, err)
+		}
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "needle", Limit: 25, NoSurgery: true})
+		if err != nil || len(hits) != 25 {
+			t.Fatalf("NoSurgery: %d hits, %v", len(hits), err)
+		}
+		rounds := map[int]bool{}
+		for i, h := range hits {
+			if h.SessionID != src.s.ID || rounds[h.RoundSeq] {
+				t.Fatalf("hit %d: %+v (rounds so far %v)", i, h, rounds)
+			}
+			rounds[h.RoundSeq] = true
+			if i > 0 && hits[i-1].Rank > h.Rank {
+				t.Fatalf("hit %d ranks %v after %v", i, h.Rank, hits[i-1].Rank)
+			}
+		}
+	})
+	t.Run("SessionBehindNewerMatches", func(t *testing.T) {
+		// A word found in thousands of newer blocks elsewhere is still
+		// found in the session named, however old.
+		st := open(t)
+		old := newSession("abab2222-0000-0000-0000-000000000000", "/p", t0, 2, func(i int) (string, string) {
+			return fmt.Sprintf("an old question %d", i), "the usual answer"
+		})
+		newer := newSession("abab3333-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 1100, func(i int) (string, string) {
+			return fmt.Sprintf("the usual question %d", i), "the usual answer"
+		})
+		MustInscribe(t, st, old.in)
+		MustInscribe(t, st, newer.in)
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "usual", SessionID: old.s.ID})
+		if err != nil || len(hits) != 2 || hits[0].SessionID != old.s.ID {
+			t.Fatalf("hits in the old session: %+v, %v", hits, err)
 		}
 	})
 	t.Run("Emoji", func(t *testing.T) {

@@ -119,7 +119,11 @@ func (keepOpen) Close() error { return nil }
 // readStore opens the store for a command that only reads it. A store
 // file that does not exist is not created (nor its .cairn/ folder): the
 // command says where it looked and what creates one.
-func (m *Main) readStore(flagValue string) (*store, error) {
+func (m *Main) readStore(flagValue string) (*store, error) { return m.readStoreCache(flagValue, 0) }
+
+// readStoreCache opens the store as readStore does, an SQLite store with
+// a read page cache of cache KiB ([sqlite.DB.ReadCache]; 0: SQLite's).
+func (m *Main) readStoreCache(flagValue string, cache int) (*store, error) {
 	location, err := m.storePath(flagValue)
 	if err != nil {
 		return nil, err
@@ -129,7 +133,7 @@ func (m *Main) readStore(flagValue string) (*store, error) {
 			return nil, cairn.Errorf(cairn.ENOTFOUND, "No store at %s yet: \"cairn import\" inscribes transcripts into it, \"cairn push\" or \"cairn mission set\" start one (--store or CAIRN_STORE name another).", location)
 		}
 	}
-	return openStoreAt(location)
+	return openStoreCache(location, cache)
 }
 
 // A hook's PostgreSQL timeouts: Claude Code waits for hooks, so a server
@@ -140,11 +144,16 @@ const (
 	hookStatementTimeout = 10 * time.Second
 )
 
-func openStoreAt(location string) (*store, error) {
+func openStoreAt(location string) (*store, error) { return openStoreCache(location, 0) }
+
+// openStoreCache opens the store at location, an SQLite store with a read
+// page cache of readCache KiB (0: SQLite's).
+func openStoreCache(location string, readCache int) (*store, error) {
 	if isPostgres(location) {
 		return openPostgres(location, 0, 0)
 	}
 	db := sqlite.NewDB(location)
+	db.ReadCache = readCache
 	if err := db.Open(); err != nil {
 		return nil, err
 	}

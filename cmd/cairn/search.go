@@ -55,7 +55,7 @@ Examples:
 		return err
 	}
 	return m.redacted(*red, func() error {
-		st, err := m.readStore(sf.store)
+		st, err := m.readStoreCache(sf.store, searchReadCache)
 		if err != nil {
 			return err
 		}
@@ -78,8 +78,9 @@ Examples:
 			}
 		}
 		if sf.json {
+			hl := highlighter("**", "**")
 			for _, h := range hits {
-				h.Snippet = highlight(h.Snippet, "**", "**")
+				h.Snippet = hl.Replace(h.Snippet)
 			}
 			out := map[string]any{"query": q.Text, "hits": orEmpty(hits)}
 			if suggest != "" {
@@ -98,13 +99,13 @@ Examples:
 			}
 			return nil
 		}
-		on, off := "**", "**"
+		hl := highlighter("**", "**")
 		if isTerminal(m.Stdout) {
-			on, off = "\033[1;33m", "\033[0m"
+			hl = highlighter("\033[1;33m", "\033[0m")
 		}
 		for _, h := range hits {
 			fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
-				h.Kind, highlight(strings.Join(strings.Fields(h.Snippet), " "), on, off))
+				h.Kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
 		}
 		noun := "rounds"
 		if len(hits) == 1 {
@@ -115,8 +116,16 @@ Examples:
 	})
 }
 
-func highlight(s, on, off string) string {
-	return strings.NewReplacer(cairn.HighlightStart, on, cairn.HighlightEnd, off).Replace(s)
+// searchReadCache is the page cache of a search, in KiB: it reads a few
+// hundred pages once, and a process that exits soon spends less reusing
+// 16 pages than faulting fresh memory in for 500 (whole processes on the
+// 1 GB bench store: 3-6 ms less CPU of 55-62).
+const searchReadCache = 64
+
+// highlighter replaces a snippet's highlight markers with on and off.
+// Built once per search: a replacer of single bytes is a 256-entry table.
+func highlighter(on, off string) *strings.Replacer {
+	return strings.NewReplacer(cairn.HighlightStart, on, cairn.HighlightEnd, off)
 }
 
 // prefixSuggestion returns q's words each as a prefix ("auth" → "auth*")

@@ -173,7 +173,7 @@ func timeHook(bin, hello, ws, event string, input []byte, runs int, before func(
 		if event == "SessionStart" && !bytes.Contains(out, []byte(`"additionalContext"`)) {
 			return nil, nil, fmt.Errorf("hook SessionStart printed no context: %s", out)
 		}
-		h, err := yardstick.Run()
+		h, _, err := yardstick.Run()
 		if err != nil {
 			return nil, nil, err
 		}

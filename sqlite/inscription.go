@@ -222,6 +222,7 @@ func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable"}
 	searchable := func(b *cairn.Block) bool { return b.Kind.Searchable() && !b.Sidechain }
+	var first, last int64
 	for start := 0; start < len(blocks); start += insertBatch {
 		part := blocks[start:min(start+insertBatch, len(blocks))]
 		err := insertRows(ctx, tx, "blocks", cols, len(part), func(i int, dst []any) []any {
@@ -235,25 +236,25 @@ func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
 		// Rows inserted in one transaction get consecutive rowids ending
 		// at the last one inserted (the table has no AUTOINCREMENT and the
 		// transaction holds the write lock).
-		var last int64
 		if err := tx.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&last); err != nil {
 			return err
 		}
-		var fts []*cairn.Block
 		for i, b := range part {
 			b.ID = last - int64(len(part)-1-i)
-			if searchable(b) {
-				fts = append(fts, b)
-			}
 		}
-		err = insertRows(ctx, tx, "blocks_fts", []string{"rowid", "content"}, len(fts), func(i int, dst []any) []any {
-			return append(dst, fts[i].ID, cairn.SearchText(fts[i].Content))
-		})
-		if err != nil {
-			return err
+		if start == 0 {
+			first = part[0].ID
 		}
 	}
-	return nil
+	if len(blocks) == 0 {
+		return nil
+	}
+	// One statement for the whole search index: FTS5 writes its pending
+	// terms out at every statement, so a statement per few rows leaves
+	// many small segments to merge (most of the time of an import).
+	_, err := tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
+		SELECT id, `+searchTextFunc+`(content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, first, last)
+	return err
 }
 
 func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn.MessageUsage) error {

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	jsonv1 "encoding/json"
+	"iter"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -139,13 +140,38 @@ func (m *message) text() (string, bool) {
 	return s, true
 }
 
-func (m *message) blocks() []contentBlock {
-	if len(m.Content) == 0 || m.Content[0] != '[' {
-		return nil
+// blocks yields a message's content blocks one at a time, so a message
+// of a million blocks never holds them all decoded at once. An element of
+// an unexpected shape makes the rest be decoded as [unmarshal] does.
+func (m *message) blocks() iter.Seq2[int, contentBlock] {
+	return func(yield func(int, contentBlock) bool) {
+		if len(m.Content) == 0 || m.Content[0] != '[' {
+			return
+		}
+		i := 0
+		dec := jsontext.NewDecoder(bytes.NewBuffer(m.Content), decodeOptions)
+		if _, err := dec.ReadToken(); err == nil {
+			for ; dec.PeekKind() != ']'; i++ {
+				var c contentBlock
+				if json.UnmarshalDecode(dec, &c, decodeOptions) != nil {
+					break
+				}
+				if !yield(i, c) {
+					return
+				}
+			}
+			if dec.PeekKind() == ']' {
+				return
+			}
+		}
+		var bs []contentBlock
+		unmarshal(m.Content, &bs)
+		for ; i < len(bs); i++ {
+			if !yield(i, bs[i]) {
+				return
+			}
+		}
 	}
-	var bs []contentBlock
-	unmarshal(m.Content, &bs)
-	return bs
 }
 
 // resultText flattens a tool_result's content, a string or an array of

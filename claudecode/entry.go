@@ -50,7 +50,7 @@ type entry struct {
 	Version           string         `json:"version"`
 	GitBranch         string         `json:"gitBranch"`
 	Message           *message       `json:"message"`
-	ToolUseResult     jsontext.Value `json:"toolUseResult"`
+	ToolUseResult     toolUseResult  `json:"toolUseResult"`
 	Content           jsontext.Value `json:"content"` // system lines
 	CompactMetadata   *struct {
 		Trigger   string `json:"trigger"`
@@ -204,14 +204,51 @@ func resultText(raw jsontext.Value) string {
 	return b.String()
 }
 
-// resultAgentID returns the subagent id a Task/Agent tool result reports.
-func resultAgentID(raw jsontext.Value) string {
-	if len(raw) == 0 || raw[0] != '{' {
-		return ""
+// toolUseResult is the part of a line's toolUseResult cairn reads: the
+// subagent id a Task/Agent tool result reports. The rest, often a second
+// copy of the tool's whole output, is skipped, not copied.
+type toolUseResult struct {
+	AgentID string
+}
+
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (r *toolUseResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
 	}
-	var r struct {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if name.String() != "agentId" || dec.PeekKind() != '"' {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		r.AgentID = v.String()
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// UnmarshalJSON implements json.Unmarshaler for the standard decoder,
+// which [unmarshal] falls back to.
+func (r *toolUseResult) UnmarshalJSON(data []byte) error {
+	var v struct {
 		AgentID string `json:"agentId"`
 	}
-	unmarshal(raw, &r)
-	return r.AgentID
+	if len(data) > 0 && data[0] == '{' {
+		_ = jsonv1.Unmarshal(data, &v)
+	}
+	r.AgentID = v.AgentID
+	return nil
 }

@@ -55,7 +55,8 @@ func (b *builder) Add(l *cairn.Line) string {
 	}
 	b.noteSession(e)
 
-	if b.startsRound(e) {
+	starts := b.startsRound(e)
+	if starts {
 		b.seq++
 		if b.open != nil {
 			b.completed = append(b.completed, b.open)
@@ -77,7 +78,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	// Only conversation lines hold blocks; api-request* lines also carry a
 	// "message", but it is a copy of what was sent, not a new turn.
 	if (status == cairn.LineOK || status == cairn.LineInvalidUTF8) && conversation[e.Type] {
-		b.addBlocks(rs, l, e)
+		b.addBlocks(rs, l, e, starts)
 	}
 	return problem(status, e.Type)
 }
@@ -208,7 +209,8 @@ func isPrompt(s string) bool {
 	return true
 }
 
-func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
+// addBlocks adds e's blocks to rs; starts says whether e starts a round.
+func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool) {
 	if e.Message == nil {
 		if e.Type == "system" && e.Subtype == "compact_boundary" {
 			rs.add(l, e, "system", cairn.CompactionBlock, compactionText(e), nil)
@@ -225,7 +227,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 		rs.addUsage(e.Message)
 	}
 	userKind := cairn.UserText
-	if e.Type == "user" && !b.startsRound(e) {
+	if e.Type == "user" && !starts {
 		userKind = cairn.MetaText
 	}
 	if s, ok := e.Message.text(); ok {
@@ -258,7 +260,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 		case "tool_result":
 			rs.add(l, e, role, cairn.ToolResult, resultText(c.Content), func(bl *cairn.Block) {
 				bl.ToolID, bl.ToolName, bl.IsError = c.ToolUseID, rs.tools[c.ToolUseID], c.IsError
-				bl.AgentID = resultAgentID(e.ToolUseResult)
+				bl.AgentID = e.ToolUseResult.AgentID
 			})
 		case "image", "document":
 			rs.add(l, e, role, userKind, "["+c.Type+"]", nil)

@@ -31,6 +31,7 @@ type roundState struct {
 	messages map[string]*cairn.MessageUsage
 	order    []string // message ids in first-seen order
 	tools    map[string]string
+	answer   string // the last assistant text, the round's AgentPreview once cut by Finish
 }
 
 func newBuilder(s *cairn.Session, fromSeq int) *builder {
@@ -311,8 +312,8 @@ func (rs *roundState) add(l *cairn.Line, e *entry, role string, kind cairn.Block
 			r.UserPreview = Preview(commandText(content))
 		}
 	case cairn.AssistantText:
-		if p := Preview(content); p != "" && !bl.Sidechain {
-			r.AgentPreview = p
+		if !bl.Sidechain && strings.TrimSpace(content) != "" {
+			rs.answer = content
 		}
 	}
 }
@@ -354,6 +355,9 @@ func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsag
 	var msgs []*cairn.MessageUsage
 	for _, rs := range states {
 		r := *rs.round
+		if rs.answer != "" {
+			r.AgentPreview = Preview(rs.answer)
+		}
 		r.Usage = cairn.Usage{}
 		for _, id := range rs.order {
 			mu := *rs.messages[id]

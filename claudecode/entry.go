@@ -141,18 +141,23 @@ func (m *message) text() (string, bool) {
 }
 
 // blocks yields a message's content blocks one at a time, so a message
-// of a million blocks never holds them all decoded at once. An element of
-// an unexpected shape makes the rest be decoded as [unmarshal] does.
-func (m *message) blocks() iter.Seq2[int, contentBlock] {
-	return func(yield func(int, contentBlock) bool) {
-		if len(m.Content) == 0 || m.Content[0] != '[' {
+// of a million blocks never holds them all decoded at once.
+func (m *message) blocks() iter.Seq2[int, contentBlock] { return elements[contentBlock](m.Content) }
+
+// elements yields the elements of a JSON array decoded one at a time as
+// T, which may name only the fields wanted (the others are skipped, not
+// copied). An element of an unexpected shape makes the rest be decoded as
+// [unmarshal] does.
+func elements[T any](raw jsontext.Value) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		if len(raw) == 0 || raw[0] != '[' {
 			return
 		}
 		i := 0
-		dec := jsontext.NewDecoder(bytes.NewBuffer(m.Content), decodeOptions)
+		dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions)
 		if _, err := dec.ReadToken(); err == nil {
 			for ; dec.PeekKind() != ']'; i++ {
-				var c contentBlock
+				var c T
 				if json.UnmarshalDecode(dec, &c, decodeOptions) != nil {
 					break
 				}
@@ -164,10 +169,10 @@ func (m *message) blocks() iter.Seq2[int, contentBlock] {
 				return
 			}
 		}
-		var bs []contentBlock
-		unmarshal(m.Content, &bs)
-		for ; i < len(bs); i++ {
-			if !yield(i, bs[i]) {
+		var all []T
+		unmarshal(raw, &all)
+		for ; i < len(all); i++ {
+			if !yield(i, all[i]) {
 				return
 			}
 		}

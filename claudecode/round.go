@@ -144,7 +144,9 @@ func (b *builder) startsRound(e *entry) bool {
 	if s, ok := e.Message.text(); ok {
 		return isPrompt(s)
 	}
-	for _, c := range e.Message.blocks() {
+	// Only a block's type and text are read: a tool result's content is
+	// skipped, not copied.
+	for _, c := range elements[promptPart](e.Message.Content) {
 		if c.Type == "text" && isPrompt(c.Text) {
 			return true
 		}
@@ -153,6 +155,12 @@ func (b *builder) startsRound(e *entry) bool {
 		}
 	}
 	return false
+}
+
+// promptPart is what startsRound reads of a user line's content block.
+type promptPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 var conversation = map[string]bool{"user": true, "assistant": true, "system": true}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	jsonv1 "encoding/json"
+	"iter"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,7 +50,7 @@ type entry struct {
 	Version           string         `json:"version"`
 	GitBranch         string         `json:"gitBranch"`
 	Message           *message       `json:"message"`
-	ToolUseResult     jsontext.Value `json:"toolUseResult"`
+	ToolUseResult     toolUseResult  `json:"toolUseResult"`
 	Content           jsontext.Value `json:"content"` // system lines
 	CompactMetadata   *struct {
 		Trigger   string `json:"trigger"`
@@ -139,13 +140,43 @@ func (m *message) text() (string, bool) {
 	return s, true
 }
 
-func (m *message) blocks() []contentBlock {
-	if len(m.Content) == 0 || m.Content[0] != '[' {
-		return nil
+// blocks yields a message's content blocks one at a time, so a message
+// of a million blocks never holds them all decoded at once.
+func (m *message) blocks() iter.Seq2[int, contentBlock] { return elements[contentBlock](m.Content) }
+
+// elements yields the elements of a JSON array decoded one at a time as
+// T, which may name only the fields wanted (the others are skipped, not
+// copied). An element of an unexpected shape makes the rest be decoded as
+// [unmarshal] does.
+func elements[T any](raw jsontext.Value) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		if len(raw) == 0 || raw[0] != '[' {
+			return
+		}
+		i := 0
+		dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions)
+		if _, err := dec.ReadToken(); err == nil {
+			for ; dec.PeekKind() != ']'; i++ {
+				var c T
+				if json.UnmarshalDecode(dec, &c, decodeOptions) != nil {
+					break
+				}
+				if !yield(i, c) {
+					return
+				}
+			}
+			if dec.PeekKind() == ']' {
+				return
+			}
+		}
+		var all []T
+		unmarshal(raw, &all)
+		for ; i < len(all); i++ {
+			if !yield(i, all[i]) {
+				return
+			}
+		}
 	}
-	var bs []contentBlock
-	unmarshal(m.Content, &bs)
-	return bs
 }
 
 // resultText flattens a tool_result's content, a string or an array of
@@ -178,14 +209,51 @@ func resultText(raw jsontext.Value) string {
 	return b.String()
 }
 
-// resultAgentID returns the subagent id a Task/Agent tool result reports.
-func resultAgentID(raw jsontext.Value) string {
-	if len(raw) == 0 || raw[0] != '{' {
-		return ""
+// toolUseResult is the part of a line's toolUseResult cairn reads: the
+// subagent id a Task/Agent tool result reports. The rest, often a second
+// copy of the tool's whole output, is skipped, not copied.
+type toolUseResult struct {
+	AgentID string
+}
+
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (r *toolUseResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
 	}
-	var r struct {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if name.String() != "agentId" || dec.PeekKind() != '"' {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		r.AgentID = v.String()
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// UnmarshalJSON implements json.Unmarshaler for the standard decoder,
+// which [unmarshal] falls back to.
+func (r *toolUseResult) UnmarshalJSON(data []byte) error {
+	var v struct {
 		AgentID string `json:"agentId"`
 	}
-	unmarshal(raw, &r)
-	return r.AgentID
+	if len(data) > 0 && data[0] == '{' {
+		_ = jsonv1.Unmarshal(data, &v)
+	}
+	r.AgentID = v.AgentID
+	return nil
 }

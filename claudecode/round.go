@@ -31,6 +31,7 @@ type roundState struct {
 	messages map[string]*cairn.MessageUsage
 	order    []string // message ids in first-seen order
 	tools    map[string]string
+	answer   string // the last assistant text, the round's AgentPreview once cut by Finish
 }
 
 func newBuilder(s *cairn.Session, fromSeq int) *builder {
@@ -55,7 +56,8 @@ func (b *builder) Add(l *cairn.Line) string {
 	}
 	b.noteSession(e)
 
-	if b.startsRound(e) {
+	starts := b.startsRound(e)
+	if starts {
 		b.seq++
 		if b.open != nil {
 			b.completed = append(b.completed, b.open)
@@ -77,7 +79,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	// Only conversation lines hold blocks; api-request* lines also carry a
 	// "message", but it is a copy of what was sent, not a new turn.
 	if (status == cairn.LineOK || status == cairn.LineInvalidUTF8) && conversation[e.Type] {
-		b.addBlocks(rs, l, e)
+		b.addBlocks(rs, l, e, starts)
 	}
 	return problem(status, e.Type)
 }
@@ -142,7 +144,9 @@ func (b *builder) startsRound(e *entry) bool {
 	if s, ok := e.Message.text(); ok {
 		return isPrompt(s)
 	}
-	for _, c := range e.Message.blocks() {
+	// Only a block's type and text are read: a tool result's content is
+	// skipped, not copied.
+	for _, c := range elements[promptPart](e.Message.Content) {
 		if c.Type == "text" && isPrompt(c.Text) {
 			return true
 		}
@@ -151,6 +155,12 @@ func (b *builder) startsRound(e *entry) bool {
 		}
 	}
 	return false
+}
+
+// promptPart is what startsRound reads of a user line's content block.
+type promptPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 var conversation = map[string]bool{"user": true, "assistant": true, "system": true}
@@ -208,7 +218,8 @@ func isPrompt(s string) bool {
 	return true
 }
 
-func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
+// addBlocks adds e's blocks to rs; starts says whether e starts a round.
+func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool) {
 	if e.Message == nil {
 		if e.Type == "system" && e.Subtype == "compact_boundary" {
 			rs.add(l, e, "system", cairn.CompactionBlock, compactionText(e), nil)
@@ -225,7 +236,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 		rs.addUsage(e.Message)
 	}
 	userKind := cairn.UserText
-	if e.Type == "user" && !b.startsRound(e) {
+	if e.Type == "user" && !starts {
 		userKind = cairn.MetaText
 	}
 	if s, ok := e.Message.text(); ok {
@@ -258,7 +269,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry) {
 		case "tool_result":
 			rs.add(l, e, role, cairn.ToolResult, resultText(c.Content), func(bl *cairn.Block) {
 				bl.ToolID, bl.ToolName, bl.IsError = c.ToolUseID, rs.tools[c.ToolUseID], c.IsError
-				bl.AgentID = resultAgentID(e.ToolUseResult)
+				bl.AgentID = e.ToolUseResult.AgentID
 			})
 		case "image", "document":
 			rs.add(l, e, role, userKind, "["+c.Type+"]", nil)
@@ -309,8 +320,8 @@ func (rs *roundState) add(l *cairn.Line, e *entry, role string, kind cairn.Block
 			r.UserPreview = Preview(commandText(content))
 		}
 	case cairn.AssistantText:
-		if p := Preview(content); p != "" && !bl.Sidechain {
-			r.AgentPreview = p
+		if !bl.Sidechain && strings.TrimSpace(content) != "" {
+			rs.answer = content
 		}
 	}
 }
@@ -352,6 +363,9 @@ func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsag
 	var msgs []*cairn.MessageUsage
 	for _, rs := range states {
 		r := *rs.round
+		if rs.answer != "" {
+			r.AgentPreview = Preview(rs.answer)
+		}
 		r.Usage = cairn.Usage{}
 		for _, id := range rs.order {
 			mu := *rs.messages[id]

@@ -3,6 +3,7 @@ package inscribe_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -19,5 +20,48 @@ func BenchmarkImport(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		st := mustOpenStore(b, filepath.Join(b.TempDir(), "cairn.db"))
 		mustImport(b, newImporter(st), file)
+	}
+}
+
+// BenchmarkImport_Real measures import throughput of the real transcripts
+// (sharedTranscripts: the shared testdata beside the repository) into a
+// fresh store.
+func BenchmarkImport_Real(b *testing.B) {
+	var size int64
+	filepath.WalkDir(sharedTranscripts, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+		}
+		return nil
+	})
+	if size == 0 {
+		b.Skipf("no transcripts in %s", sharedTranscripts)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		st := mustOpenStore(b, filepath.Join(b.TempDir(), "cairn.db"))
+		mustImport(b, newImporter(st), sharedTranscripts)
+	}
+}
+
+// BenchmarkImport_WideLine measures the import of one assistant line of
+// 100,000 or 1,000,000 content blocks (-bench WideLine/1000000).
+func BenchmarkImport_WideLine(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			path := wideTranscript(b, n)
+			info, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(info.Size())
+			for b.Loop() {
+				st := mustOpenStore(b, filepath.Join(b.TempDir(), "cairn.db"))
+				mustImport(b, newImporter(st), path)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/block")
+		})
 	}
 }

@@ -333,10 +333,7 @@ func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, p
 	if err := r.read(ctx, size); err != nil {
 		return r.committedProblems(), err
 	}
-	last, err := im.Store.LastRound(ctx, sess.ID)
-	if err == nil {
-		fr.Rounds = last.Seq
-	}
+	fr.Rounds = r.lastSeq
 	return r.problems, nil
 }
 
@@ -371,6 +368,7 @@ type run struct {
 
 	builder  cairn.RoundBuilder
 	fromSeq  int
+	lastSeq  int       // the store's last round, as of the last commit
 	problems []Problem // written by the parsing goroutine, read after it ends
 }
 
@@ -384,7 +382,7 @@ func (r *run) start(ctx context.Context) error {
 	from := 1
 	last, err := r.im.Store.LastRound(ctx, r.sess.ID)
 	if err == nil {
-		r.fromSeq, from = last.Seq, last.FirstLine
+		r.fromSeq, r.lastSeq, from = last.Seq, last.Seq, last.FirstLine
 	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
 		return err
 	}
@@ -450,7 +448,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 		batchBytes = DefaultBatchBytes
 	}
 	offset, count, fromSeq := r.src.Offset, r.src.Lines, r.fromSeq
-	br := bufio.NewReaderSize(io.NewSectionReader(r.f, offset, size-offset), 1<<20)
+	lr := &lineReader{br: bufio.NewReaderSize(io.NewSectionReader(r.f, offset, size-offset), 1<<20)}
 	b := &batch{}
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
@@ -471,7 +469,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 		}
 	}
 	for {
-		raw, err := readLine(br)
+		raw, err := lr.next()
 		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
 			// The client is still writing this line (even a line that
 			// parses may be cut short: its terminator comes last): it is
@@ -510,18 +508,42 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	return nil
 }
 
-// readLine returns the next line with its terminator, however long.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err == nil || (err != bufio.ErrBufferFull) {
-		return append([]byte(nil), line...), err
+// lineReader returns lines with their terminator, however long, each in
+// memory of its own that is never reused: lines are copied into shared
+// blocks of arenaSize, so reading a file makes few allocations, not one
+// per line.
+type lineReader struct {
+	br    *bufio.Reader
+	arena []byte
+}
+
+const arenaSize = 1 << 20
+
+// next returns the next line.
+func (lr *lineReader) next() ([]byte, error) {
+	line, err := lr.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return lr.keep(line), err
 	}
 	buf := append([]byte(nil), line...)
 	for err == bufio.ErrBufferFull {
-		line, err = br.ReadSlice('\n')
+		line, err = lr.br.ReadSlice('\n')
 		buf = append(buf, line...)
 	}
 	return buf, err
+}
+
+// keep returns a copy of line that stays valid.
+func (lr *lineReader) keep(line []byte) []byte {
+	if len(line) > arenaSize/4 {
+		return append([]byte(nil), line...)
+	}
+	if cap(lr.arena)-len(lr.arena) < len(line) {
+		lr.arena = make([]byte, 0, arenaSize)
+	}
+	start := len(lr.arena)
+	lr.arena = append(lr.arena, line...)
+	return lr.arena[start:len(lr.arena):len(lr.arena)]
 }
 
 // commit stores one batch with the source position after it. The first
@@ -554,6 +576,9 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	*r.src = in.Source
 	stored := in.Source
 	r.prev = &stored
+	if len(b.rounds) > 0 {
+		r.lastSeq = b.rounds[len(b.rounds)-1].Seq
+	}
 	r.fr.Stored += len(b.lines)
 	r.fr.Bytes += int64(b.bytes)
 	r.reset = false

@@ -15,10 +15,12 @@ import (
 // first [cairn.HeadSize] bytes of the file and the last [cairn.TailSize]
 // before the read position. Hashing what was read, rather than what the
 // file holds when a batch is stored, is what lets a later import notice a
-// file that changed under this one.
+// file that changed under this one. The tail is kept as the lines read
+// (never changed once read), not copied.
 type windows struct {
 	head []byte
-	tail []byte
+	tail [][]byte
+	n    int // bytes in tail
 }
 
 // load reads the windows of the stored prefix of f and reports whether
@@ -32,29 +34,43 @@ func (w *windows) load(f *os.File, size int64, src *cairn.Source) (bool, error) 
 	if w.head, err = readAt(f, 0, min(src.Offset, cairn.HeadSize)); err != nil {
 		return false, err
 	}
-	if w.tail, err = readAt(f, max(0, src.Offset-cairn.TailSize), src.Offset); err != nil {
+	tail, err := readAt(f, max(0, src.Offset-cairn.TailSize), src.Offset)
+	if err != nil {
 		return false, err
 	}
-	head, tail := w.sums()
-	return bytes.Equal(head, src.HeadHash) && bytes.Equal(tail, src.TailHash), nil
+	w.tail, w.n = [][]byte{tail}, len(tail)
+	head, sum := w.sums()
+	return bytes.Equal(head, src.HeadHash) && bytes.Equal(sum, src.TailHash), nil
 }
 
-// add appends bytes read after the windows.
+// add appends bytes read after the windows; b must not change afterwards.
 func (w *windows) add(b []byte) {
 	if n := cairn.HeadSize - len(w.head); n > 0 {
 		w.head = append(w.head, b[:min(n, len(b))]...)
 	}
-	w.tail = append(w.tail, b...)
-	if len(w.tail) > 4*cairn.TailSize {
-		w.tail = append(w.tail[:0:0], w.tail[len(w.tail)-cairn.TailSize:]...)
+	w.tail = append(w.tail, b)
+	w.n += len(b)
+	drop := 0
+	for w.n-len(w.tail[drop]) >= cairn.TailSize {
+		w.n -= len(w.tail[drop])
+		drop++
+	}
+	if drop > 0 {
+		w.tail = append(w.tail[:0], w.tail[drop:]...)
 	}
 }
 
 // sums returns the SHA-256 of the head window and of the tail window.
 func (w *windows) sums() (head, tail []byte) {
 	h := sha256.Sum256(w.head)
-	t := sha256.Sum256(w.tail[max(0, len(w.tail)-cairn.TailSize):])
-	return h[:], t[:]
+	t := sha256.New()
+	skip := max(0, w.n-cairn.TailSize)
+	for _, b := range w.tail {
+		cut := min(skip, len(b))
+		t.Write(b[cut:])
+		skip -= cut
+	}
+	return h[:], t.Sum(nil)
 }
 
 // readAt returns f's bytes from..to, or an error if f is shorter.

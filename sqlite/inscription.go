@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"cairn"
 )
@@ -231,41 +232,41 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 }
 
 func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
+	if len(blocks) == 0 {
+		return nil
+	}
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable"}
-	searchable := func(b *cairn.Block) bool { return b.Kind.Searchable() && !b.Sidechain }
-	for start := 0; start < len(blocks); start += insertBatch {
-		part := blocks[start:min(start+insertBatch, len(blocks))]
-		err := insertRows(ctx, tx, "blocks", cols, len(part), func(i int, dst []any) []any {
-			b := part[i]
-			return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), formatTime(b.Timestamp),
-				b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, searchable(b))
-		})
-		if err != nil {
-			return fmt.Errorf("blocks of round %d: %w", part[0].RoundSeq, err)
+	var stamp time.Time
+	var stampText string
+	err := insertRows(ctx, tx, "blocks", cols, len(blocks), func(i int, dst []any) []any {
+		b := blocks[i]
+		// The blocks of a line share its timestamp: formatted once.
+		if !b.Timestamp.Equal(stamp) || stampText == "" {
+			stamp, stampText = b.Timestamp, formatTime(b.Timestamp)
 		}
-		// Rows inserted in one transaction get consecutive rowids ending
-		// at the last one inserted (the table has no AUTOINCREMENT and the
-		// transaction holds the write lock).
-		var last int64
-		if err := tx.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&last); err != nil {
-			return err
-		}
-		var fts []*cairn.Block
-		for i, b := range part {
-			b.ID = last - int64(len(part)-1-i)
-			if searchable(b) {
-				fts = append(fts, b)
-			}
-		}
-		err = insertRows(ctx, tx, "blocks_fts", []string{"rowid", "content"}, len(fts), func(i int, dst []any) []any {
-			return append(dst, fts[i].ID, cairn.SearchText(fts[i].Content))
-		})
-		if err != nil {
-			return err
-		}
+		return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), stampText,
+			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain)
+	})
+	if err != nil {
+		return fmt.Errorf("blocks of rounds %d–%d: %w", blocks[0].RoundSeq, blocks[len(blocks)-1].RoundSeq, err)
 	}
-	return nil
+	// Rows inserted in one transaction get consecutive rowids ending at the
+	// last one inserted (the table has no AUTOINCREMENT and the transaction
+	// holds the write lock).
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&last); err != nil {
+		return err
+	}
+	for i, b := range blocks {
+		b.ID = last - int64(len(blocks)-1-i)
+	}
+	// One statement for the whole search index: FTS5 writes its pending
+	// terms out at every statement, so a statement per few rows leaves
+	// many small segments to merge (most of the time of an import).
+	_, err = tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
+		SELECT id, `+searchTextFunc+`(content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, blocks[0].ID, last)
+	return err
 }
 
 func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn.MessageUsage) error {

@@ -3,9 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"strings"
 
 	"cairn"
+
+	modernc "modernc.org/sqlite"
 )
 
 // Searcher implements [cairn.Searcher] with FTS5.
@@ -223,4 +226,21 @@ func ftsQuery(text string) (string, []string) {
 		}
 	}
 	return strings.Join(terms, " "), words
+}
+
+// searchTextFunc is the SQL name of [cairn.SearchText], registered with the
+// driver: the search index is filled from the blocks table by one
+// statement.
+const searchTextFunc = "cairn_search_text"
+
+func init() {
+	modernc.MustRegisterDeterministicScalarFunction(searchTextFunc, 1, func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return cairn.SearchText(v), nil
+		case []byte:
+			return cairn.SearchText(string(v)), nil
+		}
+		return "", nil
+	})
 }

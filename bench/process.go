@@ -95,10 +95,20 @@ func BuildHello(dir string) (string, error) {
 		}
 	}
 	bin := filepath.Join(dir, "hello-bin")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build hello: %v\n%s", err, out)
+	return bin, goBuild(src, bin, ".")
+}
+
+// Build builds the package pkg (an import path, or a path from the module's
+// root) into the file out as the README installs cairn: without cgo, so
+// that the binary is static and starts without the dynamic loader.
+func Build(out, pkg string) error { return goBuild("", out, pkg) }
+
+func goBuild(dir, out, pkg string) error {
+	build := exec.Command("go", "build", "-o", out, pkg)
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 	}
-	return bin, nil
+	return nil
 }

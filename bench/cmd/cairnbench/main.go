@@ -188,12 +188,12 @@ func singleWords(qs []string) []string {
 // dependencies) into dir.
 func buildBinaries(dir string) (cairnBin, helloBin, floorBin string, err error) {
 	cairnBin = filepath.Join(dir, "cairn")
-	if out, err := exec.Command("go", "build", "-o", cairnBin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
-		return "", "", "", fmt.Errorf("go build cairn: %v\n%s", err, out)
+	if err := bench.Build(cairnBin, "cairn/cmd/cairn"); err != nil {
+		return "", "", "", err
 	}
 	floorBin = filepath.Join(dir, "startupfloor")
-	if out, err := exec.Command("go", "build", "-o", floorBin, "cairn/bench/cmd/startupfloor").CombinedOutput(); err != nil {
-		return "", "", "", fmt.Errorf("go build startupfloor: %v\n%s", err, out)
+	if err := bench.Build(floorBin, "cairn/bench/cmd/startupfloor"); err != nil {
+		return "", "", "", err
 	}
 	helloBin, err = bench.BuildHello(dir)
 	if err != nil {

@@ -46,8 +46,8 @@ func run() error {
 	bin := *cairnBin
 	if bin == "" {
 		bin = filepath.Join(*dir, "cairn")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cairn").CombinedOutput(); err != nil {
-			return fmt.Errorf("build cairn: %v\n%s", err, out)
+		if err := bench.Build(bin, "./cmd/cairn"); err != nil {
+			return err
 		}
 	}
 	hello, err := bench.BuildHello(*dir)

@@ -138,17 +138,15 @@ func (a *Assembler) View(ctx context.Context, r Request) (*View, error) {
 		// The last rounds are the frame's own working history: read them
 		// whole (the rest stay index lines), up to LogLines lines, so a
 		// session start stays fast after a long autonomous round.
-		lines := 0
+		from, lines := len(v.Log), 0
 		for i := len(v.Log) - 1; i >= max(0, len(v.Log)-LogRounds); i-- {
 			if lines += v.Log[i].LastLine - v.Log[i].FirstLine + 1; lines > LogLines {
 				break
 			}
-			r, err := a.Rounds.FindRound(ctx, v.Log[i].SessionID, v.Log[i].Seq)
-			if err != nil {
-				return nil, err
-			}
-			r.EngagementID, r.FrameID = v.Log[i].EngagementID, v.Log[i].FrameID
-			v.Log[i] = r
+			from = i
+		}
+		if err := a.withBlocks(ctx, v.Log[from:]); err != nil {
+			return nil, err
 		}
 		if a.Sessions != nil {
 			for _, r := range v.Log {
@@ -170,4 +168,41 @@ func (a *Assembler) View(ctx context.Context, r Request) (*View, error) {
 		}
 	}
 	return v, nil
+}
+
+// withBlocks loads the blocks of rounds, in place: those of one session
+// with one query over their range of seqs, others one by one.
+func (a *Assembler) withBlocks(ctx context.Context, rounds []*cairn.Round) error {
+	if len(rounds) == 0 {
+		return nil
+	}
+	first, last := rounds[0], rounds[len(rounds)-1]
+	oneSession := true
+	for _, r := range rounds {
+		oneSession = oneSession && r.SessionID == first.SessionID
+	}
+	if oneSession {
+		read, err := a.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: true})
+		if err != nil {
+			return err
+		}
+		bySeq := make(map[int]*cairn.Round, len(read))
+		for _, r := range read {
+			bySeq[r.Seq] = r
+		}
+		for _, r := range rounds {
+			if got := bySeq[r.Seq]; got != nil {
+				r.Blocks = got.Blocks
+			}
+		}
+		return nil
+	}
+	for _, r := range rounds {
+		got, err := a.Rounds.FindRound(ctx, r.SessionID, r.Seq)
+		if err != nil {
+			return err
+		}
+		r.Blocks = got.Blocks
+	}
+	return nil
 }

@@ -92,7 +92,21 @@ func TestViewReadsTheLastRounds(t *testing.T) {
 	rounds := &mock.RoundStore{
 		FindRoundsFn: func(_ context.Context, f cairn.RoundFilter) ([]*cairn.Round, error) {
 			asked = append(asked, f)
-			return full.Log[len(full.Log)-f.Last:], nil
+			if f.WithBlocks {
+				var out []*cairn.Round
+				for _, r := range full.Log[f.FromSeq-1 : f.ToSeq] {
+					c := *r
+					c.Blocks = []*cairn.Block{{Kind: cairn.UserText, Content: c.UserPreview}, {Kind: cairn.AssistantText, Content: c.AgentPreview}}
+					out = append(out, &c)
+				}
+				return out, nil
+			}
+			var out []*cairn.Round
+			for _, r := range full.Log[len(full.Log)-f.Last:] {
+				c := *r
+				out = append(out, &c)
+			}
+			return out, nil
 		},
 		CountRoundsFn: func(context.Context, cairn.RoundFilter) (int, error) { return len(full.Log), nil },
 		FindRoundFn: func(_ context.Context, _ string, seq int) (*cairn.Round, error) {
@@ -108,8 +122,11 @@ func TestViewReadsTheLastRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(asked) != 1 || asked[0].Last == 0 || asked[0].Last >= len(full.Log) {
-		t.Fatalf("FindRounds asked %+v: want only the last rounds", asked)
+	if len(asked) != 2 || asked[0].Last == 0 || asked[0].Last >= len(full.Log) {
+		t.Fatalf("FindRounds asked %+v: want only the last rounds, then one range of them with their blocks", asked)
+	}
+	if r := asked[1]; !r.WithBlocks || r.SessionID == "" || r.ToSeq-r.FromSeq+1 > assemble.LogRounds {
+		t.Fatalf("the rounds carried whole were read with %+v: want one query over the last %d", r, assemble.LogRounds)
 	}
 	// The rounds carried whole are read with their blocks either way.
 	for i, r := range v.Log {

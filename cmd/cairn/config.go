@@ -82,9 +82,6 @@ type store struct {
 // A hook opens its store once: the steps of one event (inscribe, the
 // pressure note, suggestions) share it, and [Main.runHook] closes it.
 func (m *Main) openStore(flagValue string) (*store, error) {
-	if m.inHook && m.hookStore != nil {
-		return m.hookStore.borrowed(), nil
-	}
 	location, err := m.storePath(flagValue)
 	if err != nil {
 		return nil, err
@@ -92,16 +89,21 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 	if !m.inHook {
 		return openStoreAt(location)
 	}
+	if m.hookStore != nil && m.hookStoreAt == location {
+		return m.hookStore.borrowed(), nil
+	}
 	open := openStoreAt
 	if isPostgres(location) {
 		open = func(location string) (*store, error) {
 			return openPostgres(location, hookConnectTimeout, hookStatementTimeout)
 		}
 	}
-	if m.hookStore, err = open(location); err != nil {
-		return nil, err
+	st, err := open(location)
+	if err != nil || m.hookStore != nil {
+		return st, err // another store than the hook's own: the caller's to close
 	}
-	return m.hookStore.borrowed(), nil
+	m.hookStore, m.hookStoreAt = st, location
+	return st.borrowed(), nil
 }
 
 // borrowed returns st with a Close that leaves it open, for a caller that

@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"cairn"
 )
 
 // TestHookExitCode pins that a failing hook exits 1, which Claude Code
@@ -40,4 +44,44 @@ func TestHookExitCode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHookStoreShared: the steps of one hook share its store, whose Close
+// leaves it open; another store is the caller's own; runHook closes the
+// shared one.
+func TestHookStoreShared(t *testing.T) {
+	dir := t.TempDir()
+	own, other := filepath.Join(dir, "own.db"), filepath.Join(dir, "other.db")
+	m := NewMain(strings.NewReader(""), io.Discard, io.Discard)
+	m.Getenv = func(k string) string {
+		if k == "CAIRN_STORE" {
+			return own
+		}
+		return ""
+	}
+	m.inHook = true
+	a, err := m.openStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b, err := m.openStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.sessions.FindSessions(context.Background(), cairn.SessionFilter{}); err != nil {
+		t.Fatalf("the hook's store was closed by a step that borrowed it: %v", err)
+	}
+	c, err := m.openStore(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.hookStoreAt != own {
+		t.Fatalf("the hook's store is %q, want %q", m.hookStoreAt, own)
+	}
+	c.Close()
+	if _, _, err := c.sessions.FindSessions(context.Background(), cairn.SessionFilter{}); err == nil {
+		t.Fatal("a store other than the hook's stayed open after its Close")
+	}
+	m.hookStore.Close()
 }

@@ -38,8 +38,9 @@ type Main struct {
 	Getenv         func(string) string
 	Getwd          func() (string, error)
 
-	inHook    bool   // running as a Claude Code hook: short store timeouts, one store
-	hookStore *store // the store a hook opened, shared by its steps
+	inHook      bool   // running as a Claude Code hook: short store timeouts, one store
+	hookStore   *store // the store a hook opened, shared by its steps
+	hookStoreAt string // where it is
 }
 
 // NewMain returns a Main for the given streams and the process environment.

@@ -68,7 +68,14 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 		for k, v := range want {
 			var a, b any
-			_ = json.Unmarshal(v, &a)
+			if json.Unmarshal(v, &a) != nil {
+				// A value encoding/json cannot hold (1e700) is compared as
+				// written.
+				if got := o.get(k); !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(v)) {
+					t.Fatalf("%q: member %q = %s, want %s", raw, k, got, v)
+				}
+				continue
+			}
 			if json.Unmarshal(o.get(k), &b) != nil || !jsonEqual(a, b) {
 				t.Fatalf("%q: member %q = %s, want %s", raw, k, o.get(k), v)
 			}

@@ -27,43 +27,6 @@ func stores(db *sqlite.DB) *storetest.Store {
 	}
 }
 
-// damage overwrites the first page of every table and index of the store
-// at path but the schema's and the migrations' (so it still opens).
-func damage(tb testing.TB, path string) {
-	tb.Helper()
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var size int64
-	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
-		tb.Fatal(err)
-	}
-	rows, err := raw.Query(`SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND tbl_name != 'migrations'`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var pages []int64
-	for rows.Next() {
-		var p int64
-		rows.Scan(&p)
-		pages = append(pages, p)
-	}
-	rows.Close()
-	raw.Close()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	junk := []byte(strings.Repeat("\xa5", int(size)))
-	for _, p := range pages {
-		if _, err := f.WriteAt(junk, (p-1)*size); err != nil {
-			tb.Fatal(err)
-		}
-	}
-}
-
 // TestStoreError_Damaged: every method of every store, on a store whose
 // tables are damaged, fails with a message that names the store and says
 // what to do, and keeps the driver's error.
@@ -78,7 +41,7 @@ func TestStoreError_Damaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	damage(t, path)
+	storetest.DamageSQLite(t, path)
 	db = MustOpenDBAt(t, path)
 	storetest.Broken(t, stores(db), path)
 

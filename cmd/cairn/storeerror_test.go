@@ -80,7 +80,7 @@ func TestStoreErrors(t *testing.T) {
 		}},
 		{"Damaged", func(t *testing.T) brokenStore {
 			path := env.copyGood(t)
-			damageStore(t, path)
+			storetest.DamageSQLite(t, path)
 			return brokenStore{location: path, mention: path, says: "damaged"}
 		}},
 		{"Truncated", func(t *testing.T) brokenStore {
@@ -371,44 +371,6 @@ func rawExec(t *testing.T, path string, stmts ...string) {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-	}
-}
-
-// damageStore overwrites the first page of every table and index of the
-// SQLite store at path but the schema's and the migrations' (so it still
-// opens).
-func damageStore(t *testing.T, path string) {
-	t.Helper()
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var size int64
-	var pages []int64
-	err = raw.QueryRow(`PRAGMA page_size`).Scan(&size)
-	if err == nil {
-		var rows *sql.Rows
-		if rows, err = raw.Query(`SELECT rootpage FROM sqlite_master WHERE rootpage > 0 AND tbl_name != 'migrations'`); err == nil {
-			for rows.Next() {
-				var p int64
-				rows.Scan(&p)
-				pages = append(pages, p)
-			}
-			rows.Close()
-		}
-	}
-	raw.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	junk := bytes.Repeat([]byte{0xa5}, int(size))
-	for _, p := range pages {
-		f.WriteAt(junk, (p-1)*size)
 	}
 }
 

@@ -103,6 +103,25 @@ func testTags(t *testing.T, open Open) {
 		MustInscribe(t, st, &in)
 		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:3=inscription")
 	})
+	t.Run("CountsRoundsNotTags", func(t *testing.T) {
+		// A round a later inscription drops keeps its tag row: it is no
+		// longer one of the tag's rounds, found or counted.
+		d := newSession("7a9d0000-0000-0000-0000-000000000000", "/p", t0, 3, plain)
+		MustInscribe(t, st, d.in)
+		if err := st.Tags.TagRounds(ctx, d.s.ID, []int{1, 2, 3}, "kept", "fz"); err != nil {
+			t.Fatal(err)
+		}
+		in := *d.in
+		in.Lines, in.FromSeq = nil, 2
+		in.Rounds, in.Blocks, in.Messages = d.in.Rounds[1:2], nil, nil
+		MustInscribe(t, st, &in)
+		equal(t, find(t, cairn.RoundFilter{FrameID: "fz"}), "7a9d:1=kept", "7a9d:2=kept")
+		for _, f := range []cairn.RoundFilter{{FrameID: "fz"}, {EngagementID: "kept"}} {
+			if n, err := st.Rounds.CountRounds(ctx, f); err != nil || n != 2 {
+				t.Errorf("CountRounds(%+v) = %d, %v; want 2", f, n, err)
+			}
+		}
+	})
 	t.Run("AutoTag", func(t *testing.T) {
 		c := newSession("7a9c0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
 		c.in.EngagementID, c.in.FrameID = "auto", "fr"

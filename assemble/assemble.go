@@ -170,19 +170,18 @@ func (a *Assembler) View(ctx context.Context, r Request) (*View, error) {
 	return v, nil
 }
 
-// withBlocks loads the blocks of rounds, in place: those of one session
-// with one query over their range of seqs, others one by one.
+// withBlocks loads the blocks of rounds, in place, with one query per
+// session over its range of seqs (a log is in session then seq order, so a
+// session's rounds are together).
 func (a *Assembler) withBlocks(ctx context.Context, rounds []*cairn.Round) error {
-	if len(rounds) == 0 {
-		return nil
-	}
-	first, last := rounds[0], rounds[len(rounds)-1]
-	oneSession := true
-	for _, r := range rounds {
-		oneSession = oneSession && r.SessionID == first.SessionID
-	}
-	if oneSession {
-		read, err := a.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: true})
+	for len(rounds) > 0 {
+		n := 1
+		for n < len(rounds) && rounds[n].SessionID == rounds[0].SessionID {
+			n++
+		}
+		run := rounds[:n]
+		rounds = rounds[n:]
+		read, err := a.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: run[0].SessionID, FromSeq: run[0].Seq, ToSeq: run[n-1].Seq, WithBlocks: true})
 		if err != nil {
 			return err
 		}
@@ -190,19 +189,11 @@ func (a *Assembler) withBlocks(ctx context.Context, rounds []*cairn.Round) error
 		for _, r := range read {
 			bySeq[r.Seq] = r
 		}
-		for _, r := range rounds {
+		for _, r := range run {
 			if got := bySeq[r.Seq]; got != nil {
 				r.Blocks = got.Blocks
 			}
 		}
-		return nil
-	}
-	for _, r := range rounds {
-		got, err := a.Rounds.FindRound(ctx, r.SessionID, r.Seq)
-		if err != nil {
-			return err
-		}
-		r.Blocks = got.Blocks
 	}
 	return nil
 }

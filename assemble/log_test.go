@@ -109,11 +109,6 @@ func TestViewReadsTheLastRounds(t *testing.T) {
 			return out, nil
 		},
 		CountRoundsFn: func(context.Context, cairn.RoundFilter) (int, error) { return len(full.Log), nil },
-		FindRoundFn: func(_ context.Context, _ string, seq int) (*cairn.Round, error) {
-			r := *full.Log[seq-1]
-			r.Blocks = []*cairn.Block{{Kind: cairn.UserText, Content: r.UserPreview}, {Kind: cairn.AssistantText, Content: r.AgentPreview}}
-			return &r, nil
-		},
 	}
 	frames := &mock.FrameStore{FindFramesFn: func(context.Context) ([]*cairn.Frame, error) { return appTree(), nil }}
 	a := &assemble.Assembler{Frames: frames, Rounds: rounds}

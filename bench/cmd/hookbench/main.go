@@ -74,8 +74,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("SessionStart  p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; store holds a %.0f MB session)\n",
-		ms(start.Percentile(50)), ms(start.Percentile(90)), ms(start.Percentile(100)), ms(hw.Percentile(50)), len(start), float64(info.Size())/1e6)
+	report("SessionStart", start, hw, fmt.Sprintf("store holds a %.0f MB session", float64(info.Size())/1e6))
 
 	g, err := bench.NewGenerator(*samples, 2)
 	if err != nil {
@@ -98,8 +97,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Stop          p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; one round appended before each)\n",
-		ms(stop.Percentile(50)), ms(stop.Percentile(90)), ms(stop.Percentile(100)), ms(hw.Percentile(50)), len(stop))
+	report("Stop", stop, hw, "one round appended before each")
 
 	// UserPromptSubmit inscribes the same way, then reads the context's
 	// occupancy from the transcript's end (the pressure note).
@@ -107,8 +105,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("UserPrompt    p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; one round appended before each)\n",
-		ms(prompt.Percentile(50)), ms(prompt.Percentile(90)), ms(prompt.Percentile(100)), ms(hw.Percentile(50)), len(prompt))
+	report("UserPrompt", prompt, hw, "one round appended before each")
 	return nil
 }
 
@@ -182,6 +179,12 @@ func timeHook(bin, hello, ws, event string, input []byte, runs int, before func(
 		}
 	}
 	return lat, hw, nil
+}
+
+// report prints one hook's figures beside the hello world's of the same run.
+func report(event string, lat, hw bench.Latencies, note string) {
+	fmt.Printf("%-13s p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; %s)\n",
+		event, ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Percentile(100)), ms(hw.Percentile(50)), len(lat), note)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -36,14 +36,18 @@ hand.
                     stack, relay state, index) as additionalContext, within
                     Claude Code's 10,000 characters; the whole context goes
                     to .cairn/context/<session>.xml when it does not fit
-  UserPromptSubmit  inscribe the transcript's new bytes; new rounds are
-                    tagged with the active engagement and frame; then add
-                    short lines: when the context the client holds has
-                    crossed a threshold of .cairn/config (pressure = 70,85),
-                    the percentage, what advise recommends and the command;
-                    when a frame operation is suggested (cairn suggest:
-                    size, area, prompt, plan; once per frame and rule)
-  Stop              the same, and the exhaustion check below
+  UserPromptSubmit  add short lines to the prompt: when the context the
+                    client holds has crossed a threshold of .cairn/config
+                    (pressure = 70,85), the percentage, what advise
+                    recommends (after inscribing the transcript, so that
+                    advise sees all of it) and the command; when a frame
+                    operation is suggested (cairn suggest: size, area,
+                    prompt, plan; once per frame and rule). It inscribes
+                    nothing else: the prompt waits for it, and Stop
+                    inscribes each turn as it ends
+  Stop              inscribe the transcript's new bytes (and its
+                    sub-agents'); new rounds are tagged with the active
+                    engagement and frame; then the exhaustion check below
   PostToolUse, PostToolUseFailure
                     after each tool call: when the last Write/Edit calls are
                     3 in a row with no content (an agent out of context;
@@ -127,10 +131,8 @@ func (m *Main) hook(ctx context.Context, event string) error {
 	case claudecode.SessionStart:
 		return m.hookSessionStart(ctx, w, in)
 	case claudecode.UserPromptSubmit:
-		if _, err := m.hookInscribe(ctx, w, in); err != nil {
-			return err
-		}
-		// One additionalContext for every note: the client reads one
+		// No inscription here: Stop inscribes each turn as it ends, and
+		// the prompt waits for this hook. One additionalContext for every note: the client reads one
 		// answer per hook.
 		var notes []string
 		note, err := m.hookPressure(ctx, w, in)

@@ -14,7 +14,8 @@ import (
 // client holds: when it has crossed a threshold of .cairn/config since the
 // last prompt, it returns a short note for the agent (the percentage, what
 // advise recommends and the command); else "". Reading the occupancy costs
-// a read of the transcript's end; advise runs only on a crossing.
+// a read of the transcript's end; the transcript is inscribed and advise
+// run only on a crossing.
 func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) (string, error) {
 	cfg, err := w.ReadConfig()
 	if err != nil {
@@ -29,6 +30,11 @@ func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *cla
 	}
 	crossed, err := w.Crossed(in.SessionID, occ.Percent(), cfg.Pressure)
 	if err != nil || crossed == 0 {
+		return "", err
+	}
+	// Advise reads the stored session: bring it up to the transcript's end
+	// first. This is the one prompt of a crossing that waits for it.
+	if _, err := m.hookInscribe(ctx, w, in); err != nil {
 		return "", err
 	}
 	var advice *surgery.Advice

@@ -64,3 +64,27 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestLeanBuild: the lean build of cmd/cairn (-tags lean, installed as
+// cairn) links none of the libraries it hands to cairn-full, whose
+// package initialisation every hook would pay; the complete build links
+// them all, so the check can tell the two apart.
+func TestLeanBuild(t *testing.T) {
+	heavy := []string{"github.com/modelcontextprotocol/go-sdk/mcp", "net/http", "github.com/jackc/pgx/v5", "cairn/postgres", "cairn/mcp", "cairn/http"}
+	deps := func(tags ...string) string {
+		out, err := exec.Command("go", append(append([]string{"list", "-deps"}, tags...), "./cmd/cairn")...).Output()
+		if err != nil {
+			t.Fatalf("go list %v: %v", tags, err)
+		}
+		return "\n" + string(out)
+	}
+	lean, full := deps("-tags", "lean"), deps()
+	for _, p := range heavy {
+		if strings.Contains(lean, "\n"+p+"\n") {
+			t.Errorf("the lean build links %s", p)
+		}
+		if !strings.Contains(full, "\n"+p+"\n") {
+			t.Errorf("the complete build does not link %s", p)
+		}
+	}
+}

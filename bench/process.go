@@ -103,8 +103,18 @@ func BuildHello(dir string) (string, error) {
 // that the binary is static and starts without the dynamic loader.
 func Build(out, pkg string) error { return goBuild("", out, pkg) }
 
-func goBuild(dir, out, pkg string) error {
-	build := exec.Command("go", "build", "-o", out, pkg)
+// BuildCairn builds cairn into the file out as the README installs it:
+// the lean build (-tags lean), and cairn-full, the complete build, beside
+// it.
+func BuildCairn(out string) error {
+	if err := goBuild("", out, "cairn/cmd/cairn", "-tags", "lean"); err != nil {
+		return err
+	}
+	return goBuild("", filepath.Join(filepath.Dir(out), "cairn-full"), "cairn/cmd/cairn")
+}
+
+func goBuild(dir, out, pkg string, flags ...string) error {
+	build := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 	build.Dir = dir
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := build.CombinedOutput(); err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"cairn"
-	"cairn/postgres"
 	"cairn/sqlite"
 	"cairn/workspace"
 )
@@ -164,22 +163,6 @@ func openStoreCache(location string, readCache int) (*store, error) {
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 		engagements: sqlite.NewEngagementStore(db),
-	}, nil
-}
-
-// openPostgres opens a shared store with the given timeouts (0: the
-// defaults).
-func openPostgres(location string, connect, statement time.Duration) (*store, error) {
-	db := postgres.NewDB(location)
-	db.ConnectTimeout, db.StatementTimeout = connect, statement
-	if err := db.Open(); err != nil {
-		return nil, err
-	}
-	return &store{
-		Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
-		inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
-		frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
-		engagements: postgres.NewEngagementStore(db),
 	}, nil
 }
 

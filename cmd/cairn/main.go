@@ -21,7 +21,8 @@ func main() {
 	defer stop()
 	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		var child handedOff
+		if !errors.Is(err, flag.ErrHelp) && !errors.As(err, &child) {
 			fmt.Fprintln(os.Stderr, "cairn:", errorText(err))
 			if cause := errorCause(err); cause != "" && os.Getenv("CAIRN_DEBUG") != "" {
 				fmt.Fprintln(os.Stderr, "cairn: cause:", cause)
@@ -131,6 +132,9 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		m.usage(m.Stdout)
 		return nil
 	}
+	if lean && needsFull(args, m.Getenv) {
+		return m.handOff(args)
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			return c.run(m, ctx, args[1:])
@@ -239,9 +243,12 @@ func errorCause(err error) string {
 func exitCode(err error) int {
 	var h *hookError
 	var u *usageErr
+	var child handedOff
 	switch {
 	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &child):
+		return int(child)
 	case errors.As(err, &h):
 		return 1
 	case errors.As(err, &u):

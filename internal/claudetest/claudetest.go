@@ -260,6 +260,18 @@ var cairnBin struct {
 	err  error
 }
 
+// BuildCairn builds cairn at path as the README installs it: the lean
+// build, and cairn-full beside it, to which the lean one hands cairn mcp,
+// cairn serve and PostgreSQL stores.
+func BuildCairn(path string) error {
+	for _, b := range []struct{ out, tags string }{{path, "lean"}, {filepath.Join(filepath.Dir(path), "cairn-full"), ""}} {
+		if out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.out, "cairn/cmd/cairn").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build -tags %q cairn/cmd/cairn: %v\n%s", b.tags, err, out)
+		}
+	}
+	return nil
+}
+
 // Cairn builds the cairn command once per test binary and returns its path:
 // end-to-end tests drive the product as users do.
 func Cairn(tb testing.TB) string {
@@ -271,10 +283,7 @@ func Cairn(tb testing.TB) string {
 			return
 		}
 		cairnBin.path = filepath.Join(dir, "cairn")
-		out, err := exec.Command("go", "build", "-o", cairnBin.path, "cairn/cmd/cairn").CombinedOutput()
-		if err != nil {
-			cairnBin.err = fmt.Errorf("go build cairn/cmd/cairn: %v\n%s", err, out)
-		}
+		cairnBin.err = BuildCairn(cairnBin.path)
 	})
 	if cairnBin.err != nil {
 		tb.Fatal(cairnBin.err)

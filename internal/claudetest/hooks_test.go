@@ -26,8 +26,8 @@ func MustBuildCairn(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	bin := filepath.Join(dir, "cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
+	if err := claudetest.BuildCairn(bin); err != nil {
+		tb.Fatal(err)
 	}
 	tb.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return bin

@@ -188,7 +188,7 @@ func singleWords(qs []string) []string {
 // dependencies) into dir.
 func buildBinaries(dir string) (cairnBin, helloBin, floorBin string, err error) {
 	cairnBin = filepath.Join(dir, "cairn")
-	if err := bench.Build(cairnBin, "cairn/cmd/cairn"); err != nil {
+	if err := bench.BuildCairn(cairnBin); err != nil {
 		return "", "", "", err
 	}
 	floorBin = filepath.Join(dir, "startupfloor")

@@ -38,7 +38,7 @@ func run() error {
 	size := flag.Int64("size", 100<<20, "bytes of the long session")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "hookbench"), "work folder (workspace and session kept between runs)")
 	samples := flag.String("samples", "testdata/claudecode", "sample transcripts to build from")
-	cairnBin := flag.String("cairn", "", "the cairn binary (default: built from ./cmd/cairn)")
+	cairnBin := flag.String("cairn", "", "the cairn binary (default: built from ./cmd/cairn as the README installs it, cairn-full beside it)")
 	runs := flag.Int("runs", 40, "hook calls to time per event")
 	flag.Parse()
 	ctx := context.Background()
@@ -46,7 +46,7 @@ func run() error {
 	bin := *cairnBin
 	if bin == "" {
 		bin = filepath.Join(*dir, "cairn")
-		if err := bench.Build(bin, "./cmd/cairn"); err != nil {
+		if err := bench.BuildCairn(bin); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNeedsFull: the invocations the lean build hands to cairn-full.
+func TestNeedsFull(t *testing.T) {
+	for _, c := range []struct {
+		args  string
+		store string
+		want  bool
+	}{
+		{"mcp", "", true},
+		{"serve --addr 127.0.0.1:0", "", true},
+		{"help serve", "", false}, // Run turns it into "serve -h" first
+		{"eval retention S --model claude-x", "", true},
+		{"eval retention S --model=claude-x", "", true},
+		{"eval retention S", "", false},
+		{"search model", "", false},
+		{"sessions --store postgres://u@h/db", "", true},
+		{"sessions --store=postgresql://u@h/db", "", true},
+		{"migrate --to postgres://u@h/db", "", true},
+		{"hook SessionStart", "postgres://u@h/db", true},
+		{"hook SessionStart", "/tmp/x.db", false},
+		{"import", "", false},
+		{"", "", false},
+	} {
+		got := needsFull(strings.Fields(c.args), func(k string) string {
+			if k == "CAIRN_STORE" {
+				return c.store
+			}
+			return ""
+		})
+		if got != c.want {
+			t.Errorf("needsFull(%q, CAIRN_STORE=%q) = %v, want %v", c.args, c.store, got, c.want)
+		}
+	}
+}
+
+// TestLeanHandOff builds cairn as the README installs it, the lean build
+// and cairn-full beside it, and checks the lean one does its own work and
+// hands the rest over: the same output as cairn-full's for mcp, serve and
+// a PostgreSQL store, a message naming the build command when cairn-full
+// is missing, and no loop when cairn-full is a lean build too.
+func TestLeanHandOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cairn twice")
+	}
+	dir := t.TempDir()
+	lean, full := filepath.Join(dir, "cairn"), filepath.Join(dir, "cairn-full")
+	for _, b := range []struct{ out, tags string }{{lean, "lean"}, {full, ""}} {
+		if out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.out, ".").CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags %q: %v\n%s", b.tags, err, out)
+		}
+	}
+	run := func(bin string, env []string, args ...string) (string, int) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hand-off loop would never end
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), append([]string{"CAIRN_FULL=", "CAIRN_STORE=", "CAIRN_HANDOFF=", "PATH=/usr/bin:/bin"}, env...)...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), code
+	}
+	pg := "postgres://cairn@127.0.0.1:1/none?sslmode=disable"
+	for _, args := range [][]string{{"mcp", "-h"}, {"serve", "-h"}, {"help", "mcp"}, {"sessions", "--store", pg}} {
+		want, wantCode := run(full, nil, args...)
+		got, code := run(lean, nil, args...)
+		if got != want || code != wantCode {
+			t.Errorf("lean cairn %v: exit %d\n%s\nwant cairn-full's, exit %d\n%s", args, code, got, wantCode, want)
+		}
+	}
+	if got, code := run(lean, []string{"CAIRN_STORE=" + pg}, "sessions"); code != 1 || !strings.Contains(got, "PostgreSQL store") {
+		t.Errorf("lean cairn sessions, CAIRN_STORE a PostgreSQL URL: exit %d, %s", code, got)
+	}
+	if got, code := run(lean, nil, "sessions", "--store", filepath.Join(dir, "x.db")); code != 1 || !strings.Contains(got, "No store at") {
+		t.Errorf("lean cairn on its own store: exit %d, %s", code, got)
+	}
+
+	alone := filepath.Join(t.TempDir(), "cairn")
+	if b, err := os.ReadFile(lean); err != nil || os.WriteFile(alone, b, 0o755) != nil {
+		t.Fatal(err)
+	}
+	got, code := run(alone, nil, "serve")
+	if code != 1 || !strings.Contains(got, "needs cairn-full") || !strings.Contains(got, "go build -o "+filepath.Join(filepath.Dir(alone), "cairn-full")+" ./cmd/cairn") {
+		t.Errorf("lean cairn without cairn-full: exit %d, %s", code, got)
+	}
+	if got, code := run(alone, []string{"CAIRN_FULL=" + full}, "mcp", "-h"); code != 0 || !strings.Contains(got, "Model Context Protocol") {
+		t.Errorf("lean cairn with $CAIRN_FULL: exit %d, %s", code, got)
+	}
+	if got, code := run(alone, []string{"CAIRN_FULL=" + alone}, "mcp"); code != 1 || !strings.Contains(got, "lean build too") {
+		t.Errorf("cairn-full a lean build: exit %d, %s", code, got)
+	}
+}

@@ -17,6 +17,10 @@ import (
 // 600 MB).
 var wideBlocks = 4096 // a variable for tests
 
+// wideContent is the size past which a message's content is read from
+// the line's bytes rather than from the decoder's copy of them.
+const wideContent = 1 << 20
+
 // sliceBlocks is how many blocks of a wide line are decoded between two
 // yields of [builder.Finish]'s sequence.
 const sliceBlocks = 1024
@@ -36,7 +40,7 @@ type wideLine struct {
 // describes. A line of more than wideBlocks blocks becomes a wide line:
 // its blocks are read through for what they tell of the round (tools,
 // previews) but not held.
-func (rs *roundState) addParts(src *lineSource, l *cairn.Line, content jsontext.Value) {
+func (rs *roundState) addParts(src *lineSource, content jsontext.Value) {
 	first := len(rs.blocks)
 	var wide *wideLine
 	var scratch cairn.Block
@@ -60,7 +64,7 @@ func (rs *roundState) addParts(src *lineSource, l *cairn.Line, content jsontext.
 		if len(rs.blocks)-first < wideBlocks {
 			continue
 		}
-		wide = &wideLine{at: first, index: rs.blocks[first].Index, src: src, content: within(l.Raw, content)}
+		wide = &wideLine{at: first, index: rs.blocks[first].Index, src: src, content: content}
 		for _, held := range rs.blocks[first:] {
 			if held.Kind == cairn.ToolResult {
 				wide.toolNames = append(wide.toolNames, held.ToolName)
@@ -72,9 +76,9 @@ func (rs *roundState) addParts(src *lineSource, l *cairn.Line, content jsontext.
 	}
 }
 
-// within returns the bytes of raw that equal v, so that a wide line's
-// content is not held twice (the decoder's copy and the line's bytes), or
-// v if raw does not hold them as one run.
+// within returns the bytes of raw that equal v, so that a long content is
+// not held twice (the decoder's copy and the line's bytes), or v if raw
+// does not hold them as one run.
 func within(raw []byte, v jsontext.Value) jsontext.Value {
 	if i := bytes.Index(raw, v); i >= 0 {
 		return jsontext.Value(raw[i : i+len(v) : i+len(v)])

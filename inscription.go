@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"iter"
 	"time"
 )
 
@@ -73,8 +74,16 @@ type Inscription struct {
 	Lines    []*Line         // new lines only
 	FromSeq  int             // rounds with Seq >= FromSeq are replaced
 	Rounds   []*Round        // the replacing rounds
-	Blocks   []*Block        // blocks of the replacing rounds
+	Blocks   []*Block        // blocks of the replacing rounds, unless BlockSeq is set
 	Messages []*MessageUsage // usage of API messages in the replacing rounds
+
+	// BlockSeq, when set, yields the blocks of the replacing rounds in
+	// place of Blocks: in order, a bounded slice at a time, decoded as
+	// the store asks for them, so that a message of a million blocks is
+	// never held whole (a [RoundBuilder]'s blocks). It may be ranged over
+	// more than once: a store that runs its transaction again writes them
+	// again. A store keeps a yielded block no longer than it needs it.
+	BlockSeq iter.Seq[[]*Block]
 
 	// EngagementID and FrameID, when set, tag the replacing rounds that
 	// have no tag yet (auto-tagging while an engagement is active), each
@@ -84,6 +93,33 @@ type Inscription struct {
 	FrameID         string
 	EngagementSince time.Time
 	FrameSince      time.Time
+}
+
+// AllBlocks returns the blocks of the replacing rounds: BlockSeq, or
+// Blocks as one slice.
+func (in *Inscription) AllBlocks() iter.Seq[[]*Block] {
+	if in.BlockSeq != nil {
+		return in.BlockSeq
+	}
+	return BlockSlices(in.Blocks)
+}
+
+// BlockSlices returns blocks as a sequence of one slice, none if empty.
+func BlockSlices(blocks []*Block) iter.Seq[[]*Block] {
+	return func(yield func([]*Block) bool) {
+		if len(blocks) > 0 {
+			yield(blocks)
+		}
+	}
+}
+
+// CollectBlocks returns every block seq yields, in one slice.
+func CollectBlocks(seq iter.Seq[[]*Block]) []*Block {
+	var all []*Block
+	for s := range seq {
+		all = append(all, s...)
+	}
+	return all
 }
 
 // A RoundTag is the engagement and frame one round is tagged with.
@@ -194,5 +230,8 @@ type RoundBuilder interface {
 	Add(l *Line) (problem string)
 
 	// Finish returns the rounds, blocks and message usage built so far.
-	Finish() ([]*Round, []*Block, []*MessageUsage)
+	// The blocks come as a sequence of slices ([Inscription.BlockSeq]);
+	// [CollectBlocks] gathers them. Lines added after Finish do not change
+	// what it returned.
+	Finish() ([]*Round, iter.Seq[[]*Block], []*MessageUsage)
 }

@@ -31,7 +31,8 @@ func realRounds(tb testing.TB, path string) []*cairn.Round {
 	for i, raw := range raws {
 		b.Add(&cairn.Line{SessionID: s.ID, No: i + 1, Raw: raw})
 	}
-	rounds, blocks, _ := b.Finish()
+	rounds, seq, _ := b.Finish()
+	blocks := cairn.CollectBlocks(seq)
 	bySeq := map[int]*cairn.Round{}
 	for _, r := range rounds {
 		bySeq[r.Seq] = r

@@ -47,7 +47,8 @@ func FuzzLine(f *testing.F) {
 		if l.Status == "" {
 			t.Fatal("no status")
 		}
-		rounds, blocks, _ := b.Finish()
+		rounds, seq, _ := b.Finish()
+		blocks := cairn.CollectBlocks(seq)
 		if len(rounds) != 1 || rounds[0].FirstLine != 1 {
 			t.Fatalf("rounds = %+v", rounds)
 		}
@@ -84,7 +85,8 @@ func parseAll(data []byte, from int, prefix *parsed) parsed {
 		b.Add(l)
 		p.Lines = append(p.Lines, *l)
 	}
-	p.Rounds, p.Blocks, p.Usage = b.Finish()
+	rounds, blocks, usage := b.Finish()
+	p.Rounds, p.Blocks, p.Usage = rounds, cairn.CollectBlocks(blocks), usage
 	return p
 }
 

@@ -1,10 +1,13 @@
 package claudecode
 
 import (
+	"iter"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"cairn"
@@ -27,7 +30,9 @@ type builder struct {
 type roundState struct {
 	subagent bool
 	round    *cairn.Round
-	blocks   []*cairn.Block
+	blocks   []*cairn.Block // the blocks held, in order; wide lines' blocks sit between them
+	wide     []*wideLine    // lines whose blocks are decoded again as they are read
+	count    int            // the round's blocks, held or not: the next one's Index
 	messages map[string]*cairn.MessageUsage
 	order    []string // message ids in first-seen order
 	tools    map[string]string
@@ -222,9 +227,9 @@ func isPrompt(s string) bool {
 func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool) {
 	if e.Message == nil {
 		if e.Type == "system" && e.Subtype == "compact_boundary" {
-			rs.add(l, e, "system", cairn.CompactionBlock, compactionText(e), nil)
+			rs.add(rs.source(l, e, "system", cairn.MetaText), cairn.CompactionBlock, compactionText(e))
 		} else if e.Type == "system" && len(e.Content) > 0 && e.Content[0] == '"' {
-			rs.add(l, e, "system", cairn.MetaText, resultText(e.Content), nil)
+			rs.add(rs.source(l, e, "system", cairn.MetaText), cairn.MetaText, resultText(e.Content))
 		}
 		return
 	}
@@ -239,42 +244,79 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool
 	if e.Type == "user" && !starts {
 		userKind = cairn.MetaText
 	}
+	src := rs.source(l, e, role, userKind)
 	if s, ok := e.Message.text(); ok {
 		kind := cairn.AssistantText
 		if role == "user" {
 			kind = userKind
 		}
-		rs.add(l, e, role, kind, s, nil)
+		rs.add(src, kind, s)
 		return
 	}
-	for _, c := range e.Message.blocks() {
-		switch c.Type {
-		case "text":
-			kind := cairn.AssistantText
-			if role == "user" {
-				kind = userKind
-				if !isPrompt(c.Text) {
-					kind = cairn.MetaText
-				}
-			}
-			rs.add(l, e, role, kind, c.Text, nil)
-		case "thinking", "redacted_thinking":
-			rs.add(l, e, role, cairn.Thinking, c.Thinking, nil)
-		case "tool_use", "server_tool_use":
-			rs.tools[c.ID] = c.Name
-			rs.add(l, e, role, cairn.ToolUse, string(c.Input), func(bl *cairn.Block) {
-				bl.ToolName, bl.ToolID = c.Name, c.ID
-			})
-			rs.noteTool(c.Name)
-		case "tool_result":
-			rs.add(l, e, role, cairn.ToolResult, resultText(c.Content), func(bl *cairn.Block) {
-				bl.ToolID, bl.ToolName, bl.IsError = c.ToolUseID, rs.tools[c.ToolUseID], c.IsError
-				bl.AgentID = e.ToolUseResult.AgentID
-			})
-		case "image", "document":
-			rs.add(l, e, role, userKind, "["+c.Type+"]", nil)
-		}
+	if len(e.Message.Content) > wideContent {
+		// The decoder's copy of a long content goes before its parts are
+		// read: the line's bytes hold it already.
+		e.Message.Content = within(l.Raw, e.Message.Content)
 	}
+	rs.addParts(src, e.Message.Content)
+}
+
+// A lineSource is what the blocks of one line share: everything a block
+// holds but its content.
+type lineSource struct {
+	sessionID string
+	seq       int
+	lineNo    int
+	timestamp time.Time
+	role      string
+	userKind  cairn.BlockKind // the kind of the line's user text, prompt or not
+	sidechain bool
+	messageID string
+	agentID   string // the subagent the line's tool results report on
+}
+
+func (rs *roundState) source(l *cairn.Line, e *entry, role string, userKind cairn.BlockKind) *lineSource {
+	src := &lineSource{sessionID: rs.round.SessionID, seq: rs.round.Seq, lineNo: l.No, timestamp: l.Timestamp,
+		role: role, userKind: userKind, sidechain: e.IsSidechain && !rs.subagent, agentID: e.ToolUseResult.AgentID}
+	if e.Message != nil {
+		src.messageID = e.Message.ID
+	}
+	return src
+}
+
+// fill makes bl the line's block at index.
+func (s *lineSource) fill(bl *cairn.Block, index int, kind cairn.BlockKind, content string) {
+	*bl = cairn.Block{SessionID: s.sessionID, RoundSeq: s.seq, LineNo: s.lineNo, Index: index, Role: s.role, Kind: kind,
+		Timestamp: s.timestamp, Content: content, Sidechain: s.sidechain, MessageID: s.messageID}
+}
+
+// part makes bl the block of content part c at index, and reports false
+// if c makes none. toolName names the tool a tool result answers.
+func (s *lineSource) part(bl *cairn.Block, index int, c *contentBlock, toolName func(id string) string) bool {
+	switch c.Type {
+	case "text":
+		kind := cairn.AssistantText
+		if s.role == "user" {
+			kind = s.userKind
+			if !isPrompt(c.Text) {
+				kind = cairn.MetaText
+			}
+		}
+		s.fill(bl, index, kind, c.Text)
+	case "thinking", "redacted_thinking":
+		s.fill(bl, index, cairn.Thinking, c.Thinking)
+	case "tool_use", "server_tool_use":
+		s.fill(bl, index, cairn.ToolUse, string(c.Input))
+		bl.ToolName, bl.ToolID = c.Name, c.ID
+	case "tool_result":
+		s.fill(bl, index, cairn.ToolResult, resultText(c.Content))
+		bl.ToolID, bl.ToolName, bl.IsError, bl.AgentID = c.ToolUseID, toolName(c.ToolUseID), c.IsError, s.agentID
+	case "image", "document":
+		s.fill(bl, index, s.userKind, "["+c.Type+"]")
+	default:
+		return false
+	}
+	return true
 }
 
 // compactionText is a compact_boundary line's block: its words, then what
@@ -301,30 +343,36 @@ func compactionText(e *entry) string {
 	return text
 }
 
-func (rs *roundState) add(l *cairn.Line, e *entry, role string, kind cairn.BlockKind, content string, set func(*cairn.Block)) {
-	bl := &cairn.Block{
-		SessionID: rs.round.SessionID, RoundSeq: rs.round.Seq, LineNo: l.No, Index: len(rs.blocks),
-		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, Sidechain: e.IsSidechain && !rs.subagent,
-	}
-	if e.Message != nil {
-		bl.MessageID = e.Message.ID
-	}
-	if set != nil {
-		set(bl)
-	}
+// add adds one block of the line src describes.
+func (rs *roundState) add(src *lineSource, kind cairn.BlockKind, content string) {
+	bl := &cairn.Block{}
+	src.fill(bl, rs.count, kind, content)
+	rs.note(bl)
 	rs.blocks = append(rs.blocks, bl)
+	rs.count++
+}
+
+// note records what a new block tells of its round: the tools it calls,
+// its previews.
+func (rs *roundState) note(bl *cairn.Block) {
 	r := rs.round
-	switch kind {
+	switch bl.Kind {
+	case cairn.ToolUse:
+		rs.tools[bl.ToolID] = bl.ToolName
+		rs.noteTool(bl.ToolName)
 	case cairn.UserText:
 		if r.UserPreview == "" && !bl.Sidechain {
-			r.UserPreview = Preview(commandText(content))
+			r.UserPreview = Preview(commandText(bl.Content))
 		}
 	case cairn.AssistantText:
-		if !bl.Sidechain && strings.TrimSpace(content) != "" {
-			rs.answer = content
+		if !bl.Sidechain && strings.TrimSpace(bl.Content) != "" {
+			rs.answer = bl.Content
 		}
 	}
 }
+
+// toolName names the tool of a call of the round, "" if unknown.
+func (rs *roundState) toolName(id string) string { return rs.tools[id] }
 
 func (rs *roundState) noteTool(name string) {
 	for _, t := range rs.round.Tools {
@@ -353,14 +401,14 @@ func (rs *roundState) addUsage(m *message) {
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
 // time, with all its blocks, because lines still to come may extend it.
-func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsage) {
+func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
 	states := b.completed
 	if b.open != nil {
 		states = append(states, b.open)
 	}
 	var rounds []*cairn.Round
-	var blocks []*cairn.Block
 	var msgs []*cairn.MessageUsage
+	blocks := make([]roundBlocks, 0, len(states))
 	for _, rs := range states {
 		r := *rs.round
 		if rs.answer != "" {
@@ -373,10 +421,10 @@ func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsag
 			msgs = append(msgs, &mu)
 		}
 		rounds = append(rounds, &r)
-		blocks = append(blocks, rs.blocks...)
+		blocks = append(blocks, roundBlocks{held: slices.Clip(rs.blocks), wide: slices.Clip(rs.wide)})
 	}
 	b.completed = nil
-	return rounds, blocks, msgs
+	return rounds, allBlocks(blocks), msgs
 }
 
 // Preview returns the first [PreviewLen] characters of s with whitespace

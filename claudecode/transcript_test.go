@@ -69,7 +69,7 @@ func build(tb testing.TB, path string, data []byte) (*cairn.Session, []*cairn.Li
 		off += int64(len(raw))
 	}
 	rounds, blocks, msgs := b.Finish()
-	return s, lines, rounds, blocks, msgs
+	return s, lines, rounds, cairn.CollectBlocks(blocks), msgs
 }
 
 // golden is what a golden file pins of a parse: every round and block,

@@ -29,7 +29,8 @@ func FuzzBuilder(f *testing.F) {
 		for _, l := range lines {
 			b.Add(l)
 		}
-		rounds, blocks, _ := b.Finish()
+		rounds, seq, _ := b.Finish()
+		blocks := cairn.CollectBlocks(seq)
 		for i := 1; i < len(rounds); i++ {
 			if rounds[i].Seq <= rounds[i-1].Seq {
 				t.Fatalf("rounds out of order: %d then %d", rounds[i-1].Seq, rounds[i].Seq)

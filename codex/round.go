@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -282,7 +283,7 @@ func (rs *roundState) addUsage(id string, u *tokenUsage, model string) {
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
 // time, with all its blocks, because lines still to come may extend it.
-func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsage) {
+func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
 	states := b.completed
 	if b.open != nil {
 		states = append(states, b.open)
@@ -302,7 +303,7 @@ func (b *builder) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsag
 		blocks = append(blocks, rs.blocks...)
 	}
 	b.completed = nil
-	return rounds, blocks, msgs
+	return rounds, cairn.BlockSlices(blocks), msgs
 }
 
 // Preview returns the first [PreviewLen] characters of s with whitespace

@@ -49,7 +49,7 @@ func build(tb testing.TB, path string) (*cairn.Session, []*cairn.Line, []*cairn.
 		lines = append(lines, l)
 	}
 	rounds, blocks, msgs := b.Finish()
-	return s, lines, rounds, blocks, msgs
+	return s, lines, rounds, cairn.CollectBlocks(blocks), msgs
 }
 
 // render is what a golden file pins: the session, each round with its
@@ -143,7 +143,8 @@ func TestIncremental(t *testing.T) {
 					}
 					got = append(got, c)
 				}
-				second, bl2, msgs2 := b.Finish()
+				second, seq2, msgs2 := b.Finish()
+				bl2 := cairn.CollectBlocks(seq2)
 				var fr []*cairn.Round
 				for _, r := range first {
 					if r.Seq < last.Seq {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -407,7 +408,7 @@ type batch struct {
 	count    int   // lines in the file after the batch
 	fromSeq  int
 	rounds   []*cairn.Round
-	blocks   []*cairn.Block
+	blocks   iter.Seq[[]*cairn.Block]
 	messages []*cairn.MessageUsage
 
 	// Hashes of the bytes read before offset: the first HeadSize and the
@@ -563,7 +564,7 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	src.Offset, src.Lines, src.HeadHash, src.TailHash = b.offset, b.count, b.headHash, b.tailHash
 	in := &cairn.Inscription{
 		Session: &b.session, Source: src, Prev: r.prev, Reset: r.reset, Lines: b.lines,
-		FromSeq: b.fromSeq, Rounds: b.rounds, Blocks: b.blocks, Messages: b.messages,
+		FromSeq: b.fromSeq, Rounds: b.rounds, BlockSeq: b.blocks, Messages: b.messages,
 	}
 	if r.im.Tag != nil {
 		in.EngagementID, in.FrameID = r.im.Tag(r.sess)
@@ -599,6 +600,6 @@ func Rebuild(format cairn.Transcript) func(*cairn.Session, []*cairn.Line) (*cair
 			b.Add(l)
 		}
 		rounds, blocks, msgs := b.Finish()
-		return &cairn.Inscription{Session: &sess, Lines: lines, Rounds: rounds, Blocks: blocks, Messages: msgs}, nil
+		return &cairn.Inscription{Session: &sess, Lines: lines, Rounds: rounds, BlockSeq: blocks, Messages: msgs}, nil
 	}
 }

@@ -11,6 +11,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"cairn"
+	"cairn/claudecode"
+	"cairn/inscribe"
 )
 
 // wideTranscript writes a session whose one assistant line holds n text
@@ -109,5 +113,70 @@ func TestImport_WideLine(t *testing.T) {
 	}
 	if large[0] > 1200 {
 		t.Errorf("peak heap %.0f bytes a block, want at most 1200", large[0])
+	}
+}
+
+// heldStore is a store that measures the heap in use while an inscription
+// is written: after a collection, when the store is handed the
+// inscription and again halfway through its blocks.
+type heldStore struct {
+	*store
+	peak uint64
+}
+
+func (s *heldStore) measure() {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	s.peak = max(s.peak, m.HeapAlloc)
+}
+
+func (s *heldStore) Inscribe(ctx context.Context, in *cairn.Inscription) error {
+	s.measure()
+	all := in.AllBlocks()
+	var n int
+	for blocks := range all {
+		n += len(blocks)
+	}
+	seen := 0
+	in.BlockSeq = func(yield func([]*cairn.Block) bool) {
+		for blocks := range all {
+			if seen < n/2 && seen+len(blocks) >= n/2 {
+				s.measure()
+			}
+			seen += len(blocks)
+			if !yield(blocks) {
+				return
+			}
+		}
+	}
+	return s.store.Inscribe(ctx, in)
+}
+
+// TestImport_WideLineHeld checks that the heap an import holds while it
+// writes a line of 200,000 blocks is bounded by the line's size, not its
+// blocks: it holds the line's bytes and a few slices of blocks. Holding
+// every cairn.Block of the line until the batch was written cost some 300
+// bytes a block, 7 times the line's 43 bytes a block.
+func TestImport_WideLineHeld(t *testing.T) {
+	const n = 200_000
+	path := wideTranscript(t, n)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &heldStore{store: mustOpenStore(t, filepath.Join(t.TempDir(), "cairn.db"))}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	base := m.HeapAlloc
+	mustImport(t, &inscribe.Importer{Store: st, Format: claudecode.Format{}}, path)
+	held := st.peak - min(base, st.peak)
+	t.Logf("%d blocks, a line of %d bytes: %d bytes held while it was written (%.1f a block)", n, info.Size(), held, float64(held)/n)
+	if limit := 2*uint64(info.Size()) + 4<<20; held > limit {
+		t.Errorf("%d bytes held while a line of %d bytes was written, want at most %d", held, info.Size(), limit)
+	}
+	if got, err := st.rounds.CountRounds(context.Background(), cairn.RoundFilter{SessionID: "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"}); err != nil || got != 1 {
+		t.Fatalf("%d rounds (%v), want 1", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"unicode/utf8"
 
@@ -194,7 +195,7 @@ func insertIndex(ctx context.Context, tx *Tx, sessionID string, in *cairn.Inscri
 	if err := autoTag(ctx, tx, in); err != nil {
 		return err
 	}
-	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
+	if err := insertBlocks(ctx, tx, in.AllBlocks()); err != nil {
 		return err
 	}
 	return insertMessages(ctx, tx, sessionID, in.Messages)
@@ -215,27 +216,53 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 	return nil
 }
 
-// insertBlocks copies blocks in; the table computes the search vector of
-// those that are searchable.
-func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
+// insertBlocks copies in the blocks seq yields, one slice at a time; the
+// table computes the search vector of those that are searchable.
+func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) error {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "search_text"}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"blocks"}, cols, pgx.CopyFromSlice(len(blocks), func(i int) ([]any, error) {
-		b := blocks[i]
-		content := clean(b.Content)
-		searchable, text := b.Kind.Searchable() && !b.Sidechain, ""
-		if searchable {
-			text = cairn.SearchText(truncate(content, ftsChars))
-		}
-		return []any{b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), nullTime(b.Timestamp),
-			content, clean(b.ToolName), clean(b.ToolID), clean(b.AgentID), b.IsError, b.Sidechain, clean(b.MessageID),
-			searchable, text}, nil
-	}))
-	if err != nil {
+	next, stop := iter.Pull(seq)
+	defer stop()
+	rows := &blockRows{next: next}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"blocks"}, cols, rows); err != nil {
 		return fmt.Errorf("blocks: %w", err)
 	}
 	return nil
 }
+
+// blockRows is a [pgx.CopyFromSource] of the blocks a sequence yields.
+type blockRows struct {
+	next   func() ([]*cairn.Block, bool)
+	blocks []*cairn.Block // the slice read last
+	i      int            // the current row's block in it
+}
+
+func (r *blockRows) Next() bool {
+	r.i++
+	for r.i >= len(r.blocks) {
+		blocks, ok := r.next()
+		if !ok {
+			r.blocks = nil
+			return false
+		}
+		r.blocks, r.i = blocks, 0
+	}
+	return true
+}
+
+func (r *blockRows) Values() ([]any, error) {
+	b := r.blocks[r.i]
+	content := clean(b.Content)
+	searchable, text := b.Kind.Searchable() && !b.Sidechain, ""
+	if searchable {
+		text = cairn.SearchText(truncate(content, ftsChars))
+	}
+	return []any{b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), nullTime(b.Timestamp),
+		content, clean(b.ToolName), clean(b.ToolID), clean(b.AgentID), b.IsError, b.Sidechain, clean(b.MessageID),
+		searchable, text}, nil
+}
+
+func (r *blockRows) Err() error { return nil }
 
 // truncate returns at most n characters of s.
 func truncate(s string, n int) string {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -19,7 +20,16 @@ const chunkSize = 256 << 10
 // about fivefold at over a gigabyte a second, where zstd's fastest level
 // shrinks them sevenfold at a third of the speed — and import speed is
 // bounded by CPU.
-func compress(b []byte) []byte { return s2.Encode(nil, b) }
+//
+// S2 writes into room for the worst case, some 17% more than its input:
+// a long line's chunk keeps only the bytes written.
+func compress(b []byte) []byte {
+	out := s2.Encode(nil, b)
+	if cap(out)-len(out) > 1<<20 {
+		out = bytes.Clone(out)
+	}
+	return out
+}
 
 func decompress(b []byte) ([]byte, error) { return s2.Decode(nil, b) }
 
@@ -140,11 +150,15 @@ func makeChunks(lines []*cairn.Line) []chunk {
 	var out []chunk
 	var buf []byte
 	for _, c := range splitChunks(lines) {
-		buf = buf[:0]
-		for _, l := range c {
-			buf = append(buf, l.Raw...)
+		raw := c[0].Raw // a line alone in its chunk (a long one) is not copied
+		if len(c) > 1 {
+			buf = buf[:0]
+			for _, l := range c {
+				buf = append(buf, l.Raw...)
+			}
+			raw = buf
 		}
-		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(buf), encodeMeta(c)})
+		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(raw), encodeMeta(c)})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -151,7 +152,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 	if err := autoTag(ctx, tx, in); err != nil {
 		return err
 	}
-	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
+	if err := insertBlocks(ctx, tx, in.AllBlocks()); err != nil {
 		return err
 	}
 	if err := insertMessages(ctx, tx, in.Session.ID, in.Messages); err != nil {
@@ -231,43 +232,71 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 	return nil
 }
 
-func insertBlocks(ctx context.Context, tx *Tx, blocks []*cairn.Block) error {
-	if len(blocks) == 0 {
-		return nil
-	}
+// insertBlocks inserts the blocks seq yields, then their search entries.
+// It holds at most blockBuffer of them at a time.
+func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) error {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable"}
 	var stamp time.Time
 	var stampText string
-	err := insertRows(ctx, tx, "blocks", cols, len(blocks), func(i int, dst []any) []any {
-		b := blocks[i]
+	values := func(b *cairn.Block, dst []any) []any {
 		// The blocks of a line share its timestamp: formatted once.
 		if !b.Timestamp.Equal(stamp) || stampText == "" {
 			stamp, stampText = b.Timestamp, formatTime(b.Timestamp)
 		}
 		return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), stampText,
 			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain)
-	})
-	if err != nil {
-		return fmt.Errorf("blocks of rounds %d–%d: %w", blocks[0].RoundSeq, blocks[len(blocks)-1].RoundSeq, err)
 	}
-	// Rows inserted in one transaction get consecutive rowids ending at the
-	// last one inserted (the table has no AUTOINCREMENT and the transaction
-	// holds the write lock).
-	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&last); err != nil {
+	var first, last int64
+	buf := make([]*cairn.Block, 0, blockBuffer)
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		if err := insertRows(ctx, tx, "blocks", cols, len(buf), func(i int, dst []any) []any { return values(buf[i], dst) }); err != nil {
+			return fmt.Errorf("blocks of rounds %d–%d: %w", buf[0].RoundSeq, buf[len(buf)-1].RoundSeq, err)
+		}
+		// Rows inserted in one transaction get consecutive rowids ending
+		// at the last one inserted (the table has no AUTOINCREMENT and the
+		// transaction holds the write lock).
+		if err := tx.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&last); err != nil {
+			return err
+		}
+		for i, b := range buf {
+			b.ID = last - int64(len(buf)-1-i)
+		}
+		if first == 0 {
+			first = buf[0].ID
+		}
+		clear(buf)
+		buf = buf[:0]
+		return nil
+	}
+	for blocks := range seq {
+		for len(blocks) > 0 {
+			n := min(len(blocks), cap(buf)-len(buf))
+			buf, blocks = append(buf, blocks[:n]...), blocks[n:]
+			if len(buf) == cap(buf) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil || first == 0 {
 		return err
-	}
-	for i, b := range blocks {
-		b.ID = last - int64(len(blocks)-1-i)
 	}
 	// One statement for the whole search index: FTS5 writes its pending
 	// terms out at every statement, so a statement per few rows leaves
 	// many small segments to merge (most of the time of an import).
-	_, err = tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
-		SELECT id, `+searchTextFunc+`(content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, blocks[0].ID, last)
+	_, err := tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
+		SELECT id, `+searchTextFunc+`(content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, first, last)
 	return err
 }
+
+// blockBuffer is how many blocks insertBlocks holds between two writes: a
+// multiple of insertBatch, so rows go insertBatch to a statement.
+const blockBuffer = 64 * insertBatch
 
 func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn.MessageUsage) error {
 	stmt, err := tx.PrepareContext(ctx, `
@@ -402,7 +431,7 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
 		return err
 	}
-	if err := insertBlocks(ctx, tx, in.Blocks); err != nil {
+	if err := insertBlocks(ctx, tx, in.AllBlocks()); err != nil {
 		return err
 	}
 	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {

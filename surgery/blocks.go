@@ -17,7 +17,7 @@ func PieceBlocks(format cairn.Transcript, s *cairn.Session, p *cairn.Piece, f ca
 	_, blocks, _ := b.Finish()
 	r := *p.Round
 	r.Blocks = r.Blocks[:0:0]
-	for _, bl := range blocks {
+	for _, bl := range cairn.CollectBlocks(blocks) {
 		if bl.RoundSeq == p.Round.Seq {
 			r.Blocks = append(r.Blocks, bl)
 		}

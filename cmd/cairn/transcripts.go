@@ -1,6 +1,8 @@
 package main
 
 import (
+	"iter"
+
 	"cairn"
 	"cairn/claudecode"
 	"cairn/codex"
@@ -48,7 +50,7 @@ func (sn *sniffer) Add(l *cairn.Line) string {
 	return sn.b.Add(l)
 }
 
-func (sn *sniffer) Finish() ([]*cairn.Round, []*cairn.Block, []*cairn.MessageUsage) {
+func (sn *sniffer) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
 	if sn.b == nil {
 		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
 	}

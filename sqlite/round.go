@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 
@@ -52,13 +53,78 @@ func (s *RoundStore) CountRounds(ctx context.Context, filter cairn.RoundFilter) 
 		return 0, err
 	}
 	defer tx.Rollback()
-	// A tag's rounds are counted from its index and the rounds' key, no
-	// row read: a tag whose round a rewrite dropped is not counted.
+	if column, value, ok := oneTag(filter); ok {
+		return countTagged(ctx, tx, column, value)
+	}
 	where, args := roundWhere(filter)
 	var n int
 	err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM rounds r LEFT JOIN round_tags t ON t.session_id = r.session_id AND t.seq = r.seq
 		WHERE `+strings.Join(where, " AND "), args...).Scan(&n)
 	return n, err
+}
+
+// oneTag returns the tag column and value f selects rounds by, when it
+// selects them by one tag alone.
+func oneTag(f cairn.RoundFilter) (column, value string, ok bool) {
+	switch {
+	case !byTag(f) || f.Tagged:
+	case f.FrameID != "" && f.EngagementID == "":
+		return "frame_id", f.FrameID, true
+	case f.EngagementID != "" && f.FrameID == "":
+		return "engagement_id", f.EngagementID, true
+	}
+	return "", "", false
+}
+
+// countTagged counts the rounds tagged value in column from the tag's
+// index alone: its tag rows per session, less those past the session's
+// last round (a round a rewrite dropped keeps its tag row, and is not
+// one of the tag's rounds). Probing the rounds' key for every tag row
+// instead was a third of the SessionStart hook on a frame of 1,800
+// rounds.
+func countTagged(ctx context.Context, tx *Tx, column, value string) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT session_id, COUNT(*), MAX(seq) FROM round_tags
+		WHERE `+column+` = ? AND `+column+` != '' GROUP BY session_id`, value)
+	if err != nil {
+		return 0, err
+	}
+	type group struct {
+		session string
+		n, last int
+	}
+	var groups []group
+	for rows.Next() {
+		var g group
+		if err := rows.Scan(&g.session, &g.n, &g.last); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		groups = append(groups, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, g := range groups {
+		var last sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(seq) FROM rounds WHERE session_id = ?`, g.session).Scan(&last); err != nil {
+			return 0, err
+		}
+		if !last.Valid {
+			continue
+		}
+		if int64(g.last) > last.Int64 {
+			var dropped int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM round_tags WHERE `+column+` = ? AND `+column+` != '' AND session_id = ? AND seq > ?`,
+				value, g.session, last.Int64).Scan(&dropped); err != nil {
+				return 0, err
+			}
+			g.n -= dropped
+		}
+		total += g.n
+	}
+	return total, nil
 }
 
 // byTag reports whether f selects rounds by their tags alone, so that the

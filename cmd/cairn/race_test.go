@@ -42,8 +42,9 @@ func hookMain(ws, home, stdin string, stdout, stderr *bytes.Buffer) *Main {
 	return m
 }
 
-// TestHookRace: Stop and UserPromptSubmit hooks, SessionEnd and manual
-// imports of one transcript overlap, as they do in real use; every one
+// TestHookRace: Stop and UserPromptSubmit hooks (the second reads the
+// store), SessionEnd and manual imports of one transcript overlap, as
+// they do in real use; every one
 // succeeds, no SQL reaches stderr, every SessionEnd checkpoints, and the
 // store holds the transcript.
 func TestHookRace(t *testing.T) {

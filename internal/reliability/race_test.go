@@ -157,8 +157,8 @@ func bytesAfterLines(data []byte, n int) int {
 }
 
 // sharer is a child process that, until its deadline, imports one file
-// that the parent grows (as the Stop, UserPromptSubmit and SessionEnd
-// hooks and a manual import do, all at once), and between imports
+// that the parent grows (as the Stop, PreCompact and SessionEnd hooks and
+// a manual import do, all at once), and between imports
 // reindexes, searches or lists. It prints a workerResult.
 func sharer() int {
 	ctx := context.Background()

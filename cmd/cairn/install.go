@@ -27,9 +27,10 @@ func (m *Main) runInstall(ctx context.Context, args []string) error {
 Set Claude Code up to work with cairn, in this project (or, with --user,
 for every project of yours):
   .claude/settings.json   hooks: "cairn hook EVENT" for SessionStart (the
-                          assembled context), UserPromptSubmit and Stop
-                          (inscribe new rounds), PreCompact (inscribe
-                          before compaction), SessionEnd (checkpoint)
+                          assembled context), UserPromptSubmit (the
+                          pressure note and suggestions), Stop (inscribe
+                          new rounds), PreCompact (inscribe before
+                          compaction), SessionEnd (checkpoint)
   .mcp.json               the cairn MCP server ("cairn mcp")
   CLAUDE.md               with --agents-md: a few lines teaching the agent
                           the loop: frames, the pressure note, advise and

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,19 +31,29 @@ func (w *Workspace) suggestPath(frameID string) string {
 // recorded. A state file that is not JSON is treated as empty: it is
 // cairn's own memory, rebuilt as it goes.
 func (w *Workspace) ReadSuggestState(frameID string) (*SuggestState, error) {
+	s, _, err := readSuggestState(w.suggestPath(frameID))
+	return s, err
+}
+
+// readSuggestState returns the state at path and the bytes it was read
+// from. A file that is not JSON is memory lost, not an error: the rules
+// start afresh.
+func readSuggestState(path string) (*SuggestState, []byte, error) {
 	s := &SuggestState{}
-	data, err := readFile(w.suggestPath(frameID))
+	data, err := readFile(path)
 	if err != nil || data == nil {
-		return s, err
+		return s, data, err
 	}
 	if json.Unmarshal(data, s) != nil {
-		return &SuggestState{}, nil
+		return &SuggestState{}, data, nil
 	}
-	return s, nil
+	return s, data, nil
 }
 
 // UpdateSuggestState changes frameID's suggestion state under the
-// workspace lock: read, fn, write atomically.
+// workspace lock: read, fn, write atomically. A state fn leaves as it was
+// is not written again: the prompt hook calls this at every prompt, and
+// most change nothing.
 func (w *Workspace) UpdateSuggestState(frameID string, fn func(*SuggestState) error) error {
 	if !cairn.ValidFrameID(frameID) && frameID != "" {
 		return cairn.Errorf(cairn.EINVALID, "No frame %q.", frameID)
@@ -52,7 +63,8 @@ func (w *Workspace) UpdateSuggestState(frameID string, fn func(*SuggestState) er
 		return err
 	}
 	defer unlock()
-	s, err := w.ReadSuggestState(frameID)
+	path := w.suggestPath(frameID)
+	s, old, err := readSuggestState(path)
 	if err != nil {
 		return err
 	}
@@ -60,10 +72,9 @@ func (w *Workspace) UpdateSuggestState(frameID string, fn func(*SuggestState) er
 		return err
 	}
 	data, err := encodeJSON(s)
-	if err != nil {
+	if err != nil || bytes.Equal(data, old) {
 		return err
 	}
-	path := w.suggestPath(frameID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

@@ -17,10 +17,11 @@ func TestUpdateSuggestState_Unchanged(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(w.Root, ".cairn"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.UpdateSuggestState("f1", func(s *workspace.SuggestState) error {
+	seen := func(s *workspace.SuggestState) error {
 		s.Seen = map[string]int{"s1": 3}
 		return nil
-	}); err != nil {
+	}
+	if err := w.UpdateSuggestState("f1", seen); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(w.Root, ".cairn", "suggest", "f1.json")
@@ -28,10 +29,7 @@ func TestUpdateSuggestState_Unchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.UpdateSuggestState("f1", func(s *workspace.SuggestState) error {
-		s.Seen = map[string]int{"s1": 3}
-		return nil
-	}); err != nil {
+	if err := w.UpdateSuggestState("f1", seen); err != nil {
 		t.Fatal(err)
 	}
 	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {

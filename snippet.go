@@ -36,13 +36,21 @@ func isGlyph(r rune) bool { return IsCJK(r) || IsEmoji(r) }
 // src/auth/jwt.go into words alike. Queries go through it too, so a run of
 // CJK characters or emoji is searched as a phrase.
 func SearchText(text string) string {
+	if s, ok := searchASCII(text); ok {
+		return s
+	}
 	var b strings.Builder
 	cjk := false
 	for _, r := range text {
-		switch r {
-		case '.', '/', '\\', ':', '@':
-			r = ' '
-		case '\ufe0f', '\u200d': // emoji presentation, joiner: not part of a word
+		if r < utf8.RuneSelf {
+			if cjk {
+				b.WriteByte(' ')
+				cjk = false
+			}
+			b.WriteByte(asciiSearchByte(byte(r)))
+			continue
+		}
+		if r == '\ufe0f' || r == '\u200d' { // emoji presentation, joiner: not part of a word
 			r = ' '
 		}
 		if IsEmoji(r) {
@@ -63,6 +71,39 @@ func SearchText(text string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// searchASCII returns SearchText of a text all ASCII, the most common,
+// without decoding runes, and the text itself when it holds no path
+// punctuation: the search index of a million blocks is filled through it.
+// ok is false if text is not all ASCII.
+func searchASCII(text string) (_ string, ok bool) {
+	var out []byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		if s := asciiSearchByte(c); s != c {
+			if out == nil {
+				out = []byte(text)
+			}
+			out[i] = s
+		}
+	}
+	if out == nil {
+		return text, true
+	}
+	return string(out), true
+}
+
+// asciiSearchByte is the byte SearchText writes for the ASCII byte c.
+func asciiSearchByte(c byte) byte {
+	switch c {
+	case '.', '/', '\\', ':', '@':
+		return ' '
+	}
+	return c
 }
 
 // Snippet returns a short excerpt of text around the first of words found

@@ -58,3 +58,51 @@ func BenchmarkSnippet(b *testing.B) {
 		}
 	}
 }
+
+// TestSearchText_Same checks SearchText against the rune by rune rules it
+// stands for, on ASCII, mixed and invalid UTF-8 text.
+func TestSearchText_Same(t *testing.T) {
+	slow := func(text string) string {
+		var b strings.Builder
+		cjk := false
+		for _, r := range text {
+			switch r {
+			case '.', '/', '\\', ':', '@', '\ufe0f', '\u200d':
+				r = ' '
+			}
+			switch {
+			case cairn.IsEmoji(r):
+				b.WriteString(" " + cairn.EmojiWord(r) + " ")
+				cjk = false
+			case cairn.IsCJK(r):
+				b.WriteString(" " + string(r))
+				cjk = true
+			default:
+				if cjk {
+					b.WriteByte(' ')
+					cjk = false
+				}
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	for _, in := range []string{"", "plain", "a.b/c\\d:e@f", "日本.go/x", "x日本y", "🚀launch.", "bad \xff byte.", "\xe6\x97", "tab\tnew\nline", "👍\ufe0fok\u200dz"} {
+		if got, want := cairn.SearchText(in), slow(in); got != want {
+			t.Errorf("SearchText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSearchText_ASCII checks that plain ASCII text, what most blocks
+// hold, is returned as it is, without a copy: the search index of a
+// message of a million blocks is filled through SearchText.
+func TestSearchText_ASCII(t *testing.T) {
+	text := strings.Repeat("block 12 word ", 20)
+	if allocs := testing.AllocsPerRun(100, func() { _ = cairn.SearchText(text) }); allocs != 0 {
+		t.Errorf("SearchText of plain ASCII made %v allocations, want 0", allocs)
+	}
+	if got := cairn.SearchText("see CLAUDE.md"); got != "see CLAUDE md" {
+		t.Errorf("SearchText = %q", got)
+	}
+}

@@ -32,6 +32,34 @@ func unmarshal(data []byte, v any) bool {
 	return true
 }
 
+// unmarshalLine is [unmarshal] of a transcript line. The raw JSON values
+// of a line longer than wideContent (a message's content above all) are
+// slices of line, not copies: a message of a million blocks is not held
+// twice while it is read.
+func unmarshalLine(line []byte, v any) bool {
+	if len(line) <= wideContent {
+		return unmarshal(line, v)
+	}
+	inLine := json.UnmarshalFromFunc(func(dec *jsontext.Decoder, val *jsontext.Value) error {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		end := int(dec.InputOffset())
+		if start := end - len(raw); start >= 0 && end <= len(line) && bytes.Equal(line[start:end], raw) {
+			raw = line[start:end:end]
+		} else {
+			raw = bytes.Clone(raw)
+		}
+		*val = raw
+		return nil
+	})
+	if json.Unmarshal(line, v, decodeOptions, json.WithUnmarshalers(inLine)) == nil {
+		return true
+	}
+	return unmarshal(line, v)
+}
+
 // An entry is the part of a transcript line cairn reads. Everything else in
 // the line is kept only in the raw bytes, which is how unknown fields survive.
 type entry struct {
@@ -110,7 +138,7 @@ func parseLine(raw []byte) (*entry, cairn.LineStatus) {
 		return nil, cairn.LineBlank
 	}
 	var e entry
-	if !unmarshal(body, &e) {
+	if !unmarshalLine(body, &e) {
 		return nil, cairn.LineInvalidJSON
 	}
 	if !utf8.Valid(body) {

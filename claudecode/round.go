@@ -253,11 +253,6 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool
 		rs.add(src, kind, s)
 		return
 	}
-	if len(e.Message.Content) > wideContent {
-		// The decoder's copy of a long content goes before its parts are
-		// read: the line's bytes hold it already.
-		e.Message.Content = within(l.Raw, e.Message.Content)
-	}
 	rs.addParts(src, e.Message.Content)
 }
 

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"bytes"
 	"iter"
 
 	"cairn"
@@ -17,8 +16,9 @@ import (
 // 600 MB).
 var wideBlocks = 4096 // a variable for tests
 
-// wideContent is the size past which a message's content is read from
-// the line's bytes rather than from the decoder's copy of them.
+// wideContent is the size of a line past which its raw JSON values
+// (a message's content) are slices of the line's bytes, not the decoder's
+// copies of them ([unmarshalLine]).
 const wideContent = 1 << 20
 
 // sliceBlocks is how many blocks of a wide line are decoded between two
@@ -74,16 +74,6 @@ func (rs *roundState) addParts(src *lineSource, content jsontext.Value) {
 		rs.blocks = rs.blocks[:first]
 		rs.wide = append(rs.wide, wide)
 	}
-}
-
-// within returns the bytes of raw that equal v, so that a long content is
-// not held twice (the decoder's copy and the line's bytes), or v if raw
-// does not hold them as one run.
-func within(raw []byte, v jsontext.Value) jsontext.Value {
-	if i := bytes.Index(raw, v); i >= 0 {
-		return jsontext.Value(raw[i : i+len(v) : i+len(v)])
-	}
-	return v
 }
 
 // blocks yields the line's blocks, sliceBlocks at a time, each slice in

@@ -449,7 +449,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 		batchBytes = DefaultBatchBytes
 	}
 	offset, count, fromSeq := r.src.Offset, r.src.Lines, r.fromSeq
-	lr := &lineReader{br: bufio.NewReaderSize(io.NewSectionReader(r.f, offset, size-offset), 1<<20)}
+	lr := newLineReader(io.NewSectionReader(r.f, offset, size-offset))
 	b := &batch{}
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
@@ -514,22 +514,52 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 // blocks of arenaSize, so reading a file makes few allocations, not one
 // per line.
 type lineReader struct {
+	src   *io.SectionReader // what br reads; a long line is read from it again
 	br    *bufio.Reader
+	pos   int64 // the offset in src of the next line
 	arena []byte
 }
 
 const arenaSize = 1 << 20
 
-// next returns the next line.
+func newLineReader(src *io.SectionReader) *lineReader {
+	return &lineReader{src: src, br: bufio.NewReaderSize(src, arenaSize)}
+}
+
+// next returns the next line. A line longer than the reader's buffer is
+// measured first, then read again into memory of its size: growing a
+// buffer as it is read cost four times a long line's size in copies, and
+// twice its size held at once.
 func (lr *lineReader) next() ([]byte, error) {
 	line, err := lr.br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
+		lr.pos += int64(len(line))
 		return lr.keep(line), err
 	}
-	buf := append([]byte(nil), line...)
+	n := len(line)
 	for err == bufio.ErrBufferFull {
 		line, err = lr.br.ReadSlice('\n')
-		buf = append(buf, line...)
+		n += len(line)
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	buf := make([]byte, n)
+	if got, rerr := lr.src.ReadAt(buf, lr.pos); got < n {
+		if rerr == nil || rerr == io.EOF {
+			rerr = errChanged // shorter than it was measured
+		}
+		return nil, rerr
+	}
+	lr.pos += int64(n)
+	// The bytes read again must be the line measured: a line's only
+	// terminator is its last byte, and one without is the file's end.
+	end := n - 1
+	if err == io.EOF {
+		end = -1
+	}
+	if bytes.IndexByte(buf, '\n') != end {
+		return nil, errChanged
 	}
 	return buf, err
 }

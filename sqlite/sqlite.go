@@ -83,8 +83,12 @@ func (db *DB) Open() (err error) {
 	// its every open runs. (Stores have 4 KiB pages: the driver applies its
 	// pragmas in name order, so a page_size after journal_mode(WAL) never
 	// took effect, and measured figures are those of 4 KiB pages.)
+	// temp_store=MEMORY keeps the writer's statement journals (each
+	// multi-row INSERT inside an import's transaction has one, the size of
+	// the few pages it changes) out of temporary files: writing them took
+	// a twentieth of the import of a message of a million blocks.
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds())
-	if db.db, err = sql.Open("sqlite", dsn+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)&_txlock=immediate"); err != nil {
+	if db.db, err = sql.Open("sqlite", dsn+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)&_txlock=immediate"); err != nil {
 		return err
 	}
 	// Reads copy pages (pread) rather than map the file: most reads come

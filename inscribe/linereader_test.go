@@ -1,0 +1,76 @@
+package inscribe
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+)
+
+// TestLineReader_Long checks that a line longer than the reader's buffer
+// comes back whole, in memory of its size: growing a buffer as the line
+// was read allocated four times its size.
+func TestLineReader_Long(t *testing.T) {
+	long := append(bytes.Repeat([]byte("x"), 8<<20), '\n')
+	data := append(append([]byte("short\n"), long...), "tail"...)
+	lr := newLineReader(io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data))))
+	if line, err := lr.next(); err != nil || string(line) != "short\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.TotalAlloc
+	line, err := lr.next()
+	runtime.ReadMemStats(&m)
+	if err != nil || !bytes.Equal(line, long) {
+		t.Fatalf("long line of %d bytes (%v), want %d", len(line), err, len(long))
+	}
+	if allocated := m.TotalAlloc - before; allocated > uint64(len(long))+1<<20 {
+		t.Errorf("%d bytes allocated to read a line of %d", allocated, len(long))
+	}
+	if line, err := lr.next(); err != io.EOF || string(line) != "tail" {
+		t.Errorf("last line %q, %v; want \"tail\", EOF", line, err)
+	}
+}
+
+// changing returns data on a first read of each offset, then what change
+// makes of it: a file rewritten between two reads.
+type changing struct {
+	data   []byte
+	change func([]byte) []byte
+	reads  map[int64]int
+}
+
+func (c *changing) ReadAt(p []byte, off int64) (int, error) {
+	src := c.data
+	if c.reads[off]++; c.reads[off] > 1 {
+		src = c.change(bytes.Clone(c.data))
+	}
+	if off >= int64(len(src)) {
+		return 0, io.EOF
+	}
+	n := copy(p, src[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestLineReader_Changed checks that a long line whose bytes changed
+// between its measure and its read is refused, not returned cut or
+// joined to the next.
+func TestLineReader_Changed(t *testing.T) {
+	data := append(bytes.Repeat([]byte("x"), 3<<20), "\nnext\n"...)
+	for name, change := range map[string]func([]byte) []byte{
+		"newline inside": func(b []byte) []byte { b[1<<20] = '\n'; return b },
+		"newline gone":   func(b []byte) []byte { b[3<<20] = 'y'; return b },
+		"truncated":      func(b []byte) []byte { return b[:2<<20] },
+	} {
+		src := &changing{data: data, change: change, reads: map[int64]int{}}
+		lr := newLineReader(io.NewSectionReader(src, 0, int64(len(data))))
+		if line, err := lr.next(); !errors.Is(err, errChanged) {
+			t.Errorf("%s: line of %d bytes, %v; want errChanged", name, len(line), err)
+		}
+	}
+}

@@ -97,9 +97,9 @@ func run() error {
 		return err
 	}
 	c, h, f := lat[0], lat[1], lat[2]
-	fmt.Printf("startup       cairn --help p50 %s (CPU %s), a Go hello world p50 %s (CPU %s): %.1f× (interleaved, %d runs each, whole process)\n",
+	fmt.Printf("startup       cairn --help p50 %s (CPU %s), a Go hello world p50 %s (CPU %s): %.2f× (interleaved, %d runs each, whole process)\n",
 		ms(c.Wall.Percentile(50)), ms(c.CPU.Percentile(50)), ms(h.Wall.Percentile(50)), ms(h.CPU.Percentile(50)), ratio(c.Wall, h.Wall), len(c.Wall))
-	fmt.Printf("              a hello world linking cairn's dependencies (bench/cmd/startupfloor) p50 %s (CPU %s): %.1f× the hello world, cairn %.1f× it\n",
+	fmt.Printf("              a hello world linking cairn's dependencies (bench/cmd/startupfloor) p50 %s (CPU %s): %.2f× the hello world, cairn %.2f× it\n",
 		ms(f.Wall.Percentile(50)), ms(f.CPU.Percentile(50)), ratio(f.Wall, h.Wall), ratio(c.Wall, f.Wall))
 
 	// Import: the cairn command, a whole process, for its time and peak RSS.

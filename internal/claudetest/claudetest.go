@@ -126,8 +126,15 @@ func binaryVersion(path string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// The client makes ~/.claude even to print its version: a home of
+	// its own, not /tmp, where it would be every test's.
+	home, err := os.MkdirTemp("", "claude-version-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
 	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "DISABLE_AUTOUPDATER=1"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "DISABLE_AUTOUPDATER=1"}
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", path, err)

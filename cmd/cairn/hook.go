@@ -296,11 +296,27 @@ func writeFullContext(w *workspace.Workspace, session, text string) (string, err
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+	// A temporary file of its own: two sessions resumed at once each
+	// write theirs, and the last rename wins.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+name+".*.tmp")
+	if err != nil {
 		return "", err
 	}
-	return filepath.ToSlash(rel), os.Rename(tmp, path)
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // hookInscribe inscribes the session's transcript and its subagents'

@@ -81,31 +81,24 @@ func sameColumns(rows []any, nc int) uint64 {
 func sameColumn(rows []any, nc, c int) bool {
 	switch first := rows[c].(type) {
 	case string:
-		for i := c + nc; i < len(rows); i += nc {
-			if v, ok := rows[i].(string); !ok || v != first {
-				return false
-			}
-		}
+		return sameAs(rows, nc, c, first)
 	case int:
-		for i := c + nc; i < len(rows); i += nc {
-			if v, ok := rows[i].(int); !ok || v != first {
-				return false
-			}
-		}
+		return sameAs(rows, nc, c, first)
 	case int64:
-		for i := c + nc; i < len(rows); i += nc {
-			if v, ok := rows[i].(int64); !ok || v != first {
-				return false
-			}
-		}
+		return sameAs(rows, nc, c, first)
 	case bool:
-		for i := c + nc; i < len(rows); i += nc {
-			if v, ok := rows[i].(bool); !ok || v != first {
-				return false
-			}
+		return sameAs(rows, nc, c, first)
+	}
+	return false
+}
+
+// sameAs reports whether column c of every row after the first holds
+// first, of its type.
+func sameAs[T comparable](rows []any, nc, c int, first T) bool {
+	for i := c + nc; i < len(rows); i += nc {
+		if v, ok := rows[i].(T); !ok || v != first {
+			return false
 		}
-	default:
-		return false
 	}
 	return true
 }

@@ -40,7 +40,7 @@ func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat 
 	if f.out != "" {
 		path = filepath.Join(f.out, filepath.Base(path))
 	}
-	if err := writeAtomic(path, lines); err != nil {
+	if err := writeAtomic(path, lines, 0o600); err != nil {
 		return nil, err
 	}
 	parents, err := m.register(ctx, st, path, x.ThreadID, mat)

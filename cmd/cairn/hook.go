@@ -132,8 +132,8 @@ func (m *Main) hook(ctx context.Context, event string) error {
 		return m.hookSessionStart(ctx, w, in)
 	case claudecode.UserPromptSubmit:
 		// No inscription here: Stop inscribes each turn as it ends, and
-		// the prompt waits for this hook. One additionalContext for every note: the client reads one
-		// answer per hook.
+		// the prompt waits for this hook. One additionalContext for every
+		// note: the client reads one answer per hook.
 		var notes []string
 		note, err := m.hookPressure(ctx, w, in)
 		if err != nil {
@@ -293,27 +293,10 @@ func writeFullContext(w *workspace.Workspace, session, text string) (string, err
 	}
 	rel := filepath.Join(workspace.Dir, "context", name)
 	path := filepath.Join(w.Root, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	// A temporary file of its own: two sessions resumed at once each
-	// write theirs, and the last rename wins.
-	f, err := os.CreateTemp(filepath.Dir(path), "."+name+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.WriteString(text)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	// A temporary file of its own, not synced (the context is rebuilt at
+	// every session start): two sessions resumed at once each write
+	// theirs, and the last rename wins.
+	if err := writeAtomic(path, [][]byte{[]byte(text)}, 0o644); err != nil {
 		return "", err
 	}
 	return filepath.ToSlash(rel), nil

@@ -121,6 +121,11 @@ func TestWriteFullContext_Concurrent(t *testing.T) {
 	if len(entries) != 1 || entries[0].Name() != "0d0d0d0d-0000-4000-8000-000000000001.xml" {
 		t.Fatalf("context folder holds %v, want the one file", entries)
 	}
+	if info, err := entries[0].Info(); err != nil {
+		t.Error(err)
+	} else if info.Mode().Perm() != 0o644 {
+		t.Errorf("the file's mode is %v, want -rw-r--r--", info.Mode())
+	}
 	got, err := os.ReadFile(filepath.Join(dir, entries[0].Name()))
 	if err != nil || !slices.Contains(texts, string(got)) {
 		t.Errorf("the file is none of the texts whole (%d bytes, %v)", len(got), err)

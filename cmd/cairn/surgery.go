@@ -328,7 +328,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 		dir = filepath.Join(wd, dir)
 	}
 	path := filepath.Join(dir, id+".jsonl")
-	if err := writeAtomic(path, lines); err != nil {
+	if err := writeAtomic(path, lines, 0o600); err != nil {
 		return nil, err
 	}
 	im := &inscribe.Importer{Store: struct {
@@ -399,8 +399,8 @@ func (m *Main) claudeProjectsDir() (string, error) {
 }
 
 // writeAtomic writes lines to a temporary file beside path and renames it,
-// so the client never sees half a session.
-func writeAtomic(path string, lines [][]byte) error {
+// so the client never sees half a session; the file gets perm.
+func writeAtomic(path string, lines [][]byte, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -417,6 +417,10 @@ func writeAtomic(path string, lines [][]byte) error {
 		}
 	}
 	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cairn/bench"
 )
 
 // TestNeedsFull: the invocations the lean build hands to cairn-full.
@@ -56,10 +58,8 @@ func TestLeanHandOff(t *testing.T) {
 	}
 	dir := t.TempDir()
 	lean, full := filepath.Join(dir, "cairn"), filepath.Join(dir, "cairn-full")
-	for _, b := range []struct{ out, tags string }{{lean, "lean"}, {full, ""}} {
-		if out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.out, ".").CombinedOutput(); err != nil {
-			t.Fatalf("go build -tags %q: %v\n%s", b.tags, err, out)
-		}
+	if err := bench.BuildCairn(lean); err != nil {
+		t.Fatal(err)
 	}
 	run := func(bin string, env []string, args ...string) (string, int) {
 		t.Helper()

@@ -30,6 +30,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"cairn/bench"
 )
 
 //go:embed versions.env
@@ -267,18 +269,6 @@ var cairnBin struct {
 	err  error
 }
 
-// BuildCairn builds cairn at path as the README installs it: the lean
-// build, and cairn-full beside it, to which the lean one hands cairn mcp,
-// cairn serve and PostgreSQL stores.
-func BuildCairn(path string) error {
-	for _, b := range []struct{ out, tags string }{{path, "lean"}, {filepath.Join(filepath.Dir(path), "cairn-full"), ""}} {
-		if out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.out, "cairn/cmd/cairn").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build -tags %q cairn/cmd/cairn: %v\n%s", b.tags, err, out)
-		}
-	}
-	return nil
-}
-
 // Cairn builds the cairn command once per test binary and returns its path:
 // end-to-end tests drive the product as users do.
 func Cairn(tb testing.TB) string {
@@ -290,7 +280,7 @@ func Cairn(tb testing.TB) string {
 			return
 		}
 		cairnBin.path = filepath.Join(dir, "cairn")
-		cairnBin.err = BuildCairn(cairnBin.path)
+		cairnBin.err = bench.BuildCairn(cairnBin.path)
 	})
 	if cairnBin.err != nil {
 		tb.Fatal(cairnBin.err)

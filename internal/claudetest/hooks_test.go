@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"cairn"
+	"cairn/bench"
 	"cairn/internal/claudetest"
 	"cairn/internal/fakeapi"
 	"cairn/sqlite"
@@ -26,7 +27,7 @@ func MustBuildCairn(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	bin := filepath.Join(dir, "cairn")
-	if err := claudetest.BuildCairn(bin); err != nil {
+	if err := bench.BuildCairn(bin); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))

@@ -137,3 +137,56 @@ func TestOpen_MigratesFrameSessions(t *testing.T) {
 		t.Fatalf("frames after migrating: %+v %+v", frames[0], frames[1])
 	}
 }
+
+// TestOpen_MigratesRoundTagCounts opens a store from before
+// round_tag_counts (0008_round_tag_counts.sql undone): the counts of the
+// tags it already holds are filled in, and the triggers keep them as tags
+// change afterwards.
+func TestOpen_MigratesRoundTagCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	MustOpenDBAt(t, path).Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	exec := func(qs ...string) {
+		t.Helper()
+		for _, q := range qs {
+			if _, err := raw.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+	counts := func() (got, want string) {
+		t.Helper()
+		read := func(q string) string {
+			var s sql.NullString
+			if err := raw.QueryRow(q).Scan(&s); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			return s.String
+		}
+		return read(`SELECT group_concat(kind || ':' || tag || ':' || session_id || '=' || n, ' ') FROM (SELECT * FROM round_tag_counts ORDER BY 1, 2, 3)`),
+			read(`SELECT group_concat(k || ':' || tag || ':' || session_id || '=' || n, ' ') FROM (
+				SELECT 'engagement_id' AS k, engagement_id AS tag, session_id, COUNT(*) AS n FROM round_tags WHERE engagement_id != '' GROUP BY 2, 3
+				UNION ALL SELECT 'frame_id', frame_id, session_id, COUNT(*) FROM round_tags WHERE frame_id != '' GROUP BY 2, 3 ORDER BY 1, 2, 3)`)
+	}
+	exec(`DROP TRIGGER round_tags_count_insert`, `DROP TRIGGER round_tags_count_delete`, `DROP TRIGGER round_tags_count_update`,
+		`DROP TABLE round_tag_counts`, `DELETE FROM migrations WHERE name = 'migration/0008_round_tag_counts.sql'`,
+		`INSERT INTO round_tags VALUES ('s1', 1, 'e1', 'f1'), ('s1', 2, '', 'f1'), ('s2', 1, 'e1', ''), ('s2', 2, 'e2', 'f1')`)
+
+	MustOpenDBAt(t, path).Close()
+	got, want := counts()
+	if want != "engagement_id:e1:s1=1 engagement_id:e1:s2=1 engagement_id:e2:s2=1 frame_id:f1:s1=2 frame_id:f1:s2=1" || got != want {
+		t.Fatalf("counts after migrating: %q, want %q", got, want)
+	}
+	exec(`INSERT INTO round_tags (session_id, seq, frame_id) VALUES ('s1', 3, 'f2'), ('s1', 1, 'f2')
+			ON CONFLICT (session_id, seq) DO UPDATE SET frame_id = excluded.frame_id`,
+		`UPDATE round_tags SET engagement_id = '' WHERE session_id = 's2'`,
+		`DELETE FROM round_tags WHERE engagement_id = '' AND frame_id = ''`,
+		`UPDATE round_tags SET session_id = 's3' WHERE session_id = 's1' AND seq = 2`)
+	if got, want := counts(); got != want {
+		t.Fatalf("counts after changes: %q, want %q", got, want)
+	}
+}

@@ -39,6 +39,23 @@ func testTags(t *testing.T, open Open) {
 			}
 		}
 	}
+	// counted checks that each tag's count is the number of its rounds
+	// found, after every change of tags: a store may keep counts apart
+	// from the tags (SQLite's round_tag_counts).
+	counted := func(t *testing.T) {
+		t.Helper()
+		for _, tag := range []string{"console", "inscription", "kept", "auto", "manual", "f1", "fz", "fr"} {
+			for _, f := range []cairn.RoundFilter{{FrameID: tag}, {EngagementID: tag}} {
+				n, err := st.Rounds.CountRounds(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if found := find(t, f); n != len(found) {
+					t.Errorf("CountRounds(%+v) = %d, but %d rounds found: %q", f, n, len(found), found)
+				}
+			}
+		}
+	}
 
 	t.Run("OK", func(t *testing.T) {
 		if err := st.Tags.TagRounds(ctx, a.s.ID, []int{2, 3}, "console", ""); err != nil {
@@ -73,12 +90,14 @@ func testTags(t *testing.T, open Open) {
 		} else if r.FrameID != "f1" {
 			t.Fatalf("frame = %q", r.FrameID)
 		}
+		counted(t)
 	})
 	t.Run("Retag", func(t *testing.T) {
 		if err := st.Tags.TagRounds(ctx, a.s.ID, []int{3}, "inscription", ""); err != nil {
 			t.Fatal(err)
 		}
 		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:2=console", "7a9a:3=inscription")
+		counted(t)
 	})
 	t.Run("Untag", func(t *testing.T) {
 		if err := st.Tags.UntagRounds(ctx, a.s.ID, []int{2, 4}); err != nil {
@@ -94,6 +113,7 @@ func testTags(t *testing.T, open Open) {
 		} else if r.EngagementID != "" || r.FrameID != "f1" {
 			t.Fatalf("after untag: engagement %q frame %q, want the frame kept", r.EngagementID, r.FrameID)
 		}
+		counted(t)
 	})
 	t.Run("SurvivesReinscribe", func(t *testing.T) {
 		// Rebuilding rounds from lines must not lose tags: they are not in rounds.
@@ -102,6 +122,7 @@ func testTags(t *testing.T, open Open) {
 		in.Rounds, in.Blocks, in.Messages = a.in.Rounds[2:], nil, nil
 		MustInscribe(t, st, &in)
 		equal(t, find(t, cairn.RoundFilter{SessionID: a.s.ID, Tagged: true}), "7a9a:3=inscription")
+		counted(t)
 	})
 	t.Run("CountsRoundsNotTags", func(t *testing.T) {
 		// A round a later inscription drops keeps its tag row: it is no
@@ -121,6 +142,7 @@ func testTags(t *testing.T, open Open) {
 				t.Errorf("CountRounds(%+v) = %d, %v; want 2", f, n, err)
 			}
 		}
+		counted(t)
 	})
 	t.Run("AutoTag", func(t *testing.T) {
 		c := newSession("7a9c0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
@@ -135,6 +157,7 @@ func testTags(t *testing.T, open Open) {
 		in.Lines, in.FromSeq, in.Rounds, in.Blocks, in.Messages = nil, 2, c.in.Rounds[1:], nil, nil
 		MustInscribe(t, st, &in)
 		equal(t, find(t, cairn.RoundFilter{SessionID: c.s.ID}), "7a9c:1=auto", "7a9c:2=manual")
+		counted(t)
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		wantCode(t, st.Tags.TagRounds(ctx, a.s.ID, []int{99}, "x", ""), cairn.ENOTFOUND)

@@ -49,6 +49,7 @@ Examples:
 			return err
 		}
 	}
+	defer m.batchGC()()
 	st, err := m.openStore(sf.store)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 
 func main() {
 	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
+	m.ownsProcess = true
 	if err := m.Run(context.Background(), os.Args[1:]); err != nil {
 		var child handedOff
 		if !errors.Is(err, flag.ErrHelp) && !errors.As(err, &child) {
@@ -37,6 +38,7 @@ type Main struct {
 	Getenv         func(string) string
 	Getwd          func() (string, error)
 
+	ownsProcess bool   // set by main: a command may tune the process (its collector) for itself
 	inHook      bool   // running as a Claude Code hook: short store timeouts, one store
 	hookStore   *store // the store a hook opened, shared by its steps
 	hookStoreAt string // where it is

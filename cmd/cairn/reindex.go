@@ -17,6 +17,7 @@ kept. Run it after upgrading cairn, or if the index looks wrong.`)
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
+	defer m.batchGC()()
 	st, err := m.openStore(sf.store)
 	if err != nil {
 		return err

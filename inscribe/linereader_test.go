@@ -74,3 +74,42 @@ func TestLineReader_Changed(t *testing.T) {
 		}
 	}
 }
+
+// TestLineReader_Reused: a reader's buffer goes to the next file once
+// closed, so reading many small files does not allocate a buffer each,
+// and the lines of a file already read stay as they were.
+func TestLineReader_Reused(t *testing.T) {
+	read := func(data string) (lines []string, kept [][]byte) {
+		lr := newLineReader(io.NewSectionReader(bytes.NewReader([]byte(data)), 0, int64(len(data))))
+		defer lr.close()
+		for {
+			line, err := lr.next()
+			if len(line) > 0 {
+				lines, kept = append(lines, string(line)), append(kept, line)
+			}
+			if err == io.EOF {
+				return lines, kept
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, first := read("one\ntwo\n")
+	read("three\nfour\n")
+	for i := range want {
+		if string(first[i]) != want[i] {
+			t.Fatalf("line %d of the first file became %q after the second was read, want %q", i+1, first[i], want[i])
+		}
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.TotalAlloc
+	const files = 20
+	for range files {
+		read("a line\nanother\n")
+	}
+	runtime.ReadMemStats(&m)
+	if perFile := (m.TotalAlloc - before) / files; perFile > arenaSize/2 {
+		t.Errorf("%d bytes allocated to read a file of two lines", perFile)
+	}
+}

@@ -100,6 +100,7 @@ func TestRaceProperty(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					im := importer(handles[i], chunk)
+					im.Tag = raceFrame
 					reports[i], _ = im.ImportFile(ctx, file)
 				}()
 			}
@@ -127,12 +128,25 @@ func TestRaceProperty(t *testing.T) {
 			// Settled: one more import reads what the racing ones missed.
 			ops++
 			st := handles[rng.IntN(len(handles))]
-			if r, _ := importer(st, 0).ImportFile(ctx, file); r.Status == inscribe.StatusFailed {
+			settle := importer(st, 0)
+			settle.Tag = raceFrame
+			if r, _ := settle.ImportFile(ctx, file); r.Status == inscribe.StatusFailed {
 				t.Fatalf("step %d (%s), settling import: %s", step, change, r.Error)
 			}
 			got, err := checkStored(ctx, st, raceSession, complete(content))
 			if err != nil {
 				t.Fatalf("step %d (%s, %d importers): %v", step, change, importers, err)
+			}
+			// The racing imports tagged every round with a frame: the
+			// frame's count (kept apart from the tags on SQLite) is the
+			// number of its rounds, after rewrites dropped some.
+			frame := cairn.RoundFilter{FrameID: "race"}
+			counted, err := st.CountRounds(ctx, frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found, err := st.FindRounds(ctx, frame); err != nil || len(found) != counted {
+				t.Fatalf("step %d (%s, %d importers): frame counted %d rounds, %d found (%v)", step, change, importers, counted, len(found), err)
 			}
 			verified += got
 			if _, n, err := st.FindSessions(ctx, cairn.SessionFilter{Subagents: true}); err != nil || (n != 1 && len(complete(content)) > 0) {
@@ -142,6 +156,10 @@ func TestRaceProperty(t *testing.T) {
 		summary(t, start, ops, failures, 0, verified)
 	})
 }
+
+// raceFrame tags the rounds a racing import inscribes with a frame, as an
+// import in a workspace with a frame in progress does.
+func raceFrame(*cairn.Session) (engagementID, frameID string) { return "", "race" }
 
 // bytesAfterLines returns the length of data's first n lines.
 func bytesAfterLines(data []byte, n int) int {

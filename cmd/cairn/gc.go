@@ -2,7 +2,7 @@ package main
 
 import "runtime/debug"
 
-// Import's collector settings: see [Main.batchGC].
+// The collector's settings during an import or a reindex: see [Main.batchGC].
 const (
 	batchGCPercent  = 200
 	batchSoftMemory = 80 << 20

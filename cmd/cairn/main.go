@@ -141,10 +141,10 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 				// Ctrl-C cancels ctx: an import stops between
 				// transactions, a server shuts down, temporary files are
 				// removed. Help and hooks need none of it (Claude Code
-				// stops a hook with SIGTERM or SIGKILL, never SIGINT, and a
-				// hook's every write is atomic), and watching for a signal
-				// costs a process a thread of its own: 1 ms of a hello
-				// world on a 2-core VM.
+				// cancels a hook by aborting its process, which sends
+				// SIGTERM, never SIGINT, and a hook's every write is
+				// atomic), and watching for a signal costs a process a
+				// thread of its own: 1 ms of a hello world on a 2-core VM.
 				var stop context.CancelFunc
 				ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
 				defer stop()

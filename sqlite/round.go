@@ -84,20 +84,21 @@ func oneTag(f cairn.RoundFilter) (column, value string, ok bool) {
 // hook on a frame of 3,400 rounds.
 func countTagged(ctx context.Context, tx *Tx, column, value string) (int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT c.session_id, c.n,
-		(SELECT MAX(seq) FROM round_tags t WHERE t.`+column+` = c.tag AND t.`+column+` != '' AND t.session_id = c.session_id)
+		(SELECT MAX(seq) FROM round_tags t WHERE t.`+column+` = c.tag AND t.`+column+` != '' AND t.session_id = c.session_id),
+		(SELECT MAX(seq) FROM rounds r WHERE r.session_id = c.session_id)
 		FROM round_tag_counts c WHERE c.kind = ? AND c.tag = ?`, column, value)
 	if err != nil {
 		return 0, err
 	}
 	type group struct {
-		session string
-		n       int
-		last    sql.NullInt64
+		session            string
+		n                  int
+		lastTag, lastRound sql.NullInt64
 	}
 	var groups []group
 	for rows.Next() {
 		var g group
-		if err := rows.Scan(&g.session, &g.n, &g.last); err != nil {
+		if err := rows.Scan(&g.session, &g.n, &g.lastTag, &g.lastRound); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -109,17 +110,13 @@ func countTagged(ctx context.Context, tx *Tx, column, value string) (int, error)
 	}
 	total := 0
 	for _, g := range groups {
-		var last sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT MAX(seq) FROM rounds WHERE session_id = ?`, g.session).Scan(&last); err != nil {
-			return 0, err
-		}
-		if !last.Valid || !g.last.Valid {
+		if !g.lastRound.Valid || !g.lastTag.Valid {
 			continue
 		}
-		if g.last.Int64 > last.Int64 {
+		if g.lastTag.Int64 > g.lastRound.Int64 {
 			var dropped int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM round_tags WHERE `+column+` = ? AND `+column+` != '' AND session_id = ? AND seq > ?`,
-				value, g.session, last.Int64).Scan(&dropped); err != nil {
+				value, g.session, g.lastRound.Int64).Scan(&dropped); err != nil {
 				return 0, err
 			}
 			g.n -= dropped

@@ -83,10 +83,6 @@ func (db *DB) Open() (err error) {
 	// its every open runs. (Stores have 4 KiB pages: the driver applies its
 	// pragmas in name order, so a page_size after journal_mode(WAL) never
 	// took effect, and measured figures are those of 4 KiB pages.)
-	// The writer reads pages by copying them (pread into its page cache),
-	// as the readers do: mapping the file (mmap_size) made an import of
-	// 1 GB slower (16.5 s against 14.7 s) and counted every page of the
-	// store it touched in its resident memory (157 MB against 69 MB).
 	// temp_store=MEMORY keeps the writer's statement journals (each
 	// multi-row INSERT inside an import's transaction has one, the size of
 	// the few pages it changes) out of temporary files: writing them took
@@ -95,13 +91,16 @@ func (db *DB) Open() (err error) {
 	if db.db, err = sql.Open("sqlite", dsn+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"); err != nil {
 		return err
 	}
-	// Reads copy pages (pread) rather than map the file: most reads come
+	// Neither pool maps the file: both copy pages (pread). Most reads come
 	// from a short process (search, a hook) that touches a few hundred
 	// scattered pages once, and mapping them cost more in page faults and
-	// in unmapping at close than it saved in copies. That is SQLite's
-	// default (modernc builds it with SQLITE_DEFAULT_MMAP_SIZE 0), so the
-	// read connection runs no pragma for it: each is a statement every
-	// process pays at open (TestOpen_ReadsUnmapped checks the default).
+	// in unmapping at close than it saved in copies; the writer mapping
+	// the store made an import of 1 GB slower (16.5 s against 14.7 s) and
+	// counted every page it touched in its resident memory (157 MB against
+	// 69 MB). That is SQLite's default (modernc builds it with
+	// SQLITE_DEFAULT_MMAP_SIZE 0), so no connection runs a pragma for it:
+	// each is a statement every process pays at open
+	// (TestOpen_ReadsUnmapped checks both pools).
 	rdsn := dsn
 	if db.ReadCache > 0 {
 		rdsn += "&_pragma=cache_size(-" + strconv.Itoa(db.ReadCache) + ")"

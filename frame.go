@@ -28,15 +28,23 @@ const (
 // FrameStatuses lists every status in lifecycle order.
 var FrameStatuses = []FrameStatus{FramePlanned, FrameInProgress, FrameCompleted, FrameFailed, FrameBlocked, FrameInvalidated}
 
-// transitions is the lifecycle: for each status, the statuses a frame may
-// move to.
-var transitions = map[FrameStatus][]FrameStatus{
-	FramePlanned:     {FrameInProgress, FrameInvalidated},
-	FrameInProgress:  {FrameCompleted, FrameFailed, FrameBlocked, FrameInvalidated},
-	FrameBlocked:     {FrameInProgress, FrameFailed, FrameInvalidated},
-	FrameCompleted:   {FrameInvalidated},
-	FrameFailed:      {FrameInvalidated},
-	FrameInvalidated: nil,
+// transitions is the lifecycle: the statuses a frame with status from may
+// move to, and whether from is a status at all. (A switch, not a map: a
+// map literal is built by every process at start, whatever it runs.)
+func transitions(from FrameStatus) (to []FrameStatus, known bool) {
+	switch from {
+	case FramePlanned:
+		return []FrameStatus{FrameInProgress, FrameInvalidated}, true
+	case FrameInProgress:
+		return []FrameStatus{FrameCompleted, FrameFailed, FrameBlocked, FrameInvalidated}, true
+	case FrameBlocked:
+		return []FrameStatus{FrameInProgress, FrameFailed, FrameInvalidated}, true
+	case FrameCompleted, FrameFailed:
+		return []FrameStatus{FrameInvalidated}, true
+	case FrameInvalidated:
+		return nil, true
+	}
+	return nil, false
 }
 
 // CanTransition reports whether a frame may move from one status to another:
@@ -51,11 +59,12 @@ var transitions = map[FrameStatus][]FrameStatus{
 // A failed frame is not retried in place, because its identity and results
 // are a record; push or plan a new frame instead.
 func CanTransition(from, to FrameStatus) bool {
-	return slices.Contains(transitions[from], to)
+	next, _ := transitions(from)
+	return slices.Contains(next, to)
 }
 
 // Valid reports whether s is a known status.
-func (s FrameStatus) Valid() bool { _, ok := transitions[s]; return ok }
+func (s FrameStatus) Valid() bool { _, ok := transitions(s); return ok }
 
 // Open reports whether work on a frame with status s is unfinished: it is
 // planned, in progress or blocked.

@@ -160,7 +160,7 @@ func (in *Inscription) AutoTags() []RoundTag {
 // inscription's Prev is no longer the stored position: another import got
 // there first. The importer starts over from the stored position; a person
 // never sees it.
-var ErrStale = Errorf(ECONFLICT, "Another import of this session stored new lines first; import again.")
+var ErrStale = &Error{Code: ECONFLICT, Message: "Another import of this session stored new lines first; import again."}
 
 // SamePosition reports whether a stored source is at the position p
 // continues from: same generation, offset and line count. A missing

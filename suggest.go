@@ -152,11 +152,16 @@ var taskVerb = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(add|implement|fix|write|build|create|refactor|migrate|update|remove|delete|rename|test|deploy|investigate|debug|design|rewrite|port|set up|setup|configure|optimi[sz]e|document)\b`)
 })
 
-// stopWords are left out when comparing a prompt with a frame.
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true, "into": true,
-	"then": true, "also": true, "please": true, "now": true, "can": true, "you": true, "should": true, "what": true,
-	"have": true, "are": true, "was": true, "all": true, "its": true, "our": true, "not": true, "but": true,
+// stopWord reports whether w is left out when comparing a prompt with a
+// frame.
+func stopWord(w string) bool {
+	switch w {
+	case "the", "and", "for", "with", "that", "this", "from", "into",
+		"then", "also", "please", "now", "can", "you", "should", "what",
+		"have", "are", "was", "all", "its", "our", "not", "but":
+		return true
+	}
+	return false
 }
 
 var wordPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}]+`) })
@@ -166,7 +171,7 @@ var wordPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 func words(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range wordPattern().FindAllString(strings.ToLower(s), -1) {
-		if len([]rune(w)) < 3 || stopWords[w] {
+		if len([]rune(w)) < 3 || stopWord(w) {
 			continue
 		}
 		for _, suf := range []string{"ing", "ed", "es", "s"} {

@@ -11,9 +11,25 @@ import (
 // nested list, relay files and the index under headings.
 type markdownFormat struct{}
 
-var fieldLabels = map[string]string{
-	"success-criteria": "Success criteria", "results": "Results", "artifacts": "Artifacts",
-	"decisions": "Decisions", "depends-on": "Depends on", "owner": "Owner", "log": "Log",
+// fieldLabel is how a frame field is headed for people.
+func fieldLabel(name string) string {
+	switch name {
+	case "success-criteria":
+		return "Success criteria"
+	case "results":
+		return "Results"
+	case "artifacts":
+		return "Artifacts"
+	case "decisions":
+		return "Decisions"
+	case "depends-on":
+		return "Depends on"
+	case "owner":
+		return "Owner"
+	case "log":
+		return "Log"
+	}
+	return ""
 }
 
 func (markdownFormat) fields(b *strings.Builder, fields []field, depth int) {
@@ -26,7 +42,7 @@ func (markdownFormat) fields(b *strings.Builder, fields []field, depth int) {
 		if f.name == "title" {
 			fmt.Fprintf(b, "%s**%s**\n", in, text)
 		} else {
-			fmt.Fprintf(b, "%s%s: %s\n", in, fieldLabels[f.name], text)
+			fmt.Fprintf(b, "%s%s: %s\n", in, fieldLabel(f.name), text)
 		}
 	}
 }

@@ -40,42 +40,37 @@ func (c Command) Run() (wall, cpu time.Duration, err error) {
 // not.
 type Timings struct{ Wall, CPU Latencies }
 
-// Paired times each pair of commands in turn, a then b, runs times over
-// the list, so both see the same machine at the same moments: on a shared
-// machine, figures measured apart cannot be compared. It returns each
-// side's timings in the order run.
-func Paired(pairs [][2]Command, runs int) (a, b Timings, err error) {
-	for range runs {
-		for _, p := range pairs {
-			wa, ca, err := p[0].Run()
-			if err != nil {
-				return a, b, err
-			}
-			wb, cb, err := p[1].Run()
-			if err != nil {
-				return a, b, err
-			}
-			a.Wall, a.CPU = append(a.Wall, wa), append(a.CPU, ca)
-			b.Wall, b.CPU = append(b.Wall, wb), append(b.CPU, cb)
-		}
+// Alternated times each group of commands in turn, each command of a
+// group after the other, runs times over the list, so all see the same
+// machine at the same moments: on a shared machine, figures measured apart
+// cannot be compared. It returns the timings of each position in a group
+// (every group has as many commands as the first), in the order run.
+func Alternated(groups [][]Command, runs int) ([]Timings, error) {
+	if len(groups) == 0 {
+		return nil, nil
 	}
-	return a, b, nil
-}
-
-// Interleaved times each command in turn, runs times over the list, as
-// [Paired] does for pairs, and returns each command's timings.
-func Interleaved(cmds []Command, runs int) ([]Timings, error) {
-	out := make([]Timings, len(cmds))
+	out := make([]Timings, len(groups[0]))
 	for range runs {
-		for i, c := range cmds {
-			w, cpu, err := c.Run()
-			if err != nil {
-				return nil, err
+		for _, g := range groups {
+			if len(g) != len(out) {
+				return nil, fmt.Errorf("a group of %d commands among groups of %d", len(g), len(out))
 			}
-			out[i].Wall, out[i].CPU = append(out[i].Wall, w), append(out[i].CPU, cpu)
+			for i, c := range g {
+				w, cpu, err := c.Run()
+				if err != nil {
+					return nil, err
+				}
+				out[i].Wall, out[i].CPU = append(out[i].Wall, w), append(out[i].CPU, cpu)
+			}
 		}
 	}
 	return out, nil
+}
+
+// Interleaved times each command in turn, runs times over the list, as
+// [Alternated] does for groups, and returns each command's timings.
+func Interleaved(cmds []Command, runs int) ([]Timings, error) {
+	return Alternated([][]Command{cmds}, runs)
 }
 
 // BuildHello builds a Go hello world into dir and returns its path: the

@@ -117,18 +117,27 @@ type contentBlock struct {
 	IsError   bool           `json:"is_error"`
 }
 
-// chainTypes are the line types that form the conversation's parentUuid
-// chain; metaTypes are the metadata lines known to exist. A line of any
-// other type is kept raw and reported as unknown.
-var (
-	chainTypes = map[string]bool{"user": true, "assistant": true, "system": true, "attachment": true, "progress": true}
-	metaTypes  = map[string]bool{
-		"summary": true, "file-history-snapshot": true, "queue-operation": true, "custom-title": true,
-		"ai-title": true, "last-prompt": true, "content-replacement": true, "worktree-state": true,
-		"cost-state": true, "mode": true, "tools-used": true, "tag": true, "agent-name": true,
-		"pr-link": true, "atis-latch": true,
+// chainType reports whether lines of type t form the conversation's
+// parentUuid chain; metaType, whether t is a metadata line known to exist.
+// A line of any other type is kept raw and reported as unknown.
+func chainType(t string) bool {
+	switch t {
+	case "user", "assistant", "system", "attachment", "progress":
+		return true
 	}
-)
+	return false
+}
+
+func metaType(t string) bool {
+	switch t {
+	case "summary", "file-history-snapshot", "queue-operation", "custom-title",
+		"ai-title", "last-prompt", "content-replacement", "worktree-state",
+		"cost-state", "mode", "tools-used", "tag", "agent-name",
+		"pr-link", "atis-latch":
+		return true
+	}
+	return false
+}
 
 // parseLine decodes one raw line (without judging it); status says what
 // went wrong, if anything.
@@ -144,7 +153,7 @@ func parseLine(raw []byte) (*entry, cairn.LineStatus) {
 	if !utf8.Valid(body) {
 		return &e, cairn.LineInvalidUTF8
 	}
-	if !chainTypes[e.Type] && !metaTypes[e.Type] && !strings.HasPrefix(e.Type, "api-request") {
+	if !chainType(e.Type) && !metaType(e.Type) && !strings.HasPrefix(e.Type, "api-request") {
 		return &e, cairn.LineUnknownType
 	}
 	return &e, cairn.LineOK

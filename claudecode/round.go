@@ -194,16 +194,21 @@ func commandText(s string) string {
 	return text
 }
 
-// localCommands are slash commands the client runs itself: they do not
-// ask the model anything, so they stay inside the current round.
-var localCommands = map[string]bool{
-	"compact": true, "clear": true, "model": true, "mcp": true, "cost": true, "help": true,
-	"config": true, "status": true, "memory": true, "resume": true, "login": true, "logout": true,
-	"exit": true, "context": true, "permissions": true, "agents": true, "hooks": true, "ide": true,
-	"doctor": true, "vim": true, "theme": true, "export": true, "add-dir": true, "bashes": true,
-	"todos": true, "usage": true, "statusline": true, "rewind": true, "release-notes": true,
-	"output-style": true, "upgrade": true, "terminal-setup": true, "privacy-settings": true,
-	"feedback": true, "bug": true, "plugin": true, "stats": true, "tasks": true, "rename": true,
+// localCommand reports whether name is a slash command the client runs
+// itself: it does not ask the model anything, so it stays inside the
+// current round.
+func localCommand(name string) bool {
+	switch name {
+	case "compact", "clear", "model", "mcp", "cost", "help",
+		"config", "status", "memory", "resume", "login", "logout",
+		"exit", "context", "permissions", "agents", "hooks", "ide",
+		"doctor", "vim", "theme", "export", "add-dir", "bashes",
+		"todos", "usage", "statusline", "rewind", "release-notes",
+		"output-style", "upgrade", "terminal-setup", "privacy-settings",
+		"feedback", "bug", "plugin", "stats", "tasks", "rename":
+		return true
+	}
+	return false
 }
 
 func isPrompt(s string) bool {
@@ -218,7 +223,7 @@ func isPrompt(s string) bool {
 	}
 	if strings.HasPrefix(t, "<command-") {
 		m := commandName().FindStringSubmatch(t)
-		return m != nil && !localCommands[strings.TrimSpace(m[1])]
+		return m != nil && !localCommand(strings.TrimSpace(m[1]))
 	}
 	return true
 }

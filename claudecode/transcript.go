@@ -38,7 +38,7 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 	var first *entry
 	for _, raw := range head {
 		e, status := parseLine(raw)
-		if e != nil && status != cairn.LineInvalidJSON && chainTypes[e.Type] && e.SessionID != "" {
+		if e != nil && status != cairn.LineInvalidJSON && chainType(e.Type) && e.SessionID != "" {
 			first = e
 			break
 		}

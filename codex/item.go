@@ -83,19 +83,28 @@ func (u *tokenUsage) usage() cairn.Usage {
 	return cairn.Usage{Input: max(u.Input-u.Cached, 0), Output: u.Output, CacheRead: u.Cached}
 }
 
-// lineTypes are the rollout line types cairn knows; a line of another type
-// is kept raw and reported.
-var lineTypes = map[string]bool{
-	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
-	"world_state": true, "token_usage_record": true, "compacted": true,
+// lineType reports whether t is a rollout line type cairn knows; a line of
+// another type is kept raw and reported.
+func lineType(t string) bool {
+	switch t {
+	case "session_meta", "response_item", "event_msg", "turn_context",
+		"world_state", "token_usage_record", "compacted":
+		return true
+	}
+	return false
 }
 
-// itemTypes are the response items a first-era file holds at top level.
-var itemTypes = map[string]bool{
-	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
-	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true,
-	"web_search_call": true, "tool_search_call": true, "tool_search_output": true,
-	"image_generation_call": true, "ghost_snapshot": true, "compaction": true, "other": true,
+// itemType reports whether t is a response item a first-era file holds at
+// top level.
+func itemType(t string) bool {
+	switch t {
+	case "message", "reasoning", "function_call", "function_call_output",
+		"custom_tool_call", "custom_tool_call_output", "local_shell_call",
+		"web_search_call", "tool_search_call", "tool_search_output",
+		"image_generation_call", "ghost_snapshot", "compaction", "other":
+		return true
+	}
+	return false
 }
 
 // A parsed line: its kind and payload. kind is the rollout type
@@ -153,20 +162,20 @@ func parseLine(raw []byte) (*parsed, cairn.LineStatus) {
 	p.ts, _ = time.Parse(time.RFC3339Nano, rl.Timestamp)
 	p.ts = p.ts.UTC()
 	switch {
-	case rl.Type != "" && !itemTypes[rl.Type]:
+	case rl.Type != "" && !itemType(rl.Type):
 		// {timestamp, type, payload}: decoded above.
 	case rl.Type == "" && rl.RecordType != "":
 		p.kind = "state"
 	case rl.Type == "" && rl.ID != "":
 		p.kind = "session_meta"
 		p.item.ID, p.item.Timestamp = rl.ID, rl.Timestamp
-	case itemTypes[rl.Type]:
+	case itemType(rl.Type):
 		// A first-era item: the line is the item.
 		p.kind = "response_item"
 		*p.item = item{}
 		_ = json.Unmarshal(body, p.item)
 	}
-	if !lineTypes[p.kind] && p.kind != "state" && status == cairn.LineOK {
+	if !lineType(p.kind) && p.kind != "state" && status == cairn.LineOK {
 		status = cairn.LineUnknownType
 	}
 	return p, status

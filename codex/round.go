@@ -153,10 +153,15 @@ func (b *builder) startsRound(p *parsed) bool {
 	return false
 }
 
-// assistantItems are the items a model turn produces.
-var assistantItems = map[string]bool{
-	"reasoning": true, "function_call": true, "custom_tool_call": true, "local_shell_call": true,
-	"web_search_call": true, "tool_search_call": true, "image_generation_call": true,
+// assistantItem reports whether items of type t are produced by a model
+// turn.
+func assistantItem(t string) bool {
+	switch t {
+	case "reasoning", "function_call", "custom_tool_call", "local_shell_call",
+		"web_search_call", "tool_search_call", "image_generation_call":
+		return true
+	}
+	return false
 }
 
 func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
@@ -183,7 +188,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 	default:
 		return
 	}
-	if it.Type == "message" && it.Role == "assistant" || assistantItems[it.Type] {
+	if it.Type == "message" && it.Role == "assistant" || assistantItem(it.Type) {
 		if b.turn == "" {
 			b.turn = "turn-" + strconv.Itoa(l.No)
 		}

@@ -53,7 +53,7 @@ func (w *Workspace) Prime(chars int) (string, error) {
 		name = filepath.Base(w.Root)
 	}
 
-	p := &primer{left: chars - utf8.RuneCountInString(primeFooter)}
+	p := &primer{left: chars - utf8.RuneCountInString(primeFooter())}
 	if head := fmt.Sprintf("# Cold start: %s\n\nDo not assume any memory: this is what the files say. Read them for more.\n", name); p.fits(head) {
 		p.add(head)
 	}
@@ -110,7 +110,9 @@ func footer(skipped []string) string {
 }
 
 // primeFooter is the longest footer, reserved from the start.
-var primeFooter = footer([]string{"Identity", "State", "Hand-offs", "Engagement", "Open todos", "Decisions in force"})
+func primeFooter() string {
+	return footer([]string{"Identity", "State", "Hand-offs", "Engagement", "Open todos", "Decisions in force"})
+}
 
 // A primer writes sections while their characters fit the budget.
 type primer struct {

@@ -66,4 +66,4 @@ func (w *Workspace) FinishChild(child, result string) (*cairn.Handoff, error) {
 }
 
 // errNoChange aborts an update that has nothing to write.
-var errNoChange = cairn.Errorf(cairn.ENOTFOUND, "nothing to change")
+var errNoChange = &cairn.Error{Code: cairn.ENOTFOUND, Message: "nothing to change"}

@@ -3,7 +3,8 @@
 // processes, each beside its yardstick in one paired run: cairn --help
 // against a Go hello world and against startupfloor (a hello world linking
 // cairn's dependencies), cairn import (MB/s, peak RSS), cairn search
-// against rg -i -l -F over the raw files, and the re-import of one
+// against rg -i -l -F over the raw files and against searchfloor (the same
+// ranking in a program with nothing of cairn's), and the re-import of one
 // appended round in a long session.
 //
 //	go run ./bench/cmd/cairnbench -size 1GB -long 100MB
@@ -70,7 +71,7 @@ func run() error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
 	}
-	cairnBin, helloBin, floorBin, err := buildBinaries(*dir)
+	bin, err := buildBinaries(*dir)
 	if err != nil {
 		return err
 	}
@@ -89,9 +90,9 @@ func run() error {
 	// Startup: cairn --help against a Go hello world, and a hello world
 	// linking cairn's dependencies, interleaved.
 	lat, err := bench.Interleaved([]bench.Command{
-		{Name: "cairn --help", Args: []string{cairnBin, "--help"}},
-		{Name: "hello", Args: []string{helloBin}},
-		{Name: "startupfloor", Args: []string{floorBin}},
+		{Name: "cairn --help", Args: []string{bin.cairn, "--help"}},
+		{Name: "hello", Args: []string{bin.hello}},
+		{Name: "startupfloor", Args: []string{bin.floor}},
 	}, 8**runs)
 	if err != nil {
 		return err
@@ -105,7 +106,7 @@ func run() error {
 	// Import: the cairn command, a whole process, for its time and peak RSS.
 	storePath := filepath.Join(*dir, "store-"+*size, "cairn.db")
 	if _, err := os.Stat(storePath); !*reuse || err != nil {
-		if err := measureImport(cairnBin, storePath, corpus, got); err != nil {
+		if err := measureImport(bin.cairn, storePath, corpus, got); err != nil {
 			return err
 		}
 	}
@@ -113,31 +114,36 @@ func run() error {
 		*codexSize = *size
 	}
 	if *codexSize != "0" {
-		if err := measureCodexImport(g, cairnBin, *dir, *codexSize, *codexSamples); err != nil {
+		if err := measureCodexImport(g, bin.cairn, *dir, *codexSize, *codexSamples); err != nil {
 			return err
 		}
 	}
 
-	// Search: each query as a whole cairn process and as rg over the raw
-	// files, in turn. rg -l stops reading a file at its first match, as
-	// cairn lists matching rounds; both ignore case, neither reads syntax.
-	var pairs [][2]bench.Command
+	// Search: each query as a whole cairn process, as searchfloor (the
+	// same ranking with nothing of cairn's) and as rg over the raw files,
+	// in turn. rg -l stops reading a file at its first match, as cairn
+	// lists matching rounds; both ignore case, neither reads syntax.
+	var groups [][]bench.Command
 	for _, q := range singleWords(g.Queries(*nq * 4))[:*nq] {
-		pairs = append(pairs, [2]bench.Command{
-			{Name: "cairn search " + q, Args: []string{cairnBin, "search", "--store", storePath, "-n", "20", q}},
+		groups = append(groups, []bench.Command{
+			{Name: "cairn search " + q, Args: []string{bin.cairn, "search", "--store", storePath, "-n", "20", q}},
+			{Name: "searchfloor " + q, Args: []string{bin.searchFloor, storePath, q}},
 			{Name: "rg " + q, Args: []string{"rg", "-i", "-l", "-F", q, corpus}},
 		})
 	}
 	if _, err := exec.LookPath("rg"); err != nil {
 		fmt.Println("search        rg not installed: no comparison")
 	} else {
-		cs, rs, err := bench.Paired(pairs, *runs)
+		t, err := bench.Alternated(groups, *runs)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("search        cairn search p50 %s p90 %s (CPU p50 %s), rg -i -l -F p50 %s p90 %s (CPU p50 %s): rg p50 / cairn p50 = %.2f (paired, %d queries × %d runs, whole process)\n",
+		cs, fs, rs := t[0], t[1], t[2]
+		fmt.Printf("search        cairn search p50 %s p90 %s (CPU p50 %s), rg -i -l -F p50 %s p90 %s (CPU p50 %s): rg p50 / cairn p50 = %.2f (alternated, %d queries × %d runs, whole process)\n",
 			ms(cs.Wall.Percentile(50)), ms(cs.Wall.Percentile(90)), ms(cs.CPU.Percentile(50)),
-			ms(rs.Wall.Percentile(50)), ms(rs.Wall.Percentile(90)), ms(rs.CPU.Percentile(50)), ratio(rs.Wall, cs.Wall), len(pairs), *runs)
+			ms(rs.Wall.Percentile(50)), ms(rs.Wall.Percentile(90)), ms(rs.CPU.Percentile(50)), ratio(rs.Wall, cs.Wall), len(groups), *runs)
+		fmt.Printf("              the same ranking with nothing of cairn's (bench/cmd/searchfloor) p50 %s (CPU %s): rg %.2f× it, cairn %.2f× it\n",
+			ms(fs.Wall.Percentile(50)), ms(fs.CPU.Percentile(50)), ratio(rs.Wall, fs.Wall), ratio(cs.Wall, fs.Wall))
 	}
 
 	if longBytes > 0 {
@@ -183,23 +189,33 @@ func singleWords(qs []string) []string {
 	return out
 }
 
-// buildBinaries builds the cairn command, a Go hello world (the startup
-// yardstick) and startupfloor (the hello world linking cairn's
-// dependencies) into dir.
-func buildBinaries(dir string) (cairnBin, helloBin, floorBin string, err error) {
-	cairnBin = filepath.Join(dir, "cairn")
-	if err := bench.BuildCairn(cairnBin); err != nil {
-		return "", "", "", err
+// binaries are the programs cairnbench times, built into its folder.
+type binaries struct {
+	cairn       string // the lean build, as the README installs it
+	hello       string // a Go hello world: the start-up yardstick
+	floor       string // startupfloor: the hello world linking cairn's dependencies
+	searchFloor string // searchfloor: the least a search process on this SQLite does
+}
+
+// buildBinaries builds the programs cairnbench times into dir.
+func buildBinaries(dir string) (binaries, error) {
+	b := binaries{
+		cairn:       filepath.Join(dir, "cairn"),
+		floor:       filepath.Join(dir, "startupfloor"),
+		searchFloor: filepath.Join(dir, "searchfloor"),
 	}
-	floorBin = filepath.Join(dir, "startupfloor")
-	if err := bench.Build(floorBin, "cairn/bench/cmd/startupfloor"); err != nil {
-		return "", "", "", err
+	if err := bench.BuildCairn(b.cairn); err != nil {
+		return b, err
 	}
-	helloBin, err = bench.BuildHello(dir)
-	if err != nil {
-		return "", "", "", err
+	if err := bench.Build(b.floor, "cairn/bench/cmd/startupfloor"); err != nil {
+		return b, err
 	}
-	return cairnBin, helloBin, floorBin, nil
+	if err := bench.Build(b.searchFloor, "cairn/bench/cmd/searchfloor"); err != nil {
+		return b, err
+	}
+	var err error
+	b.hello, err = bench.BuildHello(dir)
+	return b, err
 }
 
 // measureReimport imports one long session, then appends one round at a

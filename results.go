@@ -46,10 +46,16 @@ var decisionPhrase = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(decided|decision:|chose|choose to|opted|went with|going with|settled on|instead of|rather than|in favou?r of|trade-?off)\b`)
 })
 
-// fileWriters are the tools whose calls write or edit a file, with the
-// input field naming it.
-var fileWriters = map[string]string{
-	"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
+// fileWriter returns the input field naming the file a call of tool writes
+// or edits, and false for a tool that writes none.
+func fileWriter(tool string) (field string, ok bool) {
+	switch tool {
+	case "Write", "Edit", "MultiEdit":
+		return "file_path", true
+	case "NotebookEdit":
+		return "notebook_path", true
+	}
+	return "", false
 }
 
 // A Verification is one command that checked the work and its last
@@ -120,7 +126,7 @@ func ResultsFromRounds(rounds []*Round, opt ResultsOptions) (FrameResults, error
 					continue
 				}
 				// A file counts once its write succeeded with content.
-				if field, ok := fileWriters[call.ToolName]; ok && !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
+				if field, ok := fileWriter(call.ToolName); ok && !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
 					if p := relPath(opt.Root, inputString(call.Content, field)); p != "" && !containsString(files, p) {
 						files = append(files, p)
 					}

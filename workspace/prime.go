@@ -245,8 +245,27 @@ func handoffLines(list []*cairn.Handoff) []string {
 	return append(open, done...)
 }
 
-var statusOrder = map[string]int{cairn.TodoInProgress: 0, cairn.TodoBlocked: 1, cairn.TodoPending: 2}
-var priorityOrder = map[string]int{cairn.PriorityHigh: 0, cairn.PriorityMedium: 1, cairn.PriorityLow: 2}
+// statusOrder and priorityOrder rank a todo's status and priority, first
+// first; an unknown one ranks with the first.
+func statusOrder(status string) int {
+	switch status {
+	case cairn.TodoBlocked:
+		return 1
+	case cairn.TodoPending:
+		return 2
+	}
+	return 0
+}
+
+func priorityOrder(priority string) int {
+	switch priority {
+	case cairn.PriorityMedium:
+		return 1
+	case cairn.PriorityLow:
+		return 2
+	}
+	return 0
+}
 
 // openTodos returns the todos not completed: in progress, then blocked,
 // then pending, each by priority.
@@ -259,10 +278,10 @@ func openTodos(l *cairn.TodoList) []*cairn.Todo {
 	}
 	sort.SliceStable(open, func(i, j int) bool {
 		a, b := open[i], open[j]
-		if statusOrder[a.Status] != statusOrder[b.Status] {
-			return statusOrder[a.Status] < statusOrder[b.Status]
+		if statusOrder(a.Status) != statusOrder(b.Status) {
+			return statusOrder(a.Status) < statusOrder(b.Status)
 		}
-		return priorityOrder[a.Priority] < priorityOrder[b.Priority]
+		return priorityOrder(a.Priority) < priorityOrder(b.Priority)
 	})
 	return open
 }

@@ -53,24 +53,18 @@ func TestOpen_UnderWriter(t *testing.T) {
 // import time and resident memory.
 func TestOpen_ReadsUnmapped(t *testing.T) {
 	db := MustOpenDB(t)
-	if n := readPragma(t, db, "mmap_size"); n != 0 {
+	if n := pragma(t, db, readPool, "mmap_size"); n != 0 {
 		t.Fatalf("read pool mmap_size = %d, want 0", n)
 	}
-	tx, err := db.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	var n int64
-	if err := tx.QueryRow(`PRAGMA mmap_size`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("write pool mmap_size = %d, %v; want 0", n, err)
+	if n := pragma(t, db, writePool, "mmap_size"); n != 0 {
+		t.Fatalf("write pool mmap_size = %d, want 0", n)
 	}
 }
 
 // TestOpen_ReadCache: DB.ReadCache bounds the read pool's page cache, and
 // only the read pool's; unset, SQLite's default stays.
 func TestOpen_ReadCache(t *testing.T) {
-	if n := readPragma(t, MustOpenDB(t), "cache_size"); n != -2000 {
+	if n := pragma(t, MustOpenDB(t), readPool, "cache_size"); n != -2000 {
 		t.Fatalf("default read cache_size = %d, want -2000", n)
 	}
 	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
@@ -79,24 +73,22 @@ func TestOpen_ReadCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if n := readPragma(t, db, "cache_size"); n != -64 {
+	if n := pragma(t, db, readPool, "cache_size"); n != -64 {
 		t.Fatalf("read cache_size = %d, want -64", n)
 	}
-	tx, err := db.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	var n int64
-	if err := tx.QueryRow(`PRAGMA cache_size`).Scan(&n); err != nil || n != -2000 {
-		t.Fatalf("write cache_size = %d, %v; want -2000", n, err)
+	if n := pragma(t, db, writePool, "cache_size"); n != -2000 {
+		t.Fatalf("write cache_size = %d, want -2000", n)
 	}
 }
 
-// readPragma returns a pragma's value on db's read pool.
-func readPragma(tb testing.TB, db *sqlite.DB, name string) int64 {
+// The pools of a DB, as BeginTx chooses them.
+var readPool, writePool = &sql.TxOptions{ReadOnly: true}, (*sql.TxOptions)(nil)
+
+// pragma returns a pragma's value on one of db's pools (readPool or
+// writePool), in a transaction of its own.
+func pragma(tb testing.TB, db *sqlite.DB, pool *sql.TxOptions, name string) int64 {
 	tb.Helper()
-	tx, err := db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	tx, err := db.BeginTx(context.Background(), pool)
 	if err != nil {
 		tb.Fatal(err)
 	}

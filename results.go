@@ -46,16 +46,16 @@ var decisionPhrase = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(decided|decision:|chose|choose to|opted|went with|going with|settled on|instead of|rather than|in favou?r of|trade-?off)\b`)
 })
 
-// fileWriter returns the input field naming the file a call of tool writes
-// or edits, and false for a tool that writes none.
-func fileWriter(tool string) (field string, ok bool) {
+// WriteField returns the input field naming the file a call of tool (a
+// Claude Code tool) writes or edits, and "" for a tool that writes none.
+func WriteField(tool string) string {
 	switch tool {
 	case "Write", "Edit", "MultiEdit":
-		return "file_path", true
+		return "file_path"
 	case "NotebookEdit":
-		return "notebook_path", true
+		return "notebook_path"
 	}
-	return "", false
+	return ""
 }
 
 // A Verification is one command that checked the work and its last
@@ -126,7 +126,7 @@ func ResultsFromRounds(rounds []*Round, opt ResultsOptions) (FrameResults, error
 					continue
 				}
 				// A file counts once its write succeeded with content.
-				if field, ok := fileWriter(call.ToolName); ok && !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
+				if field := WriteField(call.ToolName); field != "" && !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
 					if p := relPath(opt.Root, inputString(call.Content, field)); p != "" && !containsString(files, p) {
 						files = append(files, p)
 					}

@@ -23,7 +23,7 @@ const (
 	// watches them for context exhaustion (seed 004).
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
-	PreToolUse         = "PreToolUse"    // only for the sub-agent tool: see [HookMatchers]
+	PreToolUse         = "PreToolUse"    // only for the sub-agent tool: see [HookMatcher]
 	SubagentStart      = "SubagentStart" // may add context to the sub-agent's first request
 	SubagentStop       = "SubagentStop"
 )
@@ -32,10 +32,15 @@ const (
 // fires them.
 var HookEvents = []string{SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd, PreToolUse, SubagentStart, SubagentStop}
 
-// HookMatchers are the matchers of events that must not run for every
-// tool: PreToolUse runs only for the tool that starts a sub-agent (Agent
-// in 2.1.x, Task before).
-var HookMatchers = map[string]string{PreToolUse: "Task|Agent"}
+// HookMatcher returns the matcher of an event that must not run for every
+// tool, "" for the others: PreToolUse runs only for the tool that starts a
+// sub-agent (Agent in 2.1.x, Task before).
+func HookMatcher(event string) string {
+	if event == PreToolUse {
+		return "Task|Agent"
+	}
+	return ""
+}
 
 // SubagentTools are the names of the tool that starts a sub-agent.
 var SubagentTools = []string{"Agent", "Task"}

@@ -83,7 +83,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	}
 	// Only conversation lines hold blocks; api-request* lines also carry a
 	// "message", but it is a copy of what was sent, not a new turn.
-	if (status == cairn.LineOK || status == cairn.LineInvalidUTF8) && conversation[e.Type] {
+	if (status == cairn.LineOK || status == cairn.LineInvalidUTF8) && conversational(e.Type) {
 		b.addBlocks(rs, l, e, starts)
 	}
 	return problem(status, e.Type)
@@ -168,7 +168,11 @@ type promptPart struct {
 	Text string `json:"text"`
 }
 
-var conversation = map[string]bool{"user": true, "assistant": true, "system": true}
+// conversational reports whether lines of type t carry the conversation
+// a round is made of.
+func conversational(t string) bool {
+	return t == "user" || t == "assistant" || t == "system"
+}
 
 // injectedPrefixes open text the client wrote into a user line.
 var injectedPrefixes = []string{

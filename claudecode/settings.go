@@ -57,7 +57,7 @@ func editHooks(settings []byte, bin string, install bool) ([]byte, bool, error) 
 		}
 		if install {
 			g := hookGroup{Hooks: []hookCommand{{Type: "command", Command: bin + " hook " + event}}}
-			if m, ok := HookMatchers[event]; ok {
+			if m := HookMatcher(event); m != "" {
 				g.Matcher = &m
 			}
 			groups = append(groups, marshal(g))

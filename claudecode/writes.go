@@ -59,7 +59,7 @@ func LastWrites(path string) ([]cairn.WriteCall, error) {
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_use":
-				if _, ok := writeTools[b.Name]; !ok {
+				if cairn.WriteField(b.Name) == "" {
 					continue
 				}
 				var in struct {
@@ -79,5 +79,3 @@ func LastWrites(path string) ([]cairn.WriteCall, error) {
 	}
 	return calls, nil
 }
-
-var writeTools = map[string]struct{}{"Write": {}, "Edit": {}, "MultiEdit": {}, "NotebookEdit": {}}

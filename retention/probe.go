@@ -83,8 +83,6 @@ func (p *Probe) Ref() string {
 const answerLen = 80
 
 var (
-	editTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
-
 	figure = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b\d+(?:[.,]\d+)?\s?(?:ms|µs|ns|s|sec|seconds|minutes|min|kb|mb|gb|kib|mib|gib|%)(?:\W|$)|\b\d+ (?:passed|failed|tests?|errors?|warnings?|skipped|files? changed|insertions?|deletions?)\b`)
 	})
@@ -136,7 +134,7 @@ func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 					calls[b.ToolID] = b
 					arg := cairn.ToolArg(b.ToolName, b.Content)
 					switch {
-					case editTools[b.ToolName]:
+					case cairn.WriteField(b.ToolName) != "":
 						path := strings.TrimPrefix(fullArg(b.Content, "file_path", "notebook_path"), project)
 						if path == "" {
 							continue

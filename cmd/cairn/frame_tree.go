@@ -9,10 +9,23 @@ import (
 	"cairn"
 )
 
-// statusMarks show a frame's status at a glance.
-var statusMarks = map[cairn.FrameStatus]string{
-	cairn.FramePlanned: "[ ]", cairn.FrameInProgress: "[>]", cairn.FrameCompleted: "[x]",
-	cairn.FrameFailed: "[!]", cairn.FrameBlocked: "[-]", cairn.FrameInvalidated: "[~]",
+// statusMark shows a frame's status at a glance.
+func statusMark(s cairn.FrameStatus) string {
+	switch s {
+	case cairn.FramePlanned:
+		return "[ ]"
+	case cairn.FrameInProgress:
+		return "[>]"
+	case cairn.FrameCompleted:
+		return "[x]"
+	case cairn.FrameFailed:
+		return "[!]"
+	case cairn.FrameBlocked:
+		return "[-]"
+	case cairn.FrameInvalidated:
+		return "[~]"
+	}
+	return ""
 }
 
 func (m *Main) runTree(ctx context.Context, args []string) error {
@@ -73,7 +86,7 @@ Examples:
 		if cur != nil && f.ID == cur.ID {
 			extra = append(extra, "←")
 		}
-		fmt.Fprintf(m.Stdout, "%s%s %s  %s  %s\n", strings.Repeat("  ", depth), statusMarks[f.Status], f.ID, f.Title, strings.Join(extra, " "))
+		fmt.Fprintf(m.Stdout, "%s%s %s  %s  %s\n", strings.Repeat("  ", depth), statusMark(f.Status), f.ID, f.Title, strings.Join(extra, " "))
 		if *artifacts {
 			for _, a := range f.Artifacts {
 				fmt.Fprintf(m.Stdout, "%s      %s\n", strings.Repeat("  ", depth), a)

@@ -84,14 +84,46 @@ type Piece struct {
 	// Keep, when set, are the line ranges of the round kept in full; the
 	// other lines are left out. Empty: the whole round.
 	Keep []LineRange `json:"keep,omitempty"`
-	// StepIndex are the index lines of the steps left out (see
-	// [Step.IndexLine]), in order.
-	StepIndex []string `json:"step_index,omitempty"`
+	// Index are the entries that name the round's steps left out, in
+	// order: one line a step where the budget allows, a run of steps where
+	// it does not (see [IndexEntry]). A round shown as an index line
+	// carries them too, so no step is ever out of reach.
+	Index []IndexEntry `json:"index,omitempty"`
 	// Compaction is the client's compaction the round spans, whose summary
 	// stands for the steps before its boundary.
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Tokens is the estimated size of what the piece puts in the request.
 	Tokens int64 `json:"tokens,omitempty"`
+}
+
+// An IndexEntry names steps an output leaves out, so that one `cairn inject
+// SESSION REF` prints them: one step (From == To, its [Step.IndexLine]), a
+// run of steps of one round (From < To, a line that says what they touched),
+// or a whole round (From == 0). Tokens is what that inject prints,
+// estimated: an entry helps only when its expansion fits what is left of
+// the window, so runs are cut to a bound (see package surgery).
+type IndexEntry struct {
+	Round  int    `json:"round"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Line   string `json:"line"`
+	Tokens int64  `json:"tokens"`
+}
+
+// Ref is the entry as inject takes it: "7.12", "7.3-7.9" or "7".
+func (e IndexEntry) Ref() string {
+	switch {
+	case e.From == 0:
+		return fmt.Sprint(e.Round)
+	case e.From == e.To:
+		return fmt.Sprintf("%d.%d", e.Round, e.From)
+	}
+	return fmt.Sprintf("%d.%d-%d.%d", e.Round, e.From, e.Round, e.To)
+}
+
+// Names reports whether the entry names step seq of round.
+func (e IndexEntry) Names(round, seq int) bool {
+	return e.Round == round && (e.From == 0 || seq >= e.From && seq <= e.To)
 }
 
 // A LineRange is the lines From to To of a session, inclusive.
@@ -156,7 +188,7 @@ func (m *Materialization) Recipe() string {
 	}
 	h := sha256.New()
 	for _, p := range m.Pieces {
-		fmt.Fprintf(h, "%s %d %d %v %v %+v %d %v\n", p.Round.SessionID, p.Round.Seq, p.Round.LastLine, p.Full, p.Keep, p.FidelityOr(m.Fidelity), len(p.StepIndex), p.Compaction != nil)
+		fmt.Fprintf(h, "%s %d %d %v %v %+v %d %v\n", p.Round.SessionID, p.Round.Seq, p.Round.LastLine, p.Full, p.Keep, p.FidelityOr(m.Fidelity), len(p.Index), p.Compaction != nil)
 	}
 	for _, c := range m.Collapsed {
 		fmt.Fprintf(h, "frame %s %s %v\n", c.Frame.ID, c.SessionID, c.Rounds)

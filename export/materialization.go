@@ -74,10 +74,10 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 			ew.printf("*Claude Code compacted this session at line %d (%s, %d tokens before); its own summary stands for what came before:*\n\n> %s\n\n",
 				c.Line, c.Trigger, c.PreTokens, strings.ReplaceAll(strings.TrimSpace(c.Summary), "\n", "\n> "))
 		}
-		if len(p.StepIndex) > 0 {
+		if len(p.Index) > 0 {
 			ew.printf("*Round %d: earlier steps, one line each:*\n\n", p.Round.Seq)
-			for _, l := range p.StepIndex {
-				ew.printf("- %s\n", l)
+			for _, e := range p.Index {
+				ew.printf("- %s\n", e.Line)
 			}
 			ew.printf("\n")
 		}

@@ -232,7 +232,7 @@ func TestBudgetLongSessions(t *testing.T) {
 func stepLines(m *cairn.Materialization) int {
 	n := 0
 	for _, p := range m.Pieces {
-		n += len(p.StepIndex)
+		n += len(p.Index)
 	}
 	return n
 }

@@ -47,13 +47,13 @@ type plan struct {
 
 	prompt             cairn.LineRange // From > To: none
 	promptTok, promptP int64
-	steps              []*cairn.Step // the steps that may be kept (after the client's compaction)
-	full, partial, idx []int64       // per step: tokens in full, in partial, as an index line
-	lines              []string      // per step: its index line
-	keepFrom           int           // the last piece: the first step kept in full
-	pre                []string      // index lines of steps before the compaction (BeforeIndex)
-	extra              int64         // the client's summary and pre-compaction index lines
-	row                int64         // tokens of its index row
+	steps              []*cairn.Step      // the steps that may be kept (after the client's compaction)
+	full, partial, idx []int64            // per step: tokens in full, in partial, as an index line
+	lines              []cairn.IndexEntry // per step: its index entry
+	keepFrom           int                // the last piece: the first step kept in full
+	pre                []cairn.IndexEntry // index entries of steps before the compaction (BeforeIndex)
+	extra              int64              // the client's summary and pre-compaction index lines
+	row                int64              // tokens of its index row
 	comp               *cairn.Compaction
 	opKeep             []cairn.LineRange // what the operation itself kept (inject of a step)
 }
@@ -347,10 +347,11 @@ func (pl *plan) setSteps(steps []*cairn.Step, f, pf cairn.Fidelity) {
 	pl.full, pl.partial, pl.idx, pl.lines = nil, nil, nil, nil
 	for _, s := range steps {
 		line := s.IndexLine()
-		pl.full = append(pl.full, tokensAt(r, s.Blocks, f))
+		full := tokensAt(r, s.Blocks, f)
+		pl.full = append(pl.full, full)
 		pl.partial = append(pl.partial, tokensAt(r, s.Blocks, pf))
 		pl.idx = append(pl.idx, cairn.EstimateTokens(line)+2)
-		pl.lines = append(pl.lines, line)
+		pl.lines = append(pl.lines, cairn.IndexEntry{Round: r.Seq, From: s.Seq, To: s.Seq, Line: line, Tokens: full})
 	}
 }
 
@@ -424,7 +425,7 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 				k-- // the latest round keeps its last step, whatever it holds
 			}
 			if before == BeforeIndex {
-				pl.pre = append([]string(nil), pl.lines[:k]...)
+				pl.pre = append([]cairn.IndexEntry(nil), pl.lines[:k]...)
 				pl.extra += sum(pl.idx[:k])
 			}
 			if c.RoundSeq == r.Seq && k > 0 {
@@ -531,7 +532,7 @@ func apply(m *cairn.Materialization, plans []*plan) {
 	pending := map[string]*cairn.Compaction{} // a compaction whose round went to the index: the next full round carries it
 	for _, pl := range plans {
 		p := pl.p
-		p.Fidelity, p.Keep, p.StepIndex, p.Compaction, p.Tokens = nil, pl.opKeep, nil, nil, 0
+		p.Fidelity, p.Keep, p.Index, p.Compaction, p.Tokens = nil, pl.opKeep, nil, nil, 0
 		if pl.comp != nil && pl.level >= levelIndex {
 			pending[p.Round.SessionID] = pl.comp
 		}
@@ -548,7 +549,7 @@ func apply(m *cairn.Materialization, plans []*plan) {
 				p.Compaction = c
 			}
 			delete(pending, p.Round.SessionID)
-			p.StepIndex = pl.pre
+			p.Index = pl.pre
 			from := pl.keepFrom
 			if pl.level == levelSteps {
 				from = max(len(pl.steps)-1, 0)
@@ -557,7 +558,7 @@ func apply(m *cairn.Materialization, plans []*plan) {
 				p.Fidelity = &pf
 			}
 			if from > 0 || len(pl.pre) > 0 || pl.comp != nil && len(pl.steps) > 0 && pl.steps[0].Seq > 1 {
-				p.StepIndex = append(p.StepIndex, pl.lines[:from]...)
+				p.Index = append(p.Index, pl.lines[:from]...)
 				p.Keep = []cairn.LineRange{}
 				if pl.prompt.To >= pl.prompt.From {
 					p.Keep = append(p.Keep, pl.prompt)

@@ -300,7 +300,7 @@ func TestNoLargerThanResume(t *testing.T) {
 	if with > now*98/100 {
 		t.Errorf("round 1 under the default budget is ~%d tokens, not under the ~%d the client loads for the session", with, now)
 	}
-	if len(m.Pieces) != 1 || len(m.Pieces[0].StepIndex) == 0 {
+	if len(m.Pieces) != 1 || len(m.Pieces[0].Index) == 0 {
 		t.Errorf("the round kept no step index lines: %+v", m.Pieces)
 	}
 	t.Logf("the session as the client loads it ~%d tokens; round 1 ~%d without a budget, ~%d under it", now, without, with)

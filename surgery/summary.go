@@ -57,10 +57,10 @@ func Summary(m *cairn.Materialization) string {
 			}
 			fmt.Fprintf(&b, " Its own summary, written by the client, not by cairn:\n\n%s\n", strings.TrimSpace(c.Summary))
 		}
-		if len(p.StepIndex) > 0 {
+		if len(p.Index) > 0 {
 			fmt.Fprintf(&b, "\nRound %d of %s: its prompt and its last steps are in full; its earlier steps, one line each (ROUND.STEP, tools with their key argument → the first characters of the result | the text):\n", p.Round.Seq, short(p.Round.SessionID))
-			for _, l := range p.StepIndex {
-				b.WriteString("- " + l + "\n")
+			for _, e := range p.Index {
+				b.WriteString("- " + e.Line + "\n")
 			}
 		}
 	}

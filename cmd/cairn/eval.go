@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"cairn"
 	"cairn/claudecode"
@@ -192,10 +191,8 @@ func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Sessio
 					v.Named[fmt.Sprintf("%d.%d", c.RoundSeq, i)] = true
 				}
 			}
-			for _, l := range p.StepIndex { // "7.12 Bash …": step 12 of round 7
-				if ref, _, ok := strings.Cut(l, " "); ok {
-					v.Named[ref] = true
-				}
+			for _, e := range p.Index { // "7.12 Bash …": step 12 of round 7
+				v.Named[e.Ref()] = true
 			}
 		}
 		out = append(out, v)

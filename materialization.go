@@ -63,6 +63,42 @@ type Materialization struct {
 
 	// Compactions are the client's own compactions in the sources, in order.
 	Compactions []*Compaction `json:"compactions,omitempty"`
+
+	// Ledger is what an agent needs to continue, kept verbatim whatever
+	// the budget does to the rounds: the user's prompts, the latest todo
+	// list, errors not followed by a fix, the files changed, the commands
+	// run with their outcome, what the agent stated. Set by the operations
+	// that continue a session.
+	Ledger []LedgerItem `json:"ledger,omitempty"`
+}
+
+// Kinds of [LedgerItem], in the order a summary shows them.
+const (
+	LedgerPrompt   = "prompt"
+	LedgerTodo     = "todo"
+	LedgerError    = "error"
+	LedgerArtifact = "artifact"
+	LedgerCommand  = "command"
+	LedgerStated   = "stated"
+)
+
+// A LedgerItem is one entry of a [Materialization]'s ledger: its text,
+// verbatim or clipped, and the step it comes from (Step 0: the round's
+// prompt), which `cairn inject` prints in full.
+type LedgerItem struct {
+	Kind  string `json:"kind"`
+	Round int    `json:"round"`
+	Step  int    `json:"step,omitempty"`
+	Text  string `json:"text"`
+}
+
+// Ref is where the item comes from as inject takes it: "7.12", or "7" for
+// a round's prompt.
+func (i LedgerItem) Ref() string {
+	if i.Step == 0 {
+		return fmt.Sprint(i.Round)
+	}
+	return fmt.Sprintf("%d.%d", i.Round, i.Step)
 }
 
 // A Piece is one round of a materialization: in full (with its blocks at

@@ -93,7 +93,7 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "engage", "Checkpoint here, move to another situation (folder), read its board and index.", s.engage)
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)
 	if s.Sessions != nil && s.Lines != nil {
-		tool(srv, s, "inject", "One round of a stored session in full (round numbers are in search hits and index tables).", s.inject)
+		tool(srv, s, "inject", "A round, a step or a run of steps of a stored session in full (ref 7, 7.12 or 7.3-7.9, as search hits and index entries name them).", s.inject)
 	}
 	return srv
 }
@@ -411,7 +411,8 @@ func (s *Server) state(ctx context.Context, in stateIn) (string, error) {
 
 type injectIn struct {
 	Session  string `json:"session" jsonschema:"session id or unique prefix"`
-	Round    int    `json:"round"`
+	Round    int    `json:"round,omitempty" jsonschema:"a round number (or give ref)"`
+	Ref      string `json:"ref,omitempty" jsonschema:"what to print: a round (7), a step (7.12) or a run of steps (7.3-7.9), as index entries and search hits name them"`
 	Fidelity string `json:"fidelity,omitempty" jsonschema:"how much of the round's process: full (default), partial, text, or thinking=…,tool_use=…,tool_result=… each full, summary or omit"`
 }
 
@@ -423,8 +424,15 @@ func (s *Server) inject(ctx context.Context, in injectIn) (string, error) {
 			return "", err
 		}
 	}
+	ref := surgery.Ref{Round: in.Round}
+	if in.Ref != "" {
+		var err error
+		if ref, err = surgery.ParseRef(in.Ref); err != nil {
+			return "", err
+		}
+	}
 	st := surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines}
-	mat, err := surgery.Inject(ctx, st, in.Session, in.Round, fid)
+	mat, err := surgery.InjectRef(ctx, st, in.Session, ref, fid)
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,7 @@
 // command, the pattern) and the first characters of its result ("error:" when
 // it failed, "(no result)" when it never came), then the first characters of
 // the step's text. The summary a resumed agent reads lists them under their
-// round; `cairn inject SESSION 7.12` prints one step in full ([InjectStep]).
+// round; `cairn inject SESSION 7.12` prints one step in full ([InjectRef]).
 //
 // # The client's compactions
 //

@@ -3,6 +3,7 @@ package surgery
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"cairn"
 	"cairn/export"
@@ -51,7 +52,11 @@ type plan struct {
 	full, partial, idx []int64            // per step: tokens in full, in partial, as an index line
 	lines              []cairn.IndexEntry // per step: its index entry
 	keepFrom           int                // the last piece: the first step kept in full
-	pre                []cairn.IndexEntry // index entries of steps before the compaction (BeforeIndex)
+	pre                []cairn.IndexEntry // entries of the steps before the client's compaction, which the output leaves out
+	preSteps           []*cairn.Step
+	preIdx             []int64
+	roundTok           int64              // the whole round in full: what inject of it prints
+	index              []cairn.IndexEntry // what the layered index names of it
 	extra              int64              // the client's summary and pre-compaction index lines
 	row                int64              // tokens of its index row
 	comp               *cairn.Compaction
@@ -74,9 +79,9 @@ func (pl *plan) cost() int64 {
 		if n == 0 {
 			return listLineTokens + pl.extra + pl.promptTok
 		}
-		return listLineTokens + pl.extra + pl.promptTok + pl.full[n-1] + sum(pl.idx[:n-1])
+		return listLineTokens + pl.extra + pl.promptTok + pl.full[n-1]
 	}
-	return listLineTokens + pl.extra + pl.promptTok + sum(pl.full[pl.keepFrom:]) + sum(pl.idx[:pl.keepFrom])
+	return listLineTokens + pl.extra + pl.promptTok + sum(pl.full[pl.keepFrom:])
 }
 
 // minCost is the least the piece can cost while it keeps content in full.
@@ -146,38 +151,14 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	}
 	full[len(full)-1].last = true
 
-	// Newest first, in doubling batches, until even the least each round can
-	// keep fills the budget: older rounds can only be index lines.
-	// Each batch is as many rounds as the budget left could hold at the
-	// least the rounds read so far kept on average.
-	var reach int64 = m.Overhead
-	i, batch, read := len(full)-1, 1, 0
-	for i >= 0 {
-		lo := i - len(full) + 1 // all of them without a budget
-		if budget > 0 {
-			lo = max(0, i-batch+1)
-		}
-		lo = max(lo, 0)
-		if err := st.loadBlocks(ctx, full[lo:i+1]); err != nil {
+	// Every round is read, those shown as rows too: the index names each
+	// step left out, and the ledger is read off all of them.
+	if err := st.loadBlocks(ctx, plans); err != nil {
+		return err
+	}
+	for _, pl := range plans {
+		if err := st.plan(ctx, pl, m.Fidelity, true); err != nil {
 			return err
-		}
-		for _, pl := range full[lo : i+1] {
-			if err := st.plan(ctx, pl, m.Fidelity, budget > 0 || hasBoundary(pl.p.Round)); err != nil {
-				return err
-			}
-			reach += pl.minCost()
-			read++
-		}
-		i = lo - 1
-		if avg := max((reach-m.Overhead)/int64(read), 1); budget > reach {
-			// At most doubling: the latest round costs little at its least.
-			batch = int(min((budget-reach)/avg+1, int64(2*read)))
-		}
-		if budget > 0 && reach > budget {
-			for _, pl := range full[:i+1] {
-				pl.level = levelIndex
-			}
-			break
 		}
 	}
 	// Every operation respects the compactions inside the rounds it keeps
@@ -204,6 +185,28 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	if before != BeforeFull {
 		respectCompaction(m, full, before)
 	}
+	hop := HopLimit(budget)
+	if budget <= 0 {
+		hop = HopLimit(DefaultBudget(facts.model))
+	}
+	content := max(budget-budget/16-m.Overhead-summaryBaseTokens, 0)
+	m.Ledger = nil
+	if budget > 0 && continues(m.Operation) && m.Operation != opResume && len(m.Sources) == 1 {
+		var rounds []*cairn.Round
+		for _, pl := range plans {
+			rounds = append(rounds, pl.p.Round)
+		}
+		m.Ledger = ledger(rounds, m.Sources[0].Project, content/ledgerShare)
+	}
+	// The index's least (every step left out named in runs, rows standing
+	// for rounds that small) is reserved before the rounds degrade, with
+	// its share of the budget; what the rounds leave goes to it too.
+	var all []*plan
+	for _, pl := range plans {
+		all = append(all, &plan{p: pl.p, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
+	}
+	_, least := layIndex(indexUnits(all), 1<<30, 1<<30, hop)
+	reserve := max(least, content/indexShare) + LedgerTokens(m.Ledger)
 	// The fit works on an approximation of the summary; the exact estimate
 	// decides, and a few passes with a tighter target absorb the difference.
 	// A sixteenth of the budget is kept for what the client adds around the
@@ -211,11 +214,21 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	target := budget - budget/16
 	for pass := 0; ; pass++ {
 		if budget > 0 {
-			if err := degrade(m, plans, full, target, budget); err != nil {
+			if err := degrade(m, plans, full, target-reserve, budget); err != nil {
 				if pass > 0 {
 					return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
 				}
 				return err
+			}
+		}
+		share := max(target-m.Overhead-summaryBaseTokens-LedgerTokens(m.Ledger)-costOf(plans), least)
+		if budget <= 0 {
+			share = least // no budget to spend: rows and runs that fit a hop
+		}
+		if m.Operation != opResume { // what the client loads today names nothing
+			index, _ := buildIndex(indexUnits(plans), share, hop)
+			for i, pl := range plans {
+				pl.index = index[i]
 			}
 		}
 		apply(m, plans)
@@ -338,6 +351,7 @@ func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity, steps bool) 
 	pf := condense(f)
 	pl.promptTok, pl.promptP = tokensAt(r, promptBlocks, f), tokensAt(r, promptBlocks, pf)
 	pl.setSteps(all, f, pf)
+	pl.roundTok = pl.promptTok + sum(pl.full)
 	return nil
 }
 
@@ -424,10 +438,8 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 			if k == len(pl.steps) && k > 0 {
 				k-- // the latest round keeps its last step, whatever it holds
 			}
-			if before == BeforeIndex {
-				pl.pre = append([]cairn.IndexEntry(nil), pl.lines[:k]...)
-				pl.extra += sum(pl.idx[:k])
-			}
+			pl.pre = append([]cairn.IndexEntry(nil), pl.lines[:k]...)
+			pl.preSteps, pl.preIdx = append([]*cairn.Step(nil), pl.steps[:k]...), append([]int64(nil), pl.idx[:k]...)
 			if c.RoundSeq == r.Seq && k > 0 {
 				c.StepsBefore = pl.steps[k-1].Seq
 			}
@@ -443,15 +455,7 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 
 // degrade lowers rounds, oldest first, until the estimate fits budget.
 func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64) error {
-	base := m.Overhead + summaryBaseTokens
-	total := func() int64 {
-		n := base
-		for _, pl := range plans {
-			n += pl.cost()
-		}
-		return n
-	}
-	t := total()
+	t := m.Overhead + summaryBaseTokens + costOf(plans)
 	lower := func(pl *plan, to int) {
 		if pl.last || pl.level >= to {
 			return
@@ -505,20 +509,21 @@ func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64)
 		}
 	}
 	trim(budget / 2) // the recent steps keep at least half the budget
-	for _, pl := range plans {
-		if t <= budget {
-			return nil
-		}
-		if pl.level == levelIndex {
-			lower(pl, levelDropped)
-		}
-	}
 	trim(0)
 	if t > budget {
 		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed (the client's own %d, the latest prompt and the last answer %d, a sixteenth kept for the client's additions). Give a larger --budget, or --budget 0 for none.",
 			asked, t+asked/16, m.Overhead, latest.cost())
 	}
 	return nil
+}
+
+// costOf is what the plans cost in the output besides the index.
+func costOf(plans []*plan) int64 {
+	var n int64
+	for _, pl := range plans {
+		n += pl.cost()
+	}
+	return n
 }
 
 // summaryBaseTokens is the summary's text besides its tables and lists.
@@ -542,6 +547,7 @@ func apply(m *cairn.Materialization, plans []*plan) {
 			continue
 		case levelIndex:
 			p.Full = false
+			p.Index = append([]cairn.IndexEntry{{Round: p.Round.Seq, Tokens: pl.roundTok}}, pl.index...)
 		default:
 			p.Full = true
 			p.Compaction = pl.comp
@@ -549,7 +555,7 @@ func apply(m *cairn.Materialization, plans []*plan) {
 				p.Compaction = c
 			}
 			delete(pending, p.Round.SessionID)
-			p.Index = pl.pre
+			p.Index = pl.index
 			from := pl.keepFrom
 			if pl.level == levelSteps {
 				from = max(len(pl.steps)-1, 0)
@@ -558,7 +564,6 @@ func apply(m *cairn.Materialization, plans []*plan) {
 				p.Fidelity = &pf
 			}
 			if from > 0 || len(pl.pre) > 0 || pl.comp != nil && len(pl.steps) > 0 && pl.steps[0].Seq > 1 {
-				p.Index = append(p.Index, pl.lines[:from]...)
 				p.Keep = []cairn.LineRange{}
 				if pl.prompt.To >= pl.prompt.From {
 					p.Keep = append(p.Keep, pl.prompt)

@@ -133,20 +133,18 @@ func collapsedSummary(b *strings.Builder, m *cairn.Materialization) {
 			seqs = append(seqs, fmt.Sprintf("%d", n))
 		}
 		fmt.Fprintf(b, "\n- Frame %s %q (%s) · rounds %s of session %s\n", f.ID, f.Title, f.Status, strings.Join(seqs, ", "), c.SessionID)
-		fmt.Fprintf(b, "  Criteria: %s\n", oneLine(f.CriteriaCompacted()))
+		fmt.Fprintf(b, "  Criteria: %s\n", oneLine(f.CriteriaCompacted(), 1<<30))
 		if f.Results != "" {
-			fmt.Fprintf(b, "  Results: %s\n", oneLine(f.Results))
+			fmt.Fprintf(b, "  Results: %s\n", oneLine(f.Results, 1<<30))
 		}
 		if f.ResultsCompacted != "" && f.ResultsCompacted != f.Results {
-			fmt.Fprintf(b, "  Compaction: %s\n", oneLine(f.ResultsCompacted))
+			fmt.Fprintf(b, "  Compaction: %s\n", oneLine(f.ResultsCompacted, 1<<30))
 		}
 		for _, a := range f.Artifacts {
 			fmt.Fprintf(b, "  Artifact: %s\n", a)
 		}
 		for _, d := range f.Decisions {
-			fmt.Fprintf(b, "  Decision: %s\n", oneLine(d))
+			fmt.Fprintf(b, "  Decision: %s\n", oneLine(d, 1<<30))
 		}
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

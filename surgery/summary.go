@@ -19,7 +19,7 @@ func Summary(m *cairn.Materialization) string {
 		fmt.Fprintf(&b, " · %s", m.Label)
 	}
 	fmt.Fprintf(&b, ") from %s. Its history is stored in full; this is a chosen view of it.\n", sourceList(m))
-	b.WriteString("Any round listed here can be read in full with `cairn inject SESSION ROUND`, one step of it with `cairn inject SESSION ROUND.STEP`.\n")
+	b.WriteString("Nothing is lost: every round and step not shown in full is named below, and `cairn inject SESSION REF` prints it in full, REF being a round (7), a step (7.12) or a run of steps (7.3-7.9).\n")
 	if m.Budget > 0 {
 		fmt.Fprintf(&b, "It was fitted in a budget of %d tokens: older rounds are condensed first.\n", m.Budget)
 	}
@@ -32,6 +32,7 @@ func Summary(m *cairn.Materialization) string {
 				s.StartedAt.UTC().Format(export.IndexTimeFormat), s.EndedAt.UTC().Format(export.IndexTimeFormat))
 		}
 	}
+	ledgerSummary(&b, m)
 	collapsedSummary(&b, m)
 	if idx := m.IndexRounds(); len(idx) > 0 || m.Dropped > 0 {
 		id := m.Sources[0].ID
@@ -57,13 +58,8 @@ func Summary(m *cairn.Materialization) string {
 			}
 			fmt.Fprintf(&b, " Its own summary, written by the client, not by cairn:\n\n%s\n", strings.TrimSpace(c.Summary))
 		}
-		if len(p.Index) > 0 {
-			fmt.Fprintf(&b, "\nRound %d of %s: its prompt and its last steps are in full; its earlier steps, one line each (ROUND.STEP, tools with their key argument → the first characters of the result | the text):\n", p.Round.Seq, short(p.Round.SessionID))
-			for _, e := range p.Index {
-				b.WriteString("- " + e.Line + "\n")
-			}
-		}
 	}
+	indexSummary(&b, m)
 	if full := m.FullPieces(); len(full) > 0 {
 		b.WriteString("\nRounds in full follow, in this order:\n")
 		for i, p := range full {
@@ -124,4 +120,69 @@ func orUnknown(s string) string {
 		return "trigger unknown"
 	}
 	return s
+}
+
+// ledgerHeadings introduce the ledger's kinds, in the order shown.
+var ledgerHeadings = [...]struct{ kind, heading string }{
+	{cairn.LedgerPrompt, "The user's prompts (ROUND: the prompt)"},
+	{cairn.LedgerTodo, "The latest todo list"},
+	{cairn.LedgerError, "Errors not followed by a success of the same call"},
+	{cairn.LedgerArtifact, "Files changed, at their last change"},
+	{cairn.LedgerCommand, "Commands run, at their last run, with their outcome"},
+	{cairn.LedgerStated, "What the agent said, latest"},
+}
+
+// ledgerSummary writes the ledger: a heading per kind, an item a line,
+// each starting with the step it comes from.
+func ledgerSummary(b *strings.Builder, m *cairn.Materialization) {
+	if len(m.Ledger) == 0 {
+		return
+	}
+	b.WriteString("\nWhat to carry on with, kept verbatim from the whole session (each line starts with the step it comes from):\n")
+	for _, h := range ledgerHeadings {
+		first := true
+		for _, it := range m.Ledger {
+			if it.Kind != h.kind {
+				continue
+			}
+			if first {
+				fmt.Fprintf(b, "%s:\n", h.heading)
+				first = false
+			}
+			sep := " "
+			if it.Step == 0 {
+				sep = ": "
+			}
+			fmt.Fprintf(b, "- %s%s%s\n", it.Ref(), sep, it.Text)
+		}
+	}
+}
+
+// indexSummary writes the layered index below the rows: for each round,
+// its steps not in full, one line a step or a run of steps.
+func indexSummary(b *strings.Builder, m *cairn.Materialization) {
+	head := false
+	for _, p := range m.Pieces {
+		var es []cairn.IndexEntry
+		for _, e := range p.Index {
+			if e.From > 0 {
+				es = append(es, e)
+			}
+		}
+		if len(es) == 0 {
+			continue
+		}
+		if !head {
+			b.WriteString("\nSteps not in full, by round: a step (ROUND.STEP, its tools with their key argument → the first characters of the result | its text) or a run of steps (ROUND.A-ROUND.B, its size and what it touched); `cairn inject SESSION REF` prints either.\n")
+			head = true
+		}
+		where := "shown as a row above"
+		if p.Full {
+			where = "its prompt and its last steps in full below"
+		}
+		fmt.Fprintf(b, "Round %d of %s (%s):\n", p.Round.Seq, short(p.Round.SessionID), where)
+		for _, e := range es {
+			b.WriteString("- " + e.Line + "\n")
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"cairn"
@@ -388,27 +390,78 @@ func (p Point) String() string {
 	return p.Time.UTC().Format(time.RFC3339)
 }
 
-// InjectStep returns one step of a round (see [cairn.Steps]): the assistant
-// turn with its tool calls and their results, as stored. It is a read.
-// Returns ENOTFOUND if the session, round or step does not exist.
-func InjectStep(ctx context.Context, st Store, session string, seq, step int, f cairn.Fidelity) (*cairn.Materialization, error) {
+// A Ref is what inject prints: a whole round (From 0), one step (From ==
+// To) or a run of steps of one round, as index entries name them
+// ([cairn.IndexEntry.Ref]).
+type Ref struct{ Round, From, To int }
+
+// ParseRef reads "7", "7.12", "7.3-7.9" or "7.3-9". Returns EINVALID for
+// anything else.
+func ParseRef(s string) (Ref, error) {
+	bad := cairn.Errorf(cairn.EINVALID, "A reference is a round, a step or a run of steps (7, 7.12 or 7.3-7.9), got %q.", s)
+	head, tail, isRun := strings.Cut(strings.TrimSpace(s), "-")
+	round, step, isStep := strings.Cut(head, ".")
+	var r Ref
+	var err error
+	if r.Round, err = strconv.Atoi(round); err != nil || r.Round < 0 {
+		return r, bad
+	}
+	if !isStep {
+		if isRun {
+			return r, bad
+		}
+		return r, nil
+	}
+	if r.From, err = strconv.Atoi(step); err != nil || r.From < 1 {
+		return r, bad
+	}
+	r.To = r.From
+	if isRun {
+		if tr, ts, ok := strings.Cut(tail, "."); ok {
+			if n, err := strconv.Atoi(tr); err != nil || n != r.Round {
+				return r, cairn.Errorf(cairn.EINVALID, "A run of steps lies in one round: %q spans two.", s)
+			}
+			tail = ts
+		}
+		if r.To, err = strconv.Atoi(tail); err != nil || r.To < r.From {
+			return r, bad
+		}
+	}
+	return r, nil
+}
+
+func (r Ref) String() string {
+	return cairn.IndexEntry{Round: r.Round, From: r.From, To: r.To}.Ref()
+}
+
+// InjectRef prints what ref names, as stored: a round ([Inject]), a step
+// or a run of steps (assistant turns with their tool calls and results).
+// It is a read. Returns ENOTFOUND if the session, round or steps do not
+// exist.
+func InjectRef(ctx context.Context, st Store, session string, ref Ref, f cairn.Fidelity) (*cairn.Materialization, error) {
+	if ref.From == 0 {
+		return Inject(ctx, st, session, ref.Round, f)
+	}
 	s, err := st.Sessions.FindSessionByID(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	r, err := st.Rounds.FindRound(ctx, s.ID, seq)
+	r, err := st.Rounds.FindRound(ctx, s.ID, ref.Round)
 	if err != nil {
 		return nil, err
 	}
 	steps := cairn.Steps(r.Blocks, r.LastLine)
-	if step < 1 || step > len(steps) {
-		return nil, cairn.Errorf(cairn.ENOTFOUND, "Round %d of %s has %d steps, not a step %d.", seq, s.ID, len(steps), step)
+	if ref.To > len(steps) {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "Round %d of %s has %d steps, not a step %d.", ref.Round, s.ID, len(steps), ref.To)
 	}
-	sp := steps[step-1]
+	first, last := steps[ref.From-1], steps[ref.To-1]
 	r.Blocks = nil
 	st.Limits = Limits{BeforeCompaction: BeforeFull}
-	m := newMaterialization(cairn.OpInject, f, []*cairn.Session{s}, s.ID, fmt.Sprintf("%d.%d", seq, step))
-	m.Label = fmt.Sprintf("round %d step %d", seq, step)
-	m.Pieces = []*cairn.Piece{{Round: r, Full: true, Keep: []cairn.LineRange{{From: sp.FirstLine, To: sp.LastLine}}}}
+	m := newMaterialization(cairn.OpInject, f, []*cairn.Session{s}, s.ID, ref.String())
+	m.Label = fmt.Sprintf("round %d step %d", ref.Round, ref.From)
+	if ref.To > ref.From {
+		m.Label = fmt.Sprintf("round %d steps %d to %d", ref.Round, ref.From, ref.To)
+	}
+	m.Pieces = []*cairn.Piece{{Round: r, Full: true, Keep: []cairn.LineRange{{From: first.FirstLine, To: last.LastLine}}}}
 	return m, st.materialize(ctx, m)
 }

@@ -190,23 +190,41 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 		hop = HopLimit(DefaultBudget(facts.model))
 	}
 	content := max(budget-budget/16-m.Overhead-summaryBaseTokens, 0)
-	m.Ledger = nil
+	var rounds []*cairn.Round
 	if budget > 0 && continues(m.Operation) && m.Operation != opResume && len(m.Sources) == 1 {
-		var rounds []*cairn.Round
 		for _, pl := range plans {
 			rounds = append(rounds, pl.p.Round)
 		}
-		m.Ledger = ledger(rounds, m.Sources[0].Project, content/ledgerShare)
 	}
 	// The index's least (every step left out named in runs, rows standing
 	// for rounds that small) is reserved before the rounds degrade, with
-	// its share of the budget; what the rounds leave goes to it too.
+	// its share of the budget and the ledger's; what the rounds leave goes
+	// to the index too. When the latest steps leave no room for the
+	// shares, they shrink, down to the index's least and no ledger.
 	var all []*plan
 	for _, pl := range plans {
 		all = append(all, &plan{p: pl.p, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
 	}
 	_, least := layIndex(indexUnits(all), 1<<30, 1<<30, hop)
-	reserve := max(least, content/indexShare) + LedgerTokens(m.Ledger)
+	type state struct{ level, keepFrom int }
+	saved := make([]state, len(plans))
+	for i, pl := range plans {
+		saved[i] = state{pl.level, pl.keepFrom}
+	}
+	var reserve int64
+	for _, div := range []int64{1, 2, 4, 0} {
+		for i, pl := range plans {
+			pl.level, pl.keepFrom = saved[i].level, saved[i].keepFrom
+		}
+		m.Ledger, reserve = nil, least
+		if div > 0 {
+			m.Ledger = ledger(rounds, m.Sources[0].Project, content/ledgerShare/div)
+			reserve = max(least, content/indexShare/div) + LedgerTokens(m.Ledger)
+		}
+		if budget <= 0 || div == 0 || degrade(m, plans, full, budget-budget/16-reserve, budget) == nil {
+			break
+		}
+	}
 	// The fit works on an approximation of the summary; the exact estimate
 	// decides, and a few passes with a tighter target absorb the difference.
 	// A sixteenth of the budget is kept for what the client adds around the

@@ -42,25 +42,37 @@ var ledgerKinds = [...]struct {
 // then the rest of the budget to whatever is left, and every kind shown in
 // session order. project is trimmed from paths.
 func ledger(rounds []*cairn.Round, project string, budget int64) []cairn.LedgerItem {
-	all := ledgerItems(rounds, project)
+	all, answers := ledgerItems(rounds, project)
 	if budget <= 0 {
 		return nil
 	}
-	byKind := map[string][]cairn.LedgerItem{}
-	for _, it := range all {
-		byKind[it.Kind] = append(byKind[it.Kind], it)
+	// Each kind is served newest first; what the agent stated at the end
+	// of a turn (a step without tool calls: an answer, a conclusion) comes
+	// before what it said on its way to a call.
+	byKind := map[string][]int{}
+	for i, it := range all {
+		byKind[it.Kind] = append(byKind[it.Kind], i)
 	}
-	taken := map[string]int{} // kind → items taken from its newest end
+	for kind, idx := range byKind {
+		slices.Reverse(idx)
+		if kind == cairn.LedgerStated {
+			slices.SortStableFunc(idx, func(a, b int) int { return boolRank(answers[b]) - boolRank(answers[a]) })
+		}
+	}
+	taken := map[string]int{}
+	keep := make([]bool, len(all))
 	var used int64
 	take := func(kind string, limit int64) {
-		items := byKind[kind]
+		idx := byKind[kind]
 		var spent int64
-		for taken[kind] < len(items) {
-			c := ledgerTokens(items[len(items)-1-taken[kind]])
+		for taken[kind] < len(idx) {
+			i := idx[taken[kind]]
+			c := ledgerTokens(all[i])
 			if spent+c > limit || used+c > budget {
 				return
 			}
 			spent, used = spent+c, used+c
+			keep[i] = true
 			taken[kind]++
 		}
 	}
@@ -72,10 +84,20 @@ func ledger(rounds []*cairn.Round, project string, budget int64) []cairn.LedgerI
 	}
 	var out []cairn.LedgerItem
 	for _, k := range ledgerKinds {
-		items := byKind[k.kind]
-		out = append(out, items[len(items)-taken[k.kind]:]...)
+		for i, it := range all {
+			if keep[i] && it.Kind == k.kind {
+				out = append(out, it)
+			}
+		}
 	}
 	return out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ledgerTokens is what an item costs in the summary: its line and ref.
@@ -97,11 +119,13 @@ func LedgerTokens(items []cairn.LedgerItem) int64 {
 // ledgerItems lists every candidate item of rounds, in session order: a
 // file or a command once, at its last change or run; errors only when
 // nothing after them ran the same call without an error; the todo list
-// of the last call that wrote one.
-func ledgerItems(rounds []*cairn.Round, project string) []cairn.LedgerItem {
+// of the last call that wrote one. answers marks the statements of steps
+// without tool calls.
+func ledgerItems(rounds []*cairn.Round, project string) (items []cairn.LedgerItem, answers []bool) {
 	project = strings.TrimSuffix(project, "/") + "/"
 	var (
 		prompts, stated, todos []cairn.LedgerItem
+		isAnswer               []bool
 		files                  = map[string]cairn.LedgerItem{}
 		commands               = map[string]cairn.LedgerItem{}
 		errs                   = map[string]cairn.LedgerItem{} // call key → its last failure, deleted by a success
@@ -137,6 +161,7 @@ func ledgerItems(rounds []*cairn.Round, project string) []cairn.LedgerItem {
 						it := at
 						it.Kind, it.Text = cairn.LedgerStated, t
 						stated = append(stated, it)
+						isAnswer = append(isAnswer, len(st.Calls) == 0)
 					}
 				case cairn.ToolUse:
 					calls[b.ToolID] = b
@@ -210,7 +235,8 @@ func ledgerItems(rounds []*cairn.Round, project string) []cairn.LedgerItem {
 			out = append(out, m[k])
 		}
 	}
-	return append(out, stated...)
+	answers = make([]bool, len(out), len(out)+len(stated))
+	return append(out, stated...), append(answers, isAnswer...)
 }
 
 // shellCommand returns the command line of a shell call (Claude Code's

@@ -54,15 +54,23 @@
 // the session as it is; advise, the CLI, the viewer and MCP show these
 // figures. Every operation fits its output in [Limits].Budget (default half
 // the model's window, see [Window]): over budget, rounds degrade oldest
-// first, full → prompt, recent steps in full and an index line per older
-// step (down to the last step) → partial fidelity → one index line → left
-// out of the index table (counted in the summary). Steps come before
-// partial fidelity because `cairn eval retention` measured that they keep
-// more per token: an indexed step is one inject away, a partial summary
-// names nothing. The
+// first, full → prompt, recent steps in full and the older ones left to the
+// index (down to the last step) → partial fidelity → a row of the index
+// table. No round and no step is ever left out: the layered index (rows →
+// runs of steps → steps, [cairn.IndexEntry]) names every step the output
+// does not hold, one line a step where its share of the budget allows, runs
+// of the oldest steps (7.3-7.9, what they touched) where it does not, each
+// run no larger than [HopLimit] (a quarter of the budget) so that `cairn
+// inject SESSION 7.3-7.9` fits beside the output; a row alone stands for a
+// round that small. Operations that continue a session also carry a ledger
+// ([cairn.Materialization].Ledger): the user's prompts, the latest todo
+// list, errors not followed by a success of the same call, the files
+// changed, the commands run with their outcome and what the agent stated,
+// verbatim, each with the step it comes from, read off the session's
+// structure within a fifth of the conversation's budget. The
 // latest round keeps its prompt and its last step (the last answer) whatever
-// happens, and its earlier steps become index lines first once the older
-// rounds are index lines. If even that does not fit, the operation refuses
-// with the figures. Blocks are read newest round first and only as far back
-// as the budget reaches, so a long session costs what its output holds.
+// happens, and its earlier steps go to the index first once the older
+// rounds are rows. If even that does not fit, the operation refuses
+// with the figures. Every round's blocks are read: the index and the ledger
+// cover the whole session.
 package surgery

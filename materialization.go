@@ -70,6 +70,11 @@ type Materialization struct {
 	// run with their outcome, what the agent stated. Set by the operations
 	// that continue a session.
 	Ledger []LedgerItem `json:"ledger,omitempty"`
+	// RoundRuns name, oldest first, the rounds a budget could not give a
+	// row each (Dropped counts them): each a run of rounds (Round to
+	// Through) that `cairn rounds SESSION A-B` lists, the top layer of
+	// the index.
+	RoundRuns []IndexEntry `json:"round_runs,omitempty"`
 }
 
 // Kinds of [LedgerItem], in the order a summary shows them.
@@ -139,7 +144,10 @@ type Piece struct {
 // estimated: an entry helps only when its expansion fits what is left of
 // the window, so runs are cut to a bound (see package surgery).
 type IndexEntry struct {
-	Round  int    `json:"round"`
+	Round int `json:"round"`
+	// Through, when set, is the last round of a run of rounds (From 0):
+	// the entry names rounds Round to Through, which `cairn rounds` lists.
+	Through int    `json:"through,omitempty"`
 	From   int    `json:"from"`
 	To     int    `json:"to"`
 	Line   string `json:"line"`

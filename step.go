@@ -54,6 +54,9 @@ type StepCall struct {
 	id string
 }
 
+// ID is the call's tool id, which joins it to its result.
+func (c *StepCall) ID() string { return c.id }
+
 // StepPreviewLen is the number of characters of a result or of assistant
 // text an index line of a step keeps.
 const StepPreviewLen = 60

@@ -3,6 +3,7 @@ package surgery
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"cairn"
@@ -84,20 +85,16 @@ func (pl *plan) cost() int64 {
 	return listLineTokens + pl.extra + pl.promptTok + sum(pl.full[pl.keepFrom:])
 }
 
-// minCost is the least the piece can cost while it keeps content in full.
+// minCost is the least the piece can cost: the latest round its prompt and
+// last step, any other its row.
 func (pl *plan) minCost() int64 {
-	if pl.last {
-		n := len(pl.steps)
-		c := listLineTokens + pl.extra + pl.promptTok
-		if n > 0 {
-			c += pl.full[n-1]
-		}
-		return c
+	if !pl.last {
+		return pl.row
 	}
-	l := pl.level
-	pl.level = levelSteps
-	c := pl.cost()
-	pl.level = l
+	c := listLineTokens + pl.extra + pl.promptTok
+	if n := len(pl.steps); n > 0 {
+		c += pl.full[n-1]
+	}
 	return c
 }
 
@@ -151,14 +148,41 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	}
 	full[len(full)-1].last = true
 
-	// Every round is read, those shown as rows too: the index names each
-	// step left out, and the ledger is read off all of them.
-	if err := st.loadBlocks(ctx, plans); err != nil {
-		return err
-	}
-	for _, pl := range plans {
-		if err := st.plan(ctx, pl, m.Fidelity, true); err != nil {
+	// Newest first, in doubling batches, every round is read, those shown
+	// as rows too (the index names their steps, the ledger is read off
+	// them), until even the least each can keep (a row, for the latest its
+	// prompt and last step) fills the budget: older rounds can only be
+	// runs of rounds, unread. Each batch is as many rounds as the budget
+	// left could hold at the least the rounds read so far kept on average.
+	var reach, rows int64 = m.Overhead, 0
+	i, batch, read := len(plans)-1, 1, 0
+	for i >= 0 {
+		lo := 0
+		if budget > 0 {
+			lo = max(0, i-batch+1)
+		}
+		if err := st.loadBlocks(ctx, plans[lo:i+1]); err != nil {
 			return err
+		}
+		for _, pl := range plans[lo : i+1] {
+			if err := st.plan(ctx, pl, m.Fidelity, true); err != nil {
+				return err
+			}
+			reach += pl.minCost()
+			if !pl.last {
+				rows += pl.row
+			}
+			read++
+		}
+		i = lo - 1
+		if avg := max((reach-m.Overhead)/int64(read), 1); budget > reach {
+			batch = int(min((budget-reach)/avg+1, int64(2*read)))
+		}
+		if budget > 0 && (reach > budget || rows > max(budget-m.Overhead, 0)/2) {
+			for _, pl := range plans[:i+1] {
+				pl.level = levelDropped
+			}
+			break
 		}
 	}
 	// Every operation respects the compactions inside the rounds it keeps
@@ -190,11 +214,17 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 		hop = HopLimit(DefaultBudget(facts.model))
 	}
 	content := max(budget-budget/16-m.Overhead-summaryBaseTokens, 0)
-	var rounds []*cairn.Round
+	var items []cairn.LedgerItem
+	var answers []bool
 	if budget > 0 && continues(m.Operation) && m.Operation != opResume && len(m.Sources) == 1 {
+		var rounds []*cairn.Round
+		var steps [][]*cairn.Step
 		for _, pl := range plans {
-			rounds = append(rounds, pl.p.Round)
+			if pl.loaded {
+				rounds, steps = append(rounds, pl.p.Round), append(steps, slices.Concat(pl.preSteps, pl.steps))
+			}
 		}
+		items, answers = ledgerItems(rounds, steps, m.Sources[0].Project)
 	}
 	// The index's least (every step left out named in runs, rows standing
 	// for rounds that small) is reserved before the rounds degrade, with
@@ -205,61 +235,67 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	for _, pl := range plans {
 		all = append(all, &plan{p: pl.p, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
 	}
-	_, least := layIndex(indexUnits(all), 1<<30, 1<<30, hop)
+	_, least := layIndex(indexUnits(all), 1<<30, 1<<30, hop, false)
 	type state struct{ level, keepFrom int }
 	saved := make([]state, len(plans))
 	for i, pl := range plans {
 		saved[i] = state{pl.level, pl.keepFrom}
 	}
-	var reserve int64
-	for _, div := range []int64{1, 2, 4, 0} {
-		for i, pl := range plans {
-			pl.level, pl.keepFrom = saved[i].level, saved[i].keepFrom
-		}
-		m.Ledger, reserve = nil, least
-		if div > 0 {
-			m.Ledger = ledger(rounds, m.Sources[0].Project, content/ledgerShare/div)
-			reserve = max(least, content/indexShare/div) + LedgerTokens(m.Ledger)
-		}
-		if budget <= 0 || div == 0 || degrade(m, plans, full, budget-budget/16-reserve, budget) == nil {
-			break
-		}
-	}
 	// The fit works on an approximation of the summary; the exact estimate
 	// decides, and a few passes with a tighter target absorb the difference.
 	// A sixteenth of the budget is kept for what the client adds around the
 	// new prompt (its environment, reminders), which no transcript shows.
-	target := budget - budget/16
-	for pass := 0; ; pass++ {
-		if budget > 0 {
-			if err := degrade(m, plans, full, target-reserve, budget); err != nil {
-				if pass > 0 {
-					return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+	// div divides the ledger's and the index's shares; at 0 there is no
+	// ledger, the index is at its least, and only then may the oldest rows
+	// give way to runs of rounds.
+	fitWith := func(div int64) error {
+		for i, pl := range plans {
+			pl.level, pl.keepFrom = saved[i].level, saved[i].keepFrom
+		}
+		m.Ledger, m.Tokens = nil, 0
+		reserve := least
+		if div > 0 {
+			m.Ledger = pickLedger(items, answers, content/ledgerShare/div)
+			reserve = max(least, content/indexShare/div) + LedgerTokens(m.Ledger)
+		}
+		target := budget - budget/16
+		for pass := 0; ; pass++ {
+			if budget > 0 {
+				if err := degrade(m, plans, full, target-reserve, budget, div == 0); err != nil {
+					if pass > 0 {
+						return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+					}
+					return err
 				}
-				return err
 			}
-		}
-		share := max(target-m.Overhead-summaryBaseTokens-LedgerTokens(m.Ledger)-costOf(plans), least)
-		if budget <= 0 {
-			share = least // no budget to spend: rows and runs that fit a hop
-		}
-		if m.Operation != opResume { // what the client loads today names nothing
-			index, _ := buildIndex(indexUnits(plans), share, hop)
-			for i, pl := range plans {
-				pl.index = index[i]
+			share := max(target-m.Overhead-summaryBaseTokens-LedgerTokens(m.Ledger)-costOf(plans), least)
+			if budget <= 0 {
+				share = least // no budget to spend: rows and runs that fit a hop
 			}
+			if m.Operation != opResume { // what the client loads today names nothing
+				index, _ := buildIndex(indexUnits(plans), share, hop)
+				for i, pl := range plans {
+					pl.index = index[i]
+				}
+			}
+			apply(m, plans)
+			m.Tokens = Estimate(m)
+			if budget <= 0 || m.Tokens <= budget-budget/16 || pass == 4 {
+				break
+			}
+			target -= m.Tokens - (budget - budget/16) + 32
 		}
-		apply(m, plans)
-		m.Tokens = Estimate(m)
-		if budget <= 0 || m.Tokens <= budget-budget/16 || pass == 4 {
+		if budget > 0 && m.Tokens > budget {
+			return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
+		}
+		return nil
+	}
+	for _, div := range []int64{1, 2, 4, 0} {
+		if err = fitWith(div); err == nil || budget <= 0 {
 			break
 		}
-		target -= m.Tokens - (budget - budget/16) + 32
 	}
-	if budget > 0 && m.Tokens > budget {
-		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: %d are needed. Give a larger --budget, or --budget 0 for none.", budget, m.Tokens)
-	}
-	return nil
+	return err
 }
 
 // compactionLookBack is how many rounds before the first kept one are
@@ -472,7 +508,8 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 }
 
 // degrade lowers rounds, oldest first, until the estimate fits budget.
-func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64) error {
+// Only with runs may rows give way to runs of rounds.
+func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64, runs bool) error {
 	t := m.Overhead + summaryBaseTokens + costOf(plans)
 	lower := func(pl *plan, to int) {
 		if pl.last || pl.level >= to {
@@ -528,6 +565,23 @@ func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64)
 	}
 	trim(budget / 2) // the recent steps keep at least half the budget
 	trim(0)
+	// More rounds than the budget can give a row each: the oldest rows
+	// give way to runs of rounds, a line each ([cairn.Materialization].RoundRuns).
+	n := dropped(plans)
+	for _, pl := range plans {
+		if t <= budget || !runs {
+			break
+		}
+		if pl.level == levelIndex {
+			before := pl.cost()
+			pl.level = levelDropped
+			t += pl.cost() - before
+			if n%roundRun == 0 {
+				t += runLineTokens
+			}
+			n++
+		}
+	}
 	if t > budget {
 		return cairn.Errorf(cairn.EINVALID, "Does not fit in %d tokens: at least %d are needed (the client's own %d, the latest prompt and the last answer %d, a sixteenth kept for the client's additions). Give a larger --budget, or --budget 0 for none.",
 			asked, t+asked/16, m.Overhead, latest.cost())
@@ -535,14 +589,32 @@ func degrade(m *cairn.Materialization, plans, full []*plan, budget, asked int64)
 	return nil
 }
 
-// costOf is what the plans cost in the output besides the index.
+// costOf is what the plans cost in the output besides the index of their
+// steps: the runs of rounds included.
 func costOf(plans []*plan) int64 {
 	var n int64
 	for _, pl := range plans {
 		n += pl.cost()
 	}
+	return n + int64((dropped(plans)+roundRun-1)/roundRun)*runLineTokens
+}
+
+func dropped(plans []*plan) int {
+	n := 0
+	for _, pl := range plans {
+		if pl.level == levelDropped {
+			n++
+		}
+	}
 	return n
 }
+
+// roundRun is how many rounds a run of rounds names at most, and
+// runLineTokens what its line costs.
+const (
+	roundRun      = 25
+	runLineTokens = 60
+)
 
 // summaryBaseTokens is the summary's text besides its tables and lists.
 const summaryBaseTokens = 150
@@ -551,7 +623,14 @@ const summaryBaseTokens = 150
 func apply(m *cairn.Materialization, plans []*plan) {
 	pf := condense(m.Fidelity)
 	kept := make([]*cairn.Piece, 0, len(plans))
-	m.Dropped = 0
+	m.Dropped, m.RoundRuns = 0, nil
+	var run []*cairn.Round
+	flush := func() {
+		if len(run) > 0 {
+			m.RoundRuns = append(m.RoundRuns, roundRunEntry(run))
+			run = nil
+		}
+	}
 	pending := map[string]*cairn.Compaction{} // a compaction whose round went to the index: the next full round carries it
 	for _, pl := range plans {
 		p := pl.p
@@ -562,6 +641,10 @@ func apply(m *cairn.Materialization, plans []*plan) {
 		switch pl.level {
 		case levelDropped:
 			m.Dropped++
+			if len(run) == roundRun || len(run) > 0 && (run[0].SessionID != p.Round.SessionID || run[len(run)-1].Seq != p.Round.Seq-1) {
+				flush()
+			}
+			run = append(run, p.Round)
 			continue
 		case levelIndex:
 			p.Full = false
@@ -602,8 +685,10 @@ func apply(m *cairn.Materialization, plans []*plan) {
 				p.Tokens = tokensAt(p.Round, keptBlocks(p, &cairn.Round{Blocks: append([]*cairn.Block(nil), p.Round.Blocks...)}).Blocks, f)
 			}
 		}
+		flush()
 		kept = append(kept, p)
 	}
+	flush()
 	m.Pieces = kept
 }
 
@@ -710,4 +795,14 @@ func (st Store) sessionFacts(ctx context.Context, s *cairn.Session) (facts, erro
 		conv += int64(float64(len(e.Message.Content))/cairn.CharsPerToken) + cairn.BlockOverheadTokens
 	}
 	return fc, nil
+}
+
+// roundRunEntry names a run of consecutive rounds: their span, their
+// steps and size, the first and last prompts.
+func roundRunEntry(run []*cairn.Round) cairn.IndexEntry {
+	first, last := run[0], run[len(run)-1]
+	line := fmt.Sprintf("rounds %d-%d · %s – %s · %q … %q", first.Seq, last.Seq,
+		first.StartedAt.UTC().Format(export.IndexTimeFormat), last.EndedAt.UTC().Format(export.IndexTimeFormat),
+		oneLine(first.UserPreview, 60), oneLine(last.UserPreview, 60))
+	return cairn.IndexEntry{Round: first.Seq, Through: last.Seq, Line: line}
 }

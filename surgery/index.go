@@ -23,6 +23,10 @@ import (
 // resumed with.
 func HopLimit(budget int64) int64 { return budget / 4 }
 
+// runTokens is what a run's line is counted while the layout is searched:
+// about what one costs (its exact cost once built).
+const runTokens = 45
+
 // indexShare is the part of the conversation's budget (the budget less
 // the client's overhead) the index gets before the recent steps: what it
 // takes beyond its coarsest form is spent on one line a step.
@@ -43,6 +47,9 @@ type unit struct {
 func indexUnits(plans []*plan) [][]unit {
 	out := make([][]unit, len(plans))
 	for i, pl := range plans {
+		if pl.level == levelDropped {
+			continue // a run of rounds names it
+		}
 		var entries []cairn.IndexEntry
 		var steps []*cairn.Step
 		var costs []int64
@@ -75,14 +82,14 @@ func buildIndex(units [][]unit, share, hop int64) ([][]cairn.IndexEntry, int64) 
 		total += len(us)
 	}
 	for _, g := range []int{1, 2, 4, 8, 16, 32, 64, 1 << 30} {
-		if _, c := layIndex(units, g, total, hop); c > share && g < 1<<30 {
+		if _, c := layIndex(units, g, total, hop, false); c > share && g < 1<<30 {
 			continue
 		}
-		k := sort.Search(total+1, func(k int) bool { _, c := layIndex(units, g, k, hop); return c <= share })
+		k := sort.Search(total+1, func(k int) bool { _, c := layIndex(units, g, k, hop, false); return c <= share })
 		if k > total {
 			k = total
 		}
-		return layIndex(units, g, k, hop)
+		return layIndex(units, g, k, hop, true)
 	}
 	panic("unreachable")
 }
@@ -91,7 +98,9 @@ func buildIndex(units [][]unit, share, hop int64) ([][]cairn.IndexEntry, int64) 
 // steps and hop tokens within a round, the rest one line each. At the
 // coarsest (g unbounded, every unit run), a round shown as a row whose
 // whole expansion fits hop needs no line: its row names it.
-func layIndex(units [][]unit, g, k int, hop int64) ([][]cairn.IndexEntry, int64) {
+//
+// Unless build, runs are only counted, at [runTokens] a line.
+func layIndex(units [][]unit, g, k int, hop int64, build bool) ([][]cairn.IndexEntry, int64) {
 	out := make([][]cairn.IndexEntry, len(units))
 	var cost int64
 	seen := 0
@@ -117,13 +126,16 @@ func layIndex(units [][]unit, g, k int, hop int64) ([][]cairn.IndexEntry, int64)
 				tok += us[e].entry.Tokens
 				e++
 			}
-			if e-j == 1 {
+			switch {
+			case e-j == 1:
 				out[i] = append(out[i], us[j].entry)
 				cost += us[j].cost
-			} else {
+			case build:
 				run := runEntry(us[j:e])
 				out[i] = append(out[i], run)
 				cost += cairn.EstimateTokens(run.Line) + 2
+			default:
+				cost += runTokens
 			}
 			seen += e - j
 			j = e

@@ -42,7 +42,16 @@ var ledgerKinds = [...]struct {
 // then the rest of the budget to whatever is left, and every kind shown in
 // session order. project is trimmed from paths.
 func ledger(rounds []*cairn.Round, project string, budget int64) []cairn.LedgerItem {
-	all, answers := ledgerItems(rounds, project)
+	steps := make([][]*cairn.Step, len(rounds))
+	for i, r := range rounds {
+		steps[i] = cairn.Steps(r.Blocks, r.LastLine)
+	}
+	all, answers := ledgerItems(rounds, steps, project)
+	return pickLedger(all, answers, budget)
+}
+
+// pickLedger chooses among the candidates of [ledgerItems] within budget.
+func pickLedger(all []cairn.LedgerItem, answers []bool, budget int64) []cairn.LedgerItem {
 	if budget <= 0 {
 		return nil
 	}
@@ -120,8 +129,8 @@ func LedgerTokens(items []cairn.LedgerItem) int64 {
 // file or a command once, at its last change or run; errors only when
 // nothing after them ran the same call without an error; the todo list
 // of the last call that wrote one. answers marks the statements of steps
-// without tool calls.
-func ledgerItems(rounds []*cairn.Round, project string) (items []cairn.LedgerItem, answers []bool) {
+// without tool calls. steps are each round's [cairn.Steps].
+func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (items []cairn.LedgerItem, answers []bool) {
 	project = strings.TrimSuffix(project, "/") + "/"
 	var (
 		prompts, stated, todos []cairn.LedgerItem
@@ -136,7 +145,7 @@ func ledgerItems(rounds []*cairn.Round, project string) (items []cairn.LedgerIte
 		seq++
 		m[key], order[key] = it, seq
 	}
-	for _, r := range rounds {
+	for ri, r := range rounds {
 		if r.Seq == 0 {
 			continue
 		}
@@ -148,7 +157,7 @@ func ledgerItems(rounds []*cairn.Round, project string) (items []cairn.LedgerIte
 				break
 			}
 		}
-		for _, st := range cairn.Steps(r.Blocks, r.LastLine) {
+		for _, st := range steps[ri] {
 			calls := map[string]*cairn.Block{}
 			at := cairn.LedgerItem{Round: r.Seq, Step: st.Seq}
 			for _, b := range st.Blocks {
@@ -178,10 +187,16 @@ func ledgerItems(rounds []*cairn.Round, project string) (items []cairn.LedgerIte
 					if call == nil {
 						continue
 					}
-					key := call.ToolName + " " + cairn.ToolArg(call.ToolName, call.Content)
+					arg := ""
+					for _, c := range st.Calls {
+						if c.ID() == b.ToolID {
+							arg = c.Arg
+						}
+					}
+					key := call.ToolName + " " + arg
 					if b.IsError {
 						it := at
-						it.Kind, it.Text = cairn.LedgerError, call.ToolName+" `"+cairn.ToolArg(call.ToolName, call.Content)+"` → "+errorLines(b.Content)
+						it.Kind, it.Text = cairn.LedgerError, call.ToolName+" `"+arg+"` → "+errorLines(b.Content)
 						note(errs, key, it)
 						continue
 					}

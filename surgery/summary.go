@@ -40,8 +40,11 @@ func Summary(m *cairn.Materialization) string {
 			id = idx[0].SessionID
 		}
 		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n", id)
-		if m.Dropped > 0 {
-			fmt.Fprintf(&b, "(%d older rounds are left out of this table to fit the budget: `cairn rounds %s` lists them.)\n", m.Dropped, id)
+		if len(m.RoundRuns) > 0 {
+			fmt.Fprintf(&b, "The %d oldest rounds, too many for a row each in the budget, in runs; `cairn rounds %s A-B` lists a run's rows:\n", m.Dropped, id)
+			for _, e := range m.RoundRuns {
+				b.WriteString("- " + e.Line + "\n")
+			}
 		}
 		if len(idx) > 0 {
 			b.WriteString("\n")

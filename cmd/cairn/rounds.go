@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"cairn"
 	"cairn/export"
@@ -13,8 +15,9 @@ import (
 
 func (m *Main) runRounds(ctx context.Context, args []string) error {
 	var sf storeFlags
-	fs := m.newFlagSet("rounds", "[flags] SESSION", `
-Print a session's rounds as an index table, one line per round:
+	fs := m.newFlagSet("rounds", "[flags] SESSION [FROM-TO]", `
+Print a session's rounds as an index table, one line per round (FROM-TO: only
+those rounds, as a surgical output's runs of rounds name them):
 
   | 047 | 2026-03-19T10:23Z | user→assistant | [tool_use: Read] → "first 80 chars…" |
 
@@ -28,15 +31,26 @@ table (and "compactions" in --json).
 SESSION is given: the canonical query of engagement archaeology.
 
   cairn rounds 5c0375b4
+  cairn rounds 5c0375b4 1-25
   cairn rounds --engagement console-work`)
 	sf.register(fs, true)
 	engagement := fs.String("engagement", "", "only rounds tagged with this engagement")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 1 || (fs.NArg() == 0 && *engagement == "") {
+	if fs.NArg() > 2 || (fs.NArg() == 0 && *engagement == "") {
 		fs.Usage()
-		return usageError("rounds takes one SESSION (or --engagement ID)")
+		return usageError("rounds takes one SESSION and maybe FROM-TO (or --engagement ID)")
+	}
+	var from, to int
+	if fs.NArg() == 2 {
+		a, b, ok := strings.Cut(fs.Arg(1), "-")
+		var err1, err2 error
+		from, err1 = strconv.Atoi(a)
+		to, err2 = strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || from < 0 || to < from {
+			return usageError("FROM-TO must be two round numbers, the first no larger, got %q", fs.Arg(1))
+		}
 	}
 	st, err := m.readStore(sf.store)
 	if err != nil {
@@ -50,7 +64,7 @@ SESSION is given: the canonical query of engagement archaeology.
 	if err != nil {
 		return err
 	}
-	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, EngagementID: *engagement})
+	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, EngagementID: *engagement, FromSeq: from, ToSeq: to})
 	if err != nil {
 		return err
 	}

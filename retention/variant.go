@@ -36,13 +36,13 @@ type Loaded struct {
 
 // A Report is a session's probes judged in each way of continuing it.
 type Report struct {
-	Session string     `json:"session"`
-	Rounds  int        `json:"rounds"`
-	Steps   int        `json:"steps"`
-	Probes  []*Probe   `json:"-"`
-	Scores  []*Score   `json:"scores"`
-	Failed  []string   `json:"failed,omitempty"` // variants that could not be built, with why
-	Variant []*Variant `json:"-"`
+	Session  string     `json:"session"`
+	Rounds   int        `json:"rounds"`
+	Steps    int        `json:"steps"`
+	Probes   []*Probe   `json:"-"`
+	Scores   []*Score   `json:"scores"`
+	Failed   []string   `json:"failed,omitempty"` // variants that could not be built, with why
+	Variants []*Variant `json:"-"`
 }
 
 // Evaluate builds the variants of session s ([Variants]), derives its
@@ -53,7 +53,7 @@ func Evaluate(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []
 		return nil, err
 	}
 	steps := StepRefs(rounds)
-	r := &Report{Session: s.ID, Rounds: len(rounds), Steps: len(steps), Probes: Probes(s, rounds), Failed: failed, Variant: vs}
+	r := &Report{Session: s.ID, Rounds: len(rounds), Steps: len(steps), Probes: Probes(s, rounds), Failed: failed, Variants: vs}
 	for _, v := range vs {
 		r.Scores = append(r.Scores, Measure(r.Probes, steps, v))
 	}

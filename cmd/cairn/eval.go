@@ -111,7 +111,7 @@ commands print).
 	var api *messagesAPI
 	if *model != "" {
 		api = newMessagesAPI(m.Getenv, *model)
-		for _, v := range rep.Variant {
+		for _, v := range rep.Variants {
 			sc, err := retention.Ask(ctx, api, rep.Probes, v, *asked)
 			if err != nil {
 				return err

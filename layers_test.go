@@ -21,7 +21,7 @@ var layers = map[string][]string{
 	"cairn/storetest":  {"cairn"},
 	"cairn/surgery":    {"cairn", "cairn/export"},
 	"cairn/assemble":   {"cairn"},
-	"cairn/retention":  {"cairn"},
+	"cairn/retention":  {"cairn", "cairn/surgery"},
 	"cairn/workspace":  {"cairn"},
 	"cairn/mock":       {"cairn"},
 	"cairn/redact":     {},

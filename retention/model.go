@@ -3,6 +3,7 @@ package retention
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // An Asker puts a question to a model that reads context first, and
@@ -13,24 +14,22 @@ type Asker interface {
 
 // Ask judges probes by asking a model: a probe is answered when the model's
 // reply, folded, holds the probe's answer. The judge is this rule, never a
-// second model. At most limit probes are asked (0: all), spread evenly over
+// second model. The score has no lenient side and no reach. At most limit probes are asked (0: all), spread evenly over
 // the list so every category is sampled.
 func Ask(ctx context.Context, a Asker, probes []*Probe, v *Variant, limit int) (*Score, error) {
-	s := &Score{Variant: v.Name, Tokens: v.Tokens, ByCategory: map[Category]*Count{}}
-	for _, c := range Categories {
-		s.ByCategory[c] = &Count{}
-	}
+	s := newScore(v)
+	s.HopLimit, s.Note = 0, ""
 	for _, p := range sample(probes, limit) {
 		reply, err := a.Ask(ctx, v.Text, p.Question)
 		if err != nil {
 			return nil, fmt.Errorf("%s, probe %s: %w", v.Name, p.Ref(), err)
 		}
 		verdict := Lost
-		if contains(fold(reply), fold(p.Answer)) {
+		if strings.Contains(fold(reply), fold(p.Answer)) {
 			verdict = InContext
 		}
-		s.All.add(verdict)
-		s.ByCategory[p.Category].add(verdict)
+		s.Strict.add(verdict)
+		s.ByCategory[p.Category].Strict.add(verdict)
 	}
 	return s, nil
 }

@@ -1,39 +1,60 @@
 // Package retention measures what a materialization keeps of a session:
-// probes derived from the session itself (files edited, commands run and
-// their figures, errors met, decisions stated, the user's constraints),
-// each judged in context, one hop away (an index line names its round or
-// step, and inject yields it) or lost.
+// probes derived from the session itself (files changed, commands run and
+// their figures, errors met, decisions stated, the user's prompts, what the
+// agent was about to do), each judged in context, one hop away (an entry
+// names its step and inject yields it within a bound) or lost.
 //
 // # Probes
 //
 // A probe is a question a continuing agent would need answered and the
-// text that answers it, taken verbatim from one step of one round. Probes
-// are made by fixed rules, no model involved, so the same session always
-// gives the same probes:
+// text that answers it, taken verbatim from one step of one round (or from
+// a round's prompt). Probes are made by fixed rules, no model involved, so
+// the same session always gives the same probes:
 //
-//   - file: each file a Write, Edit, MultiEdit or NotebookEdit call changed
-//     (its path, relative to the project), once per path, at the last step
-//     that changed it;
+//   - artifact: each file a Write, Edit, MultiEdit or NotebookEdit call
+//     changed, or a Bash command deleted or moved away (`rm`, `git rm`,
+//     `mv`'s sources), by its path relative to the project, once per path,
+//     at the last step that touched it;
 //   - command: each distinct Bash command that ran (its first 80
 //     characters);
-//   - number: figures a command printed: a count of tests passed or failed,
-//     a duration, a size or a percentage (at most two per result);
-//   - error: each tool result marked as an error (its first line);
+//   - error: each tool result marked as an error: its first line, or, when
+//     that line only says `Exit code N`, the first line after it that says
+//     more (no probe when none does);
 //   - decision: sentences of assistant text that state a decision or a
 //     conclusion ("decided", "instead of", "root cause", "doesn't support",
-//     "depends on", "all 43 tests pass", …);
-//   - constraint: sentences of the user's prompts that bind the work
-//     ("must", "never", "don't", "only", "make sure", …).
+//     "depends on", "all 43 tests pass", …), but not narration of the next
+//     move ("Let me …", "Now let me …", "I'll now …");
+//   - number: figures a command printed: a count of tests passed or failed,
+//     of files changed, a size or a percentage (at most two per result);
+//     durations are left out: they differ on every run and match anywhere;
+//   - prompt: each prompt of the user: its first sentence (80 characters at
+//     most), and each sentence that binds the work ("must", "never",
+//     "don't", "only", "make sure", …);
+//   - continuation: what the agent was about to do when the session
+//     ended: each item of the last todo list it wrote (TodoWrite), and the
+//     first 80 characters of its last answer.
+//
+// Answers under eight characters (a command `ls`, an error `Error`) are
+// dropped, save paths and figures, which are specific however short.
+//
+// The rules that pick decisions are this package's own and stay
+// unexported: a summary built from the same rules would score itself.
 //
 // # Judging
 //
-// A probe is in context when its answer, case and whitespace folded, is a
-// substring of the text the client would send. Otherwise it is one hop
-// away when the materialization names its round (an index line) or its
-// step, so `cairn inject` brings it back; else it is lost.
+// Strictly, a probe is in context when its answer, case and whitespace
+// folded, is in the text the output holds for the probe's own step (the
+// step kept in full, or a line of cairn's summary that begins with the
+// step's ref); it is one hop away when an entry of the output names the
+// step (an index line of the step, a run of steps, the round's row) and
+// what inject would print for it fits [Variant].HopLimit; else it is lost.
+// Leniently, as the first versions of the eval judged, an answer anywhere
+// in the text counts, and any name of the round or step is one hop,
+// however large its expansion.
 package retention
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -47,16 +68,17 @@ type Category string
 
 // The categories, in the order reports show them.
 const (
-	File       Category = "file"
-	Command    Category = "command"
-	Number     Category = "number"
-	Error      Category = "error"
-	Decision   Category = "decision"
-	Constraint Category = "constraint"
+	Artifact     Category = "artifact"
+	Command      Category = "command"
+	Error        Category = "error"
+	Decision     Category = "decision"
+	Number       Category = "number"
+	Prompt       Category = "prompt"
+	Continuation Category = "continuation"
 )
 
 // Categories lists every category in report order.
-var Categories = []Category{File, Command, Number, Error, Decision, Constraint}
+var Categories = []Category{Artifact, Command, Error, Decision, Number, Prompt, Continuation}
 
 // A Probe is one question with the text that answers it and where that
 // text comes from.
@@ -82,89 +104,164 @@ func (p *Probe) Ref() string {
 // quotes it.
 const answerLen = 80
 
+// minAnswer is the shortest answer a probe keeps (paths and figures
+// excepted): shorter ones match text that has nothing to do with them.
+const minAnswer = 8
+
 var (
 	figure = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b\d+(?:[.,]\d+)?\s?(?:ms|µs|ns|s|sec|seconds|minutes|min|kb|mb|gb|kib|mib|gib|%)(?:\W|$)|\b\d+ (?:passed|failed|tests?|errors?|warnings?|skipped|files? changed|insertions?|deletions?)\b`)
+		return regexp.MustCompile(`(?i)\b\d+(?:[.,]\d+)?\s?(?:kb|mb|gb|kib|mib|gib|%)(?:\W|$)|\b\d+ (?:passed|failed|tests?|errors?|warnings?|skipped|files? changed|insertions?|deletions?)\b`)
 	})
 
 	decisionWords = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(decided|decision|instead(?: of)?|rather than|root cause|the cause|the fix is|the (?:problem|issue|reason) (?:is|was)|conclusion|turns out|i'll use|we'll use|let's use|going with|chose|because|doesn't support|does not support|won't work|will fail|depends on|i need to (?:rewrite|use|add|change|fix)|is missing|all \d+ tests? pass|tests? pass(?:es|ed)?|all green|clean compile)\b`)
 	})
 
+	// narration is a sentence that says what the agent does next, not
+	// what it decided: "Let me check …", "Now let me …", "I'll now …".
+	narration = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:(?:now|ok(?:ay)?|good|great|perfect|first|next|then|so|alright)[,.!:]?\s+)*(?:let me|let's (?:check|look|see|run|read|verify|start|try)|i'll now|i will now|i'm going to|i am going to|i'll (?:check|look|read|run|start|verify|try))\b`)
+	})
+
 	constraintWords = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(must|never|don't|do not|always|only|make sure|should not|shouldn't|without)\b`)
+	})
+
+	errorWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(errors?|failed|failures?|fatal|panic|exception|cannot|can't|could not|couldn't|not found|no such|denied|undefined|invalid|unexpected|refused|expected)\b|^\*\*`)
+	})
+
+	// trivialError is a line of a tool's error that says nothing of its
+	// own: the exit code, or that a sibling call failed.
+	trivialError = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:exit code:? -?\d+|(?:<tool_use_error>)?sibling tool call errored(?:</tool_use_error>)?)$`)
 	})
 
 	sentenceEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[.!?](?:\s|$)|\n`) })
 )
 
 // Probes derives the probes of a session from its rounds, which must carry
-// their blocks. Probes come in round, step and block order; a file or
-// command seen twice is probed once, where it was last seen (for a file)
-// or first run (for a command). A file under the session's project is
-// asked for by its path relative to it, as a summary would name it.
+// their blocks. Probes come in round, step and block order, the
+// continuation last; a path or command seen twice is probed once, where it
+// was last touched (a path) or first run (a command). A path under the
+// session's project is asked for relative to it, as a summary would name
+// it.
 func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 	project := strings.TrimSuffix(s.Project, "/") + "/"
 	var out []*Probe
-	files := map[string]int{} // path → index in out
+	paths := map[string]int{} // path → index in out
 	commands := map[string]bool{}
+	artifact := func(p *Probe, path string) {
+		if path = strings.TrimPrefix(path, project); path == "" {
+			return
+		}
+		p.Category, p.Answer = Artifact, path
+		if i, ok := paths[path]; ok {
+			out[i] = p
+			return
+		}
+		paths[path] = len(out)
+		out = append(out, p)
+	}
+	add := func(p *Probe) {
+		if len([]rune(p.Answer)) >= minAnswer {
+			out = append(out, p)
+		}
+	}
+	var todos, last *Probe // the continuation: the last todo list and answer
+	var todoItems []string
 	for _, r := range rounds {
-		for _, b := range r.Blocks {
-			if b.Kind == cairn.UserText && !b.Sidechain {
-				for _, s := range sentences(b.Content, constraintWords()) {
-					out = append(out, &Probe{Category: Constraint, Question: fmt.Sprintf("What did the user require in round %d?", r.Seq), Answer: s, Round: r.Seq})
-				}
+		steps := cairn.Steps(r.Blocks, r.LastLine)
+		stepOf := map[*cairn.Block]int{}
+		for _, st := range steps {
+			for _, b := range st.Blocks {
+				stepOf[b] = st.Seq
 			}
 		}
-		for _, st := range cairn.Steps(r.Blocks, r.LastLine) {
+		first := true
+		for _, b := range r.Blocks {
+			if b.Kind != cairn.UserText || b.Sidechain {
+				continue
+			}
+			at := Probe{Category: Prompt, Round: r.Seq, Step: stepOf[b]}
+			seen := map[string]bool{}
+			if first && at.Step == 0 {
+				first = false
+				if ss := splitSentences(b.Content); len(ss) > 0 {
+					p := at
+					p.Question, p.Answer = fmt.Sprintf("What did the user ask in round %d?", r.Seq), clip(ss[0], answerLen)
+					seen[p.Answer] = true
+					add(&p)
+				}
+			}
+			for _, s := range sentences(b.Content, constraintWords()) {
+				if seen[s] {
+					continue
+				}
+				seen[s] = true
+				p := at
+				p.Question, p.Answer = fmt.Sprintf("What did the user require at %s?", at.Ref()), s
+				add(&p)
+			}
+		}
+		for _, st := range steps {
 			calls := map[string]*cairn.Block{}
 			for _, b := range st.Blocks {
 				if b.Sidechain {
 					continue
 				}
-				at := &Probe{Round: r.Seq, Step: st.Seq}
+				at := Probe{Round: r.Seq, Step: st.Seq}
 				switch b.Kind {
 				case cairn.AssistantText:
 					for _, s := range sentences(b.Content, decisionWords()) {
-						p := *at
+						if narration().MatchString(s) {
+							continue
+						}
+						p := at
 						p.Category, p.Question, p.Answer = Decision, fmt.Sprintf("What was decided or concluded at %s?", at.Ref()), s
-						out = append(out, &p)
+						add(&p)
+					}
+					if a := clip(b.Content, answerLen); len([]rune(a)) >= minAnswer {
+						p := at
+						p.Category, p.Question, p.Answer = Continuation, "What did the agent answer last?", a
+						last = &p
 					}
 				case cairn.ToolUse:
 					calls[b.ToolID] = b
 					arg := cairn.ToolArg(b.ToolName, b.Content)
 					switch {
 					case cairn.WriteField(b.ToolName) != "":
-						path := strings.TrimPrefix(fullArg(b.Content, "file_path", "notebook_path"), project)
-						if path == "" {
-							continue
+						p := at
+						p.Question = fmt.Sprintf("Which file did %s change with %s?", at.Ref(), b.ToolName)
+						artifact(&p, fullArg(b.Content, "file_path", "notebook_path"))
+					case b.ToolName == "TodoWrite":
+						if items := todoContents(b.Content); len(items) > 0 {
+							p := at
+							todos, todoItems = &p, items
 						}
-						p := *at
-						p.Category, p.Question, p.Answer = File, fmt.Sprintf("Which file did %s change with %s?", at.Ref(), b.ToolName), path
-						if i, ok := files[path]; ok {
-							out[i] = &p
-							continue
-						}
-						files[path] = len(out)
-						out = append(out, &p)
 					case b.ToolName == "Bash":
-						cmd := clip(fullArg(b.Content, "command"), answerLen)
+						full := fullArg(b.Content, "command")
+						for _, gone := range removedPaths(full) {
+							p := at
+							p.Question = fmt.Sprintf("Which file did %s delete or move away?", at.Ref())
+							artifact(&p, gone)
+						}
+						cmd := clip(full, answerLen)
 						if cmd == "" || commands[cmd] {
 							continue
 						}
 						commands[cmd] = true
-						p := *at
+						p := at
 						p.Category, p.Question, p.Answer = Command, fmt.Sprintf("What command ran at %s (%s)?", at.Ref(), arg), cmd
-						out = append(out, &p)
+						add(&p)
 					}
 				case cairn.ToolResult:
 					call := calls[b.ToolID]
 					if b.IsError {
-						first, _, _ := strings.Cut(strings.TrimSpace(b.Content), "\n")
-						if first = clip(first, answerLen); first != "" {
-							p := *at
-							p.Category, p.Question, p.Answer = Error, fmt.Sprintf("What error did %s meet at %s?", b.ToolName, at.Ref()), first
-							out = append(out, &p)
+						if line := errorLine(b.Content); line != "" {
+							p := at
+							p.Category, p.Question, p.Answer = Error, fmt.Sprintf("What error did %s meet at %s?", b.ToolName, at.Ref()), line
+							add(&p)
 						}
 						continue
 					}
@@ -172,12 +269,111 @@ func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 						continue
 					}
 					for _, f := range figures(b.Content, 2) {
-						p := *at
+						p := at
 						p.Category, p.Question, p.Answer = Number, fmt.Sprintf("What figure did `%s` report at %s?", cairn.ToolArg("Bash", call.Content), at.Ref()), f
 						out = append(out, &p)
 					}
 				}
 			}
+		}
+	}
+	if todos != nil {
+		for i, item := range todoItems {
+			p := *todos
+			p.Category, p.Question, p.Answer = Continuation, fmt.Sprintf("What is item %d of the agent's last todo list (%s)?", i+1, todos.Ref()), item
+			add(&p)
+		}
+	}
+	if last != nil {
+		out = append(out, last)
+	}
+	return out
+}
+
+// errorLine is what an error probe asks for, clipped: the first line of a
+// tool's error, or, when that line only gives the exit code (or says that
+// a sibling call failed), the first line after it that reads as an error
+// ("error", "failed", "cannot", …), else the first line after it at all;
+// "" when there is none.
+func errorLine(content string) string {
+	var rest []string
+	first := true
+	for _, line := range strings.Split(content, "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		trivial := trivialError().MatchString(line)
+		if first && !trivial {
+			return clip(line, answerLen)
+		}
+		first = false
+		if !trivial {
+			rest = append(rest, line)
+		}
+	}
+	for _, line := range rest {
+		if errorWords().MatchString(line) {
+			return clip(line, answerLen)
+		}
+	}
+	if len(rest) > 0 {
+		return clip(rest[0], answerLen)
+	}
+	return ""
+}
+
+// todoContents returns the content of each item of a TodoWrite call's
+// list, clipped.
+func todoContents(input string) []string {
+	var in struct {
+		Todos []struct {
+			Content string `json:"content"`
+		} `json:"todos"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range in.Todos {
+		if c := clip(t.Content, answerLen); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// removedPaths returns the paths a shell command deletes or moves away:
+// the operands of `rm` and `git rm`, the sources of `mv` and `git mv`.
+// Operands with globs, variables or substitutions name no one path and
+// are skipped.
+func removedPaths(cmd string) []string {
+	var out []string
+	for _, seg := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '|' || r == '\n' }) {
+		f := strings.Fields(seg)
+		for len(f) > 0 && (f[0] == "sudo" || strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-")) {
+			f = f[1:]
+		}
+		if len(f) > 1 && f[0] == "git" {
+			f = f[1:]
+		}
+		if len(f) < 2 {
+			continue
+		}
+		var args []string
+		switch f[0] {
+		case "rm":
+			args = f[1:]
+		case "mv":
+			args = f[1 : len(f)-1]
+		default:
+			continue
+		}
+		for _, a := range args {
+			a = strings.Trim(a, `'"`)
+			if a == "" || strings.HasPrefix(a, "-") || strings.ContainsAny(a, "*?$`{}()<>[]") || a == "/dev/null" {
+				continue
+			}
+			out = append(out, a)
 		}
 	}
 	return out

@@ -83,29 +83,6 @@ func TestProbesGolden(t *testing.T) {
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
-// TestMeasure checks the three verdicts: an answer in the text, a probe
-// whose round or step is named, and one neither holds.
-func TestMeasure(t *testing.T) {
-	probes := []*retention.Probe{
-		{Category: retention.File, Answer: "internal/Store.go", Round: 1, Step: 2},
-		{Category: retention.Command, Answer: "go   test ./...", Round: 2, Step: 1},
-		{Category: retention.Number, Answer: "43 tests", Round: 3, Step: 4},
-		{Category: retention.Error, Answer: "permission denied", Round: 4, Step: 1},
-	}
-	v := &retention.Variant{Name: "x", Text: "Edited INTERNAL/store.go then ran go test\n./...", Named: map[string]bool{"3": true}}
-	s := retention.Measure(probes, v)
-	if s.All.InContext != 2 || s.All.OneHop != 1 || s.All.Lost != 1 {
-		t.Fatalf("got %+v, want 2 in context, 1 one hop, 1 lost", s.All)
-	}
-	if c := s.ByCategory[retention.Error]; c.Lost != 1 {
-		t.Errorf("error category: %+v", c)
-	}
-	v.Named = map[string]bool{"4.1": true}
-	if s := retention.Measure(probes, v); s.All.OneHop != 1 || s.ByCategory[retention.Error].OneHop != 1 {
-		t.Errorf("a named step is one hop: %+v", s.All)
-	}
-}
-
 // TestCompactionLosesWhatOriginalKeeps measures, on a long auto-compacted
 // session, that the client's own compaction summary keeps less than the
 // session resumed as is, and that the resumed original starts at the last
@@ -126,15 +103,19 @@ func TestCompactionLosesWhatOriginalKeeps(t *testing.T) {
 			}
 		}
 	}
-	whole := retention.Measure(probes, &retention.Variant{Name: "whole", Text: all.String()})
-	orig := retention.Measure(probes, &retention.Variant{Name: "original", Text: view.Text})
-	summary := retention.Measure(probes, &retention.Variant{Name: "summary", Text: view.Summary})
-	t.Logf("probes %d: whole %d, original %d, summary %d in context", len(probes), whole.All.InContext, orig.All.InContext, summary.All.InContext)
-	if whole.All.InContext != len(probes) {
-		t.Errorf("every probe's answer must be in the whole session: %d of %d (lost: %v)", whole.All.InContext, len(probes), whole.Lost)
+	steps := retention.StepRefs(rounds)
+	whole := retention.Measure(probes, steps, &retention.Variant{Name: "whole", Text: all.String()})
+	orig := retention.Measure(probes, steps, &retention.Variant{Name: "original", Text: view.Text})
+	summary := retention.Measure(probes, steps, &retention.Variant{Name: "summary", Text: view.Summary})
+	t.Logf("probes %d: whole %d, original %d, summary %d in context", len(probes), whole.Lenient.InContext, orig.Lenient.InContext, summary.Lenient.InContext)
+	if whole.Lenient.InContext != len(probes) {
+		t.Errorf("every probe's answer must be in the whole session: %d of %d", whole.Lenient.InContext, len(probes))
 	}
-	if !(summary.All.InContext < orig.All.InContext && orig.All.InContext < whole.All.InContext) {
-		t.Errorf("want summary < original < whole, got %d, %d, %d", summary.All.InContext, orig.All.InContext, whole.All.InContext)
+	if !(summary.Lenient.InContext < orig.Lenient.InContext && orig.Lenient.InContext < whole.Lenient.InContext) {
+		t.Errorf("want summary < original < whole, got %d, %d, %d", summary.Lenient.InContext, orig.Lenient.InContext, whole.Lenient.InContext)
+	}
+	if summary.Strict.InContext != 0 || summary.Strict.OneHop != 0 {
+		t.Errorf("a variant that attributes no text to a step keeps nothing strictly: %+v", summary.Strict)
 	}
 }
 
@@ -148,7 +129,7 @@ func (f askerFunc) Ask(ctx context.Context, text, question string) (string, erro
 // the answer (folded) counts, and the sample spreads over the probes.
 func TestAsk(t *testing.T) {
 	probes := []*retention.Probe{
-		{Category: retention.File, Question: "q1", Answer: "a/B.go", Round: 1, Step: 1},
+		{Category: retention.Artifact, Question: "q1", Answer: "a/B.go", Round: 1, Step: 1},
 		{Category: retention.Command, Question: "q2", Answer: "make test", Round: 1, Step: 2},
 		{Category: retention.Number, Question: "q3", Answer: "12 ms", Round: 2, Step: 1},
 		{Category: retention.Error, Question: "q4", Answer: "denied", Round: 2, Step: 2},
@@ -165,8 +146,8 @@ func TestAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.All.InContext != 2 || s.All.Lost != 2 || s.ByCategory[retention.Number].InContext != 1 {
-		t.Errorf("got %+v", s.All)
+	if s.Strict.InContext != 2 || s.Strict.Lost != 2 || s.ByCategory[retention.Number].Strict.InContext != 1 || s.Lenient.Probes != 0 {
+		t.Errorf("got %+v, lenient %+v", s.Strict, s.Lenient)
 	}
 	asked = nil
 	if _, err := retention.Ask(context.Background(), a, probes, &retention.Variant{Name: "v", Text: "ctx"}, 2); err != nil {

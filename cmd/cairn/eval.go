@@ -8,7 +8,6 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/retention"
-	"cairn/surgery"
 )
 
 func (m *Main) runEval(ctx context.Context, args []string) error {
@@ -25,26 +24,49 @@ func (m *Main) runEvalRetention(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("eval retention", "[flags] SESSION", `
 Measure what each way of continuing a session keeps of it. Probes come from
-the session itself, by fixed rules (no model): files written or edited,
-commands run, figures they printed, errors met, decisions stated in the
-agent's text, constraints stated in the user's prompts. Each probe is judged
-in each variant:
+the session itself, by fixed rules (no model), in seven categories:
 
-  in context   its answer is in the text the client would send
-  one hop      an index line names its round or step: cairn inject brings it back
+  artifact      files written, edited, deleted or moved away (rm, git rm, mv)
+  command       Bash commands run
+  error         errors met: the message, not "Exit code N"
+  decision      decisions and conclusions stated in the agent's text
+                (not "Let me …" narration)
+  number        figures commands printed: test counts, sizes, percentages
+                (not durations)
+  prompt        each user prompt's first sentence, and its binding sentences
+  continuation  the last todo list's items and the agent's last answer
+
+Each probe is judged in each variant, strictly:
+
+  in context   its answer is in its own step's text in the output: the step
+               kept in full, or a line of cairn's summary that begins with
+               the step's ref ("7.12 …"); not anywhere else
+  one hop      an entry names the step (its index line, a run of steps, its
+               round's row) and cairn inject prints at most a quarter of the
+               output's budget for it (of the default budget when it has
+               none); a sentence naming a range of steps counts for nothing
   lost         neither
 
+and leniently, as earlier versions did: in context when the answer is
+anywhere in the text, one hop when anything names its round or step. The
+table shows, by category, in context + one hop as strict/lenient %, the
+session's steps each variant reaches (in full or one hop) and how many
+continuation probes are in context.
+
 Variants: the original resumed as it is (the client loads from its last
-compaction on), Claude Code's own compaction summary alone (when the session
-was compacted), compress-before at the middle round, revive, and revive at
-partial fidelity, each at the default budget. Tokens are the estimate of
-what the client sends (the one the surgical commands print).
+compaction on: the steps after it are in context), Claude Code's own
+compaction summary alone (when the session was compacted: it names no
+step, so nothing in it is in context strictly), compress-before at the
+middle round, revive, revive at partial fidelity, and revive with an index
+of the steps before the client's compaction, each at the default budget.
+Tokens are the estimate of what the client sends (the one the surgical
+commands print).
 
   cairn eval retention 258c7280
   cairn eval retention --json 258c7280
   cairn eval retention --probes 258c7280     # list the probes`)
 	sf.register(fs, true)
-	list := fs.Bool("probes", false, "list the probes instead of measuring")
+	list := fs.Bool("probes", false, "list the probes (category, ref, question, answer) instead of measuring")
 	model := fs.String("model", "", "also ask a model each probe against each variant (Messages API at $ANTHROPIC_BASE_URL, key $ANTHROPIC_API_KEY)")
 	asked := fs.Int("model-probes", 30, "with --model: how many probes to ask per variant, spread over the list (0: all)")
 	pos, err := positional(fs, args)
@@ -68,30 +90,29 @@ what the client sends (the one the surgical commands print).
 	if err != nil {
 		return err
 	}
-	probes := retention.Probes(s, rounds)
 	if *list {
+		probes := retention.Probes(s, rounds)
 		if sf.json {
 			return json.NewEncoder(m.Stdout).Encode(probes)
 		}
 		for _, p := range probes {
-			fmt.Fprintf(m.Stdout, "%-10s %-7s %s\n           → %s\n", p.Category, p.Ref(), p.Question, p.Answer)
+			fmt.Fprintf(m.Stdout, "%-12s %-7s %s\n             → %s\n", p.Category, p.Ref(), p.Question, p.Answer)
 		}
 		return nil
 	}
-	variants, err := m.retentionVariants(ctx, st, s, rounds)
+	rep, err := retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s))
 	if err != nil {
 		return err
 	}
-	var scores []*retention.Score
-	for _, v := range variants {
-		scores = append(scores, retention.Measure(probes, v))
+	for _, f := range rep.Failed {
+		fmt.Fprintf(m.Stderr, "eval retention: %s\n", f)
 	}
 	var judged []*retention.Score
 	var api *messagesAPI
 	if *model != "" {
 		api = newMessagesAPI(m.Getenv, *model)
-		for _, v := range variants {
-			sc, err := retention.Ask(ctx, api, probes, v, *asked)
+		for _, v := range rep.Variants {
+			sc, err := retention.Ask(ctx, api, rep.Probes, v, *asked)
 			if err != nil {
 				return err
 			}
@@ -100,17 +121,16 @@ what the client sends (the one the surgical commands print).
 	}
 	if sf.json {
 		return json.NewEncoder(m.Stdout).Encode(struct {
-			Session string             `json:"session"`
+			*retention.Report
 			Probes  int                `json:"probes"`
-			Scores  []*retention.Score `json:"scores"`
 			Model   string             `json:"model,omitempty"`
 			ModelAt string             `json:"model_url,omitempty"`
 			Judged  []*retention.Score `json:"model_judged,omitempty"`
 			Note    string             `json:"note,omitempty"`
-		}{s.ID, len(probes), scores, *model, api.url(), judged, api.note()})
+		}{rep, len(rep.Probes), *model, api.url(), judged, api.note()})
 	}
-	fmt.Fprintf(m.Stdout, "session %s · %d rounds\n", s.ID, len(rounds))
-	if err := retention.Table(m.Stdout, probes, scores); err != nil {
+	fmt.Fprintf(m.Stdout, "session %s · %d rounds · %d steps\n", s.ID, rep.Rounds, rep.Steps)
+	if err := retention.Table(m.Stdout, rep.Probes, rep.Scores); err != nil {
 		return err
 	}
 	if api == nil {
@@ -120,82 +140,20 @@ what the client sends (the one the surgical commands print).
 	if n := api.note(); n != "" {
 		fmt.Fprintln(m.Stdout, n)
 	}
-	return retention.Table(m.Stdout, probes, judged)
+	return retention.Table(m.Stdout, rep.Probes, judged)
 }
 
-// retentionVariants materializes the ways of continuing session s that
-// eval retention compares.
-func (m *Main) retentionVariants(ctx context.Context, st *store, s *cairn.Session, rounds []*cairn.Round) ([]*retention.Variant, error) {
-	lines, err := st.lines.FindLines(ctx, s.ID, 0, 0)
-	if err != nil {
-		return nil, err
+// claudeClient is Claude Code as the eval needs it: what it loads of a
+// session's lines, and a materialization written as a session it resumes.
+func claudeClient(s *cairn.Session) retention.Client {
+	return retention.Client{
+		Load: func(lines [][]byte) retention.Loaded {
+			v := claudecode.LoadedView(lines)
+			return retention.Loaded{Text: v.Text, Summary: v.Summary, FromLine: v.FromLine}
+		},
+		Write: func(mat *cairn.Materialization, summary string) ([][]byte, error) {
+			x := &claudecode.Exporter{SessionID: claudecode.NewUUID(), Cwd: s.Project, Summary: summary}
+			return x.Lines(mat)
+		},
 	}
-	raws := make([][]byte, len(lines))
-	for i, l := range lines {
-		raws[i] = l.Raw
-	}
-	sst := st.surgery()
-	sst.LinesOnly = true
-	resumed, err := surgery.Resume(ctx, sst, s.ID)
-	if err != nil {
-		return nil, err
-	}
-	orig := claudecode.LoadedView(raws)
-	out := []*retention.Variant{{Name: "original resumed", Tokens: int(surgery.Estimate(resumed)), Text: orig.Text}}
-	if orig.Summary != "" {
-		out = append(out, &retention.Variant{Name: "claude compaction summary", Tokens: int(cairn.EstimateTokens(orig.Summary)), Text: orig.Summary})
-	}
-	// Every variant is cut at the default budget, as the commands cut it.
-	sst.Limits = surgery.Limits{Budget: surgery.AutoBudget}
-	partial, _ := cairn.ParseFidelity("partial")
-	type op struct {
-		name string
-		run  func() (*cairn.Materialization, error)
-	}
-	ops := []op{
-		{"compress-before (middle)", func() (*cairn.Materialization, error) {
-			return surgery.CompressBefore(ctx, sst, s.ID, surgery.Point{Seq: len(rounds)/2 + 1}, cairn.FullFidelity)
-		}},
-		{"revive", func() (*cairn.Materialization, error) {
-			return surgery.Revive(ctx, sst, s.ID, "", "", cairn.FullFidelity)
-		}},
-		{"revive (partial)", func() (*cairn.Materialization, error) {
-			return surgery.Revive(ctx, sst, s.ID, "", "", partial)
-		}},
-		{"revive (--before-compaction index)", func() (*cairn.Materialization, error) {
-			idx := sst
-			idx.Limits.BeforeCompaction = surgery.BeforeIndex
-			return surgery.Revive(ctx, idx, s.ID, "", "", cairn.FullFidelity)
-		}},
-	}
-	for _, o := range ops {
-		mat, err := o.run()
-		if err != nil {
-			fmt.Fprintf(m.Stderr, "eval retention: %s: %v\n", o.name, err)
-			continue
-		}
-		x := &claudecode.Exporter{SessionID: claudecode.NewUUID(), Cwd: s.Project, Summary: surgery.Summary(mat)}
-		out1, err := x.Lines(mat)
-		if err != nil {
-			fmt.Fprintf(m.Stderr, "eval retention: %s: %v\n", o.name, err)
-			continue
-		}
-		view := claudecode.LoadedView(out1)
-		v := &retention.Variant{Name: o.name, Tokens: int(surgery.Estimate(mat)), Text: view.Text, Named: map[string]bool{}}
-		for _, r := range mat.IndexRounds() {
-			v.Named[fmt.Sprint(r.Seq)] = true
-		}
-		for _, p := range mat.FullPieces() {
-			if c := p.Compaction; c != nil { // "steps 7.1 to 7.40 … are stored in full"
-				for i := 1; i <= c.StepsBefore; i++ {
-					v.Named[fmt.Sprintf("%d.%d", c.RoundSeq, i)] = true
-				}
-			}
-			for _, e := range p.Index { // "7.12 Bash …": step 12 of round 7
-				v.Named[e.Ref()] = true
-			}
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

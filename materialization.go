@@ -148,10 +148,10 @@ type IndexEntry struct {
 	// Through, when set, is the last round of a run of rounds (From 0):
 	// the entry names rounds Round to Through, which `cairn rounds` lists.
 	Through int    `json:"through,omitempty"`
-	From   int    `json:"from"`
-	To     int    `json:"to"`
-	Line   string `json:"line"`
-	Tokens int64  `json:"tokens"`
+	From    int    `json:"from"`
+	To      int    `json:"to"`
+	Line    string `json:"line"`
+	Tokens  int64  `json:"tokens"`
 }
 
 // Ref is the entry as inject takes it: "7.12", "7.3-7.9" or "7".

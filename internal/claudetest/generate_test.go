@@ -16,16 +16,36 @@ import (
 	"cairn/internal/fakeapi"
 )
 
-var generate = flag.Bool("generate", false, "regenerate testdata/long with the real client")
+var (
+	generate = flag.Bool("generate", false, "regenerate testdata/long with the real client")
+	longOnly = flag.String("long", "", "with -generate: the sessions to make, by the last digits of their ids (150,151,152,153,154,155); all when empty")
+)
 
 // Where the long sessions are made: fixed paths, recorded in the files.
 const (
-	longProject = "/tmp/cairn-long/proj"
-	longHome    = "/tmp/cairn-long/home"
-	longOut     = "../../testdata/long"
-	longAuto    = "7a11c0de-0000-4000-8000-000000000150" // one prompt, 160 tool calls, an auto-compaction
-	longManual  = "7a11c0de-0000-4000-8000-000000000151" // 120 tool calls over two prompts, /compact between
+	longProject  = "/tmp/cairn-long/proj"
+	longHome     = "/tmp/cairn-long/home"
+	longOut      = "../../testdata/long"
+	longAuto     = "7a11c0de-0000-4000-8000-000000000150" // one prompt, 160 tool calls, an auto-compaction
+	longManual   = "7a11c0de-0000-4000-8000-000000000151" // 120 tool calls over two prompts, /compact between
+	longBefore   = "7a11c0de-0000-4000-8000-000000000152" // a whole round, then one auto-compacted in its middle
+	longContinue = "7a11c0de-0000-4000-8000-000000000153" // /compact at a round's end, then "continue"
+	longSeveral  = "7a11c0de-0000-4000-8000-000000000154" // three auto-compactions over three rounds
+	longWide     = "7a11c0de-0000-4000-8000-000000000155" // a 1M window, past 200k tokens, no compaction
 )
+
+// wantLong reports whether -long asks for the session id.
+func wantLong(id string) bool {
+	if *longOnly == "" {
+		return true
+	}
+	for _, n := range strings.Split(*longOnly, ",") {
+		if n = strings.TrimSpace(n); n != "" && strings.HasSuffix(id, n) {
+			return true
+		}
+	}
+	return false
+}
 
 // longSummary is what the fake API answers to a compaction request. It must
 // not contain a turn's match text, or the run would start over.
@@ -63,6 +83,19 @@ func TestGenerateLong(t *testing.T) {
 		}
 	}
 	flags := []string{"--allowedTools", "Bash Read Write Edit", "--tools", "Bash,Read,Write,Edit"}
+	var ids []string
+	if wantLong(longAuto) || wantLong(longManual) {
+		ids = generateFirst(t, bin, flags)
+	}
+	ids = append(ids, generateShapes(t, bin)...)
+	copyLong(t, ids)
+	out, _ := exec.Command(bin, "--version").Output()
+	t.Logf("client %s", strings.TrimSpace(string(out)))
+}
+
+// generateFirst makes sessions 150 and 151 as they were first made: their
+// files are kept byte for byte, so this code does not change.
+func generateFirst(t *testing.T, bin string, flags []string) []string {
 
 	// One prompt, 160 tool calls; half way the fake reports a context near
 	// full (CAIRN_LONG_FULL_AT, the request of the run that does), and the
@@ -112,9 +145,22 @@ func TestGenerateLong(t *testing.T) {
 		run(nil, "--resume", longManual, "-p", "Now write the reports from the notes: reports/report_01.md to report_15.md, the same way.")
 		api.Close()
 	}
+	return ids
+}
 
-	src := filepath.Join(claudecode.ProjectsDir(longHome), claudecode.ProjectDirName(longProject))
+// longProjects are the projects the sessions were made in, by id.
+var longProjects = map[string]string{
+	longAuto: longProject, longManual: longProject,
+	longBefore: ledgerRoot, longContinue: meteoRoot, longSeveral: catalogRoot, longWide: tracerRoot,
+}
+
+// longCompactions is how many compactions each session must hold.
+var longCompactions = map[string]int{longAuto: 1, longManual: 1, longBefore: 1, longContinue: 1, longSeveral: 3, longWide: 0}
+
+// copyLong copies the sessions into testdata/long and logs their shape.
+func copyLong(t *testing.T, ids []string) {
 	for _, id := range ids {
+		src := filepath.Join(claudecode.ProjectsDir(longHome), claudecode.ProjectDirName(longProjects[id]))
 		data, err := os.ReadFile(filepath.Join(src, id+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
@@ -137,12 +183,10 @@ func TestGenerateLong(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d bytes, %d lines, %d tool calls, compactions %v", id, len(data), len(claudecode.SplitLines(data)), uses, boundaries)
-		if len(boundaries) == 0 {
-			t.Errorf("%s: no compaction", id)
+		if len(boundaries) != longCompactions[id] {
+			t.Errorf("%s: %d compactions, want %d", id, len(boundaries), longCompactions[id])
 		}
 	}
-	out, _ := exec.Command(bin, "--version").Output()
-	t.Logf("client %s", strings.TrimSpace(string(out)))
 }
 
 // partSteps scripts an autonomous run over n files dir/prefix_NN.ext: for

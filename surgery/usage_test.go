@@ -89,7 +89,7 @@ func TestExport_UsageIsOwnSize(t *testing.T) {
 					prev, last = u.Input, u
 				}
 				if last == nil {
-					t.Fatalf("%s: no reply reports usage", m.Label)
+					t.Fatalf("%s: no reply reports usage", name)
 				}
 				if got := last.Input + last.Output; got != m.Tokens {
 					t.Errorf("%s: the last reply reports %d in + %d out = %d tokens, want the output's estimate %d", name, last.Input, last.Output, got, m.Tokens)

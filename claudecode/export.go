@@ -18,7 +18,7 @@ import (
 //     line holding Summary (the index of compressed rounds and where every
 //     full round came from), as Claude Code itself writes after /compact;
 //   - then the full rounds' own lines, unchanged except sessionId, cwd,
-//     isSidechain, a parentUuid chain re-linked in order, and a cairnSource
+//     isSidechain, usage (below), a parentUuid chain re-linked in order, and a cairnSource
 //     member naming the round they came from; each line keeps its own
 //     timestamp (a merge interleaves sessions whose times overlap: the
 //     client orders by parentUuid, not by time);
@@ -33,6 +33,9 @@ import (
 //   - the session ends on a completed assistant text turn or on the results
 //     of a completed tool call (a round of an autonomous session often ends
 //     there: the client resumes it and the next prompt follows the results).
+//   - the usage each kept reply reports is the exported session's own size
+//     up to that reply, not its source's (see describeUsage): the client,
+//     and cairn's hooks, read the last one as how full the context is.
 //
 // Metadata lines (queue-operation, api-request*, last-prompt, …), sidechain
 // lines and older compact boundaries and summaries (with the attachments
@@ -111,6 +114,7 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 		return nil, nothingToResume(m)
 	}
 	mergeAssistantRuns(out)
+	x.describeUsage(m, out)
 
 	version, branch := "", ""
 	if len(m.Sources) > 0 {

@@ -56,7 +56,8 @@ var occupancyTails = []int64{256 << 10, 4 << 20}
 
 // LastOccupancy returns how full the context of the session written at
 // path was at its last assistant reply (window as [ContextWindow] says,
-// with configured); Tokens is 0 right after a compaction. Only the file's end is read, so it costs the same on a
+// with configured); Tokens is 0 right after a compaction. A session
+// [Exporter] wrote reads as its own size: its replies report it. Only the file's end is read, so it costs the same on a
 // 100 MB transcript as on a small one. Returns nil if no assistant reply
 // with usage is in the last 4 MB (or none yet).
 func LastOccupancy(path string, configured int64) (*Occupancy, error) {

@@ -88,12 +88,12 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "pop", "Finish your current frame (or frame) with results.", s.pop)
 	tool(srv, s, "plan", "Add a planned frame under your current one (or parent).", s.plan)
 	tool(srv, s, "context", "The assembled context: mission, frame stack, relay state, index.", s.context)
-	tool(srv, s, "search", "Find rounds of earlier sessions where words were said; agent keeps one harness's sessions (claude-code, codex).", s.search)
+	tool(srv, s, "search", "Find rounds of earlier sessions where words were said or tools were used (commands, paths, output, errors); each hit names its round.step; agent keeps one harness's sessions (claude-code, codex).", s.search)
 	tool(srv, s, "checkpoint", "Write what was done and what comes next on the current board.", s.checkpoint)
 	tool(srv, s, "engage", "Checkpoint here, move to another situation (folder), read its board and index.", s.engage)
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)
 	if s.Sessions != nil && s.Lines != nil {
-		tool(srv, s, "inject", "One round of a stored session in full (round numbers are in search hits and index tables).", s.inject)
+		tool(srv, s, "inject", "One round of a stored session in full, or one step of it (round and step numbers are in search hits and index tables: round.step).", s.inject)
 	}
 	return srv
 }
@@ -279,7 +279,7 @@ func (s *Server) maxChars() int {
 }
 
 type searchIn struct {
-	Query string `json:"query" jsonschema:"words; a word ending in * matches a prefix"`
+	Query string `json:"query" jsonschema:"words; a word of 3 or more characters also matches the words it begins, one ending in * any"`
 	Limit int    `json:"limit,omitempty" jsonschema:"at most this many hits (default 10)"`
 	Agent string `json:"agent,omitempty" jsonschema:"only sessions of this harness: claude-code or codex (default: both)"`
 }
@@ -304,8 +304,12 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 	var b strings.Builder
 	hl := strings.NewReplacer(cairn.HighlightStart, "**", cairn.HighlightEnd, "**")
 	for _, h := range hits {
-		fmt.Fprintf(&b, "%s round %d %s %s\n  %s\n", h.SessionID, h.RoundSeq, h.Timestamp.UTC().Format("2006-01-02T15:04Z"),
-			h.Kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
+		kind := string(h.Kind)
+		if h.Tool != "" {
+			kind += " " + h.Tool
+		}
+		fmt.Fprintf(&b, "%s round %s %s %s\n  %s\n", h.SessionID, h.Ref, h.Timestamp.UTC().Format("2006-01-02T15:04Z"),
+			kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
 	}
 	return b.String(), nil
 }
@@ -412,6 +416,7 @@ func (s *Server) state(ctx context.Context, in stateIn) (string, error) {
 type injectIn struct {
 	Session  string `json:"session" jsonschema:"session id or unique prefix"`
 	Round    int    `json:"round"`
+	Step     int    `json:"step,omitempty" jsonschema:"only this step of the round (a search hit's round.step), not the whole round"`
 	Fidelity string `json:"fidelity,omitempty" jsonschema:"how much of the round's process: full (default), partial, text, or thinking=…,tool_use=…,tool_result=… each full, summary or omit"`
 }
 
@@ -424,7 +429,13 @@ func (s *Server) inject(ctx context.Context, in injectIn) (string, error) {
 		}
 	}
 	st := surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines}
-	mat, err := surgery.Inject(ctx, st, in.Session, in.Round, fid)
+	var mat *cairn.Materialization
+	var err error
+	if in.Step > 0 {
+		mat, err = surgery.InjectStep(ctx, st, in.Session, in.Round, in.Step, fid)
+	} else {
+		mat, err = surgery.Inject(ctx, st, in.Session, in.Round, fid)
+	}
 	if err != nil {
 		return "", err
 	}

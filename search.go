@@ -28,6 +28,11 @@ type SearchQuery struct {
 	// NoSurgery leaves out hits in sessions cairn's own surgery cut (they
 	// repeat their sources' rounds), unless SessionID names one.
 	NoSurgery bool
+
+	// Steps returns at most one hit per step (the prompt counting as step
+	// 0) instead of one per round: a long autonomous session is one round
+	// of hundreds of steps, and a command is found at its own.
+	Steps bool
 }
 
 // A Hit is one round that matched, at the step of its best block, with a
@@ -144,8 +149,8 @@ const (
 
 // Searcher finds rounds by their text.
 type Searcher interface {
-	// Search returns the best hits for q, at most one per round. Returns
-	// EINVALID for an empty query.
+	// Search returns the best hits for q, at most one per round (per step
+	// with q.Steps). Returns EINVALID for an empty query.
 	Search(ctx context.Context, q SearchQuery) ([]*Hit, error)
 }
 

@@ -294,7 +294,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 	default:
 		return "", cairn.Errorf(cairn.EINVALID, "agent must be %s or %s, got %q.", cairn.AgentClaudeCode, cairn.AgentCodex, in.Agent)
 	}
-	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true, Agent: in.Agent})
+	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true, Agent: in.Agent, Steps: true})
 	if err != nil {
 		return "", err
 	}

@@ -55,18 +55,22 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	// Each round's best block, then the best rounds; only those few are
-	// highlighted, the costly part.
+	// Each round's (or step's) best block, then the best rounds; only
+	// those few are highlighted, the costly part.
+	per := "b.session_id, b.round_seq"
+	if q.Steps {
+		per += ", b.step"
+	}
 	rows, err := tx.Query(ctx, `
 		SELECT h.session_id, h.project, h.round_seq, b.step, h.timestamp, h.kind, b.tool_name, left(b.content, `+itoa(cairn.IndexChars)+`), -h.rank
 		FROM (
-			SELECT DISTINCT ON (b.session_id, b.round_seq) b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
+			SELECT DISTINCT ON (`+per+`) b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
 				ts_rank(b.tsv, to_tsquery('simple', $1)) AS rank
 			FROM blocks b JOIN sessions s ON s.id = b.session_id
 			`+w.cond()+`
-			ORDER BY b.session_id, b.round_seq, rank DESC, b.id
+			ORDER BY `+per+`, rank DESC, b.id
 		) h JOIN blocks b ON b.id = h.id
-		ORDER BY h.rank DESC, h.session_id, h.round_seq
+		ORDER BY h.rank DESC, h.session_id, h.round_seq, b.step
 		LIMIT `+w.arg("?", limit), w.args...)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ var _ cairn.Searcher = (*Searcher)(nil)
 // the index alone. Their blocks are then read best first, a few at a time,
 // until limit rounds pass the filters: each is a random read in the
 // largest table, and a search shows twenty. Several blocks of one round
-// may match; each round keeps its best.
+// may match; each round (each step with q.Steps) keeps its best.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
 	defer s.db.explain(&err)
 	match, words := ftsQuery(q.Text)
@@ -64,7 +64,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	}
 	defer ranked.Close()
 	cond, condArgs := searchFilter(q)
-	seen := map[[2]any]bool{}
+	seen := map[[3]any]bool{}
 	var hits []*cairn.Hit
 	var ids []int64
 	// Each batch is the rounds still missing times a factor that doubles
@@ -91,7 +91,10 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 			if h == nil || len(hits) == limit {
 				continue
 			}
-			key := [2]any{h.SessionID, h.RoundSeq}
+			key := [3]any{h.SessionID, h.RoundSeq, 0}
+			if q.Steps {
+				key[2] = h.Step
+			}
 			if seen[key] {
 				continue
 			}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -350,6 +351,29 @@ func testSearchTools(t *testing.T, open Open) {
 		hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "quuxlayer"})
 		if len(hits) != 1 || strings.Contains(hits[0].Snippet, "file_path") || !strings.Contains(hits[0].Snippet, "Edit") {
 			t.Fatalf("snippet of an Edit: %+v", hits)
+		}
+	})
+	t.Run("OneHitPerStep", func(t *testing.T) {
+		// handler is in the prompt, the Edit's path (step 2) and the
+		// answer (step 3): one hit for the round, or one per step.
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "handler"})
+		if err != nil || len(hits) != 1 || hits[0].RoundSeq != 2 {
+			t.Fatalf("per round: %+v, %v", hits, err)
+		}
+		hits, err = st.Searcher.Search(ctx, cairn.SearchQuery{Text: "handler", Steps: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs []string
+		for _, h := range hits {
+			refs = append(refs, h.Ref)
+		}
+		sort.Strings(refs)
+		if strings.Join(refs, " ") != "2 2.2 2.3" {
+			t.Fatalf("per step: %v, want 2 2.2 2.3", refs)
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "handler", Steps: true, Limit: 2}); len(hits) != 2 {
+			t.Fatalf("per step, limit 2: %d hits", len(hits))
 		}
 	})
 	t.Run("KeysNotIndexed", func(t *testing.T) {

@@ -21,9 +21,9 @@ matches the words it begins (auth finds authentication; SQLite stores
 match word forms too: tests finds testing), a shorter one only itself, a
 word ending in * any word it begins; emoji are words too. A word starting
 with - is part of the query unless it is one of the flags below (after --
-every argument is). Hits are rounds, best first, each at the step of its
-best match: ROUND.STEP (ROUND alone for the round's prompt), which cairn
-inject SESSION ROUND.STEP prints. --agent keeps the hits in sessions one
+every argument is). Hits are steps, best first, one per step: ROUND.STEP
+(ROUND alone for a round's prompt), which cairn inject SESSION ROUND.STEP
+prints. --agent keeps the hits in sessions one
 harness wrote (Claude Code or Codex CLI), as cairn sessions --agent lists
 them.
 
@@ -49,7 +49,7 @@ Examples:
 		fs.Usage()
 		return usageError("search needs a QUERY")
 	}
-	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical}
+	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical, Steps: true}
 	var err error
 	if q.Agent, err = parseAgent(*agent); err != nil {
 		return err
@@ -121,9 +121,9 @@ Examples:
 			fmt.Fprintf(m.Stdout, "%s  %-*s  %s  %s\n    %s\n", h.SessionID, width, h.Ref, h.Timestamp.Format(export.IndexTimeFormat),
 				kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
 		}
-		noun := "rounds"
+		noun := "hits"
 		if len(hits) == 1 {
-			noun = "round"
+			noun = "hit"
 		}
 		fmt.Fprintf(m.Stdout, "\n%d %s. Read one: cairn inject SESSION ROUND.STEP (a step) or cairn show SESSION ROUND\n", len(hits), noun)
 		return nil

@@ -596,7 +596,7 @@ async function searchPage(params) {
         el("span", { class: "muted mono" }, " · " + short(h.session_id))),
       snippet));
   }
-  main.append(el("p", { class: "muted" }, `${data.hits.length} rounds`), list);
+  main.append(el("p", { class: "muted" }, `${data.hits.length} hit${data.hits.length === 1 ? "" : "s"}`), list);
 }
 
 // ---- engagement × agent matrix ----

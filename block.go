@@ -21,10 +21,16 @@ const (
 )
 
 // Searchable reports whether blocks of kind k are in the search index:
-// the published text of a round, not its process, and where the context
-// was compacted, so a reader can find it.
+// what was said (user and assistant text), what was done (tool calls and
+// their results: commands, paths, output, error text), and where the
+// context was compacted, so a reader can find it; not thinking or meta
+// text. The index holds a block's [IndexText].
 func (k BlockKind) Searchable() bool {
-	return k == UserText || k == AssistantText || k == CompactionBlock
+	switch k {
+	case UserText, AssistantText, CompactionBlock, ToolUse, ToolResult:
+		return true
+	}
+	return false
 }
 
 // A Block is one typed piece of a line. A line holds zero or more blocks.

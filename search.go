@@ -2,14 +2,20 @@ package cairn
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A SearchQuery asks the full-text index for rounds. The index covers
-// user-text and assistant-text blocks only: the published text of a round,
-// not its thinking or tool cycles.
+// what was said and done: user and assistant text, compactions, tool calls
+// (the tool's name and its input: command, path, pattern…) and tool
+// results (output, error text), each as [IndexText] gives it; not thinking,
+// meta text or an inline subagent's blocks.
 type SearchQuery struct {
 	Text      string // words; FTS5/tsquery syntax is not exposed
 	SessionID string
@@ -22,18 +28,117 @@ type SearchQuery struct {
 	// NoSurgery leaves out hits in sessions cairn's own surgery cut (they
 	// repeat their sources' rounds), unless SessionID names one.
 	NoSurgery bool
+
+	// Steps returns at most one hit per step (the prompt counting as step
+	// 0) instead of one per round: a long autonomous session is one round
+	// of hundreds of steps, and a command is found at its own.
+	Steps bool
 }
 
-// A Hit is one round that matched, with a snippet whose matches are wrapped
-// in [HighlightStart] and [HighlightEnd].
+// A Hit is one round that matched, at the step of its best block, with a
+// snippet whose matches are wrapped in [HighlightStart] and [HighlightEnd].
 type Hit struct {
 	SessionID string    `json:"session_id"`
 	Project   string    `json:"project,omitempty"`
 	RoundSeq  int       `json:"round"`
+	Step      int       `json:"step"` // as [StepCounter] numbers it: 0 is the round's prompt
+	Ref       string    `json:"ref"`  // ROUND.STEP, or ROUND for the prompt: what inject and show take
 	Timestamp time.Time `json:"timestamp"`
 	Kind      BlockKind `json:"kind"`
+	Tool      string    `json:"tool,omitempty"` // a tool call's or result's tool
 	Snippet   string    `json:"snippet"`
 	Rank      float64   `json:"rank"`
+}
+
+// StepRef returns where a step is, as inject takes it: "7.12", or "7" for
+// step 0, the round's prompt.
+func StepRef(round, step int) string {
+	if step <= 0 {
+		return strconv.Itoa(round)
+	}
+	return strconv.Itoa(round) + "." + strconv.Itoa(step)
+}
+
+// IndexChars is how much of a block the search index holds: the first
+// IndexChars characters of its [IndexText]. A tool result of megabytes is
+// found by its start, and an import does not tokenize all of it.
+const IndexChars = 100000
+
+// IndexText returns what the search index holds of a block of kind k, its
+// tool's name and its content, before [SearchText]: a tool call is its
+// tool's name and the text of its input's values (the command, the path,
+// the pattern, an edit's strings, one per line, without the JSON's keys,
+// quotes and escapes); any other block is its content. At most
+// [IndexChars] characters are kept. Search cuts a tool call's snippet from
+// the same text.
+func IndexText(k BlockKind, tool, content string) string {
+	if k == ToolUse {
+		content = toolText(tool, content)
+	}
+	return truncateChars(content, IndexChars)
+}
+
+// toolText is a tool call's name and the string values of its JSON input,
+// in order; input that is not JSON is kept as it is.
+func toolText(tool, input string) string {
+	var b strings.Builder
+	b.WriteString(tool)
+	dec := json.NewDecoder(strings.NewReader(input))
+	// The objects and arrays open, innermost last, each an object's with
+	// whether its next token is a key. Keys are the tool's vocabulary
+	// (command, file_path), the same in every call: only values say what
+	// a call did.
+	type open struct{ object, wantKey bool }
+	var stack []open
+	for b.Len() < 4*IndexChars {
+		t, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return tool + "\n" + input
+		}
+		var top *open
+		if n := len(stack); n > 0 {
+			top = &stack[n-1]
+		}
+		key := top != nil && top.object && top.wantKey
+		if top != nil && top.object {
+			top.wantKey = !top.wantKey
+		}
+		switch t := t.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				stack = append(stack, open{object: t == '{', wantKey: t == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				if n := len(stack); n > 0 && stack[n-1].object {
+					stack[n-1].wantKey = true // the closed one was a value
+				}
+			}
+		case string:
+			if !key {
+				b.WriteByte('\n')
+				b.WriteString(t)
+			}
+		}
+	}
+	return b.String()
+}
+
+// truncateChars returns at most n characters of s.
+func truncateChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // Snippet highlight markers. Edges turn them into ANSI, HTML or Markdown.
@@ -44,9 +149,25 @@ const (
 
 // Searcher finds rounds by their text.
 type Searcher interface {
-	// Search returns the best hits for q, at most one per round. Returns
-	// EINVALID for an empty query.
+	// Search returns the best hits for q, at most one per round (per step
+	// with q.Steps). Returns EINVALID for an empty query.
 	Search(ctx context.Context, q SearchQuery) ([]*Hit, error)
+}
+
+// PrefixLen is the length, in characters, from which a query word also
+// matches the longer words it begins.
+const PrefixLen = 3
+
+// PrefixWord returns the query word w (one of [QueryWords]) as search
+// matches it: a word of at least [PrefixLen] letters or digits gains a
+// trailing '*', so that auth finds authentication and migrat finds
+// migration; a shorter word, a run of CJK characters or emoji, or a word
+// already ending in '*' is returned as it is.
+func PrefixWord(w string) string {
+	if strings.HasSuffix(w, "*") || utf8.RuneCountInString(w) < PrefixLen || strings.IndexFunc(w, isGlyph) >= 0 {
+		return w
+	}
+	return w + "*"
 }
 
 // QueryWords returns the words a search query asks for: runs of letters,

@@ -69,23 +69,15 @@ const StepPreviewLen = 60
 func Steps(blocks []*Block, lastLine int) []*Step {
 	var steps []*Step
 	var cur *Step
-	var curMsg string
-	prevResult := false
+	var n StepCounter
 	for _, b := range blocks {
-		if b.Role == "assistant" && !b.Sidechain {
-			starts := cur == nil ||
-				(b.MessageID != "" && b.MessageID != curMsg) ||
-				(b.MessageID == "" && prevResult)
-			if starts {
-				if cur != nil {
-					cur.LastLine = max(cur.FirstLine, b.LineNo-1)
-				}
-				cur = &Step{SessionID: b.SessionID, RoundSeq: b.RoundSeq, Seq: len(steps) + 1, FirstLine: b.LineNo}
-				steps = append(steps, cur)
-				curMsg = b.MessageID
+		if seq := n.next(b); seq > len(steps) {
+			if cur != nil {
+				cur.LastLine = max(cur.FirstLine, b.LineNo-1)
 			}
+			cur = &Step{SessionID: b.SessionID, RoundSeq: b.RoundSeq, Seq: seq, FirstLine: b.LineNo}
+			steps = append(steps, cur)
 		}
-		prevResult = b.Kind == ToolResult
 		if cur == nil {
 			continue
 		}
@@ -95,6 +87,42 @@ func Steps(blocks []*Block, lastLine int) []*Step {
 		cur.LastLine = max(cur.FirstLine, lastLine)
 	}
 	return steps
+}
+
+// A StepCounter numbers blocks by the step [Steps] puts them in, one block
+// at a time, so that a store can record each block's step as it writes
+// the blocks of whole rounds in order. The zero value is ready to use; a
+// block of another round than the last one starts the count again.
+type StepCounter struct {
+	session    string
+	round      int
+	seq        int
+	msg        string // the message id the current step started with
+	prevResult bool
+}
+
+// Next returns the step b belongs to: 0 for the round's prompt (what
+// comes before its first assistant block), else the step's Seq.
+func (c *StepCounter) Next(b *Block) int {
+	if b.RoundSeq != c.round || b.SessionID != c.session {
+		*c = StepCounter{session: b.SessionID, round: b.RoundSeq}
+	}
+	return c.next(b)
+}
+
+// next is Next within one round, whatever the blocks say of theirs.
+func (c *StepCounter) next(b *Block) int {
+	if b.Role == "assistant" && !b.Sidechain {
+		starts := c.seq == 0 ||
+			(b.MessageID != "" && b.MessageID != c.msg) ||
+			(b.MessageID == "" && c.prevResult)
+		if starts {
+			c.seq++
+			c.msg = b.MessageID
+		}
+	}
+	c.prevResult = b.Kind == ToolResult
+	return c.seq
 }
 
 func (s *Step) add(b *Block) {

@@ -32,12 +32,13 @@ type SearchResponse struct {
 
 // handleSearch handles
 // GET /api/search?q=&session=&project=&agent=&since=&until=&limit=, agent
-// being the harness (claude-code, codex) as in GET /api/sessions.
-// Returns 400 for an empty query.
+// being the harness (claude-code, codex) as in GET /api/sessions: at most
+// one hit per step, each with its step and ref (ROUND.STEP). Returns 400
+// for an empty query.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := r.URL.Query()
-	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent")}
+	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent"), Steps: true}
 	var err error
 	if q.Limit, err = intParam(p.Get("limit"), 20, 1, 500); err != nil {
 		Error(w, r, err)

@@ -3,6 +3,7 @@ package http_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -83,6 +84,24 @@ func TestSearch(t *testing.T) {
 			}
 		}
 		t.Fatalf("no compaction among %d hits for compacted", len(got.Hits))
+	})
+	// A tool call is found by its command, at its step, which the round's
+	// steps hold.
+	t.Run("ToolCallStep", func(t *testing.T) {
+		var got cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?q=benchtime&session="+sessionA, &got)
+		if len(got.Hits) != 1 {
+			t.Fatalf("hits for benchtime: %+v", got.Hits)
+		}
+		h := got.Hits[0]
+		if h.Kind != cairn.ToolUse || h.Tool != "Bash" || h.Step == 0 || h.Ref != cairn.StepRef(h.RoundSeq, h.Step) {
+			t.Fatalf("hit: %+v", h.Hit)
+		}
+		var round cairnhttp.RoundResponse
+		MustGet(t, s, fmt.Sprintf("/api/sessions/%s/rounds/%d", sessionA, h.RoundSeq), &round)
+		if len(round.Steps) < h.Step || len(round.Steps[h.Step-1].Calls) == 0 || !strings.Contains(round.Steps[h.Step-1].Calls[0].Arg, "benchtime") {
+			t.Fatalf("step %s of the round does not call it", h.Ref)
+		}
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		WantError(t, s, "GET", "/api/search?q=", "", 400, "Nothing to search for")

@@ -88,7 +88,7 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "pop", "Finish your current frame (or frame) with results.", s.pop)
 	tool(srv, s, "plan", "Add a planned frame under your current one (or parent).", s.plan)
 	tool(srv, s, "context", "The assembled context: mission, frame stack, relay state, index.", s.context)
-	tool(srv, s, "search", "Find rounds of earlier sessions where words were said; agent keeps one harness's sessions (claude-code, codex).", s.search)
+	tool(srv, s, "search", "Find rounds of earlier sessions where words were said or tools were used (commands, paths, output, errors); each hit names its round.step; agent keeps one harness's sessions (claude-code, codex).", s.search)
 	tool(srv, s, "checkpoint", "Write what was done and what comes next on the current board.", s.checkpoint)
 	tool(srv, s, "engage", "Checkpoint here, move to another situation (folder), read its board and index.", s.engage)
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)
@@ -279,7 +279,7 @@ func (s *Server) maxChars() int {
 }
 
 type searchIn struct {
-	Query string `json:"query" jsonschema:"words; a word ending in * matches a prefix"`
+	Query string `json:"query" jsonschema:"words; a word of 3 or more characters also matches the words it begins, one ending in * any"`
 	Limit int    `json:"limit,omitempty" jsonschema:"at most this many hits (default 10)"`
 	Agent string `json:"agent,omitempty" jsonschema:"only sessions of this harness: claude-code or codex (default: both)"`
 }
@@ -294,7 +294,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 	default:
 		return "", cairn.Errorf(cairn.EINVALID, "agent must be %s or %s, got %q.", cairn.AgentClaudeCode, cairn.AgentCodex, in.Agent)
 	}
-	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true, Agent: in.Agent})
+	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true, Agent: in.Agent, Steps: true})
 	if err != nil {
 		return "", err
 	}
@@ -304,8 +304,12 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 	var b strings.Builder
 	hl := strings.NewReplacer(cairn.HighlightStart, "**", cairn.HighlightEnd, "**")
 	for _, h := range hits {
-		fmt.Fprintf(&b, "%s round %d %s %s\n  %s\n", h.SessionID, h.RoundSeq, h.Timestamp.UTC().Format("2006-01-02T15:04Z"),
-			h.Kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
+		kind := string(h.Kind)
+		if h.Tool != "" {
+			kind += " " + h.Tool
+		}
+		fmt.Fprintf(&b, "%s round %s %s %s\n  %s\n", h.SessionID, h.Ref, h.Timestamp.UTC().Format("2006-01-02T15:04Z"),
+			kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
 	}
 	return b.String(), nil
 }
@@ -412,6 +416,7 @@ func (s *Server) state(ctx context.Context, in stateIn) (string, error) {
 type injectIn struct {
 	Session  string `json:"session" jsonschema:"session id or unique prefix"`
 	Round    int    `json:"round,omitempty" jsonschema:"a round number (or give ref)"`
+	Step     int    `json:"step,omitempty" jsonschema:"only this step of the round (a search hit's round.step)"`
 	Ref      string `json:"ref,omitempty" jsonschema:"what to print: a round (7), a step (7.12) or a run of steps (7.3-7.9), as index entries and search hits name them"`
 	Fidelity string `json:"fidelity,omitempty" jsonschema:"how much of the round's process: full (default), partial, text, or thinking=…,tool_use=…,tool_result=… each full, summary or omit"`
 }
@@ -424,7 +429,7 @@ func (s *Server) inject(ctx context.Context, in injectIn) (string, error) {
 			return "", err
 		}
 	}
-	ref := surgery.Ref{Round: in.Round}
+	ref := surgery.Ref{Round: in.Round, From: in.Step, To: in.Step}
 	if in.Ref != "" {
 		var err error
 		if ref, err = surgery.ParseRef(in.Ref); err != nil {

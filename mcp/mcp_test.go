@@ -120,6 +120,8 @@ func TestTools(t *testing.T) {
 		{"Pop", "pop", map[string]any{"results": "checkout works"}, "f1 Checkout [completed]", false},
 		{"PopErrNothingCurrent", "pop", map[string]any{"results": "x"}, "not found: ", true},
 		{"Search", "search", map[string]any{"query": "migration"}, `5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 round `, false},
+		{"SearchToolCall", "search", map[string]any{"query": "benchtime"}, `5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 round 3.2 2026-11-22T03:36Z tool-use Bash`, false},
+		{"InjectStep", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 3, "step": 2}, "# inject · round 3 step 2", false},
 		{"SearchNone", "search", map[string]any{"query": "zyzzyva"}, `No round matches "zyzzyva".`, false},
 		{"SearchAgent", "search", map[string]any{"query": "migration", "agent": "claude-code"}, `5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 round `, false},
 		{"SearchAgentNone", "search", map[string]any{"query": "migration", "agent": "codex"}, `No round matches "migration".`, false},

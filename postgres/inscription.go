@@ -220,7 +220,7 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 // table computes the search vector of those that are searchable.
 func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) error {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
-		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "search_text"}
+		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "search_text", "step"}
 	next, stop := iter.Pull(seq)
 	defer stop()
 	rows := &blockRows{next: next}
@@ -233,8 +233,9 @@ func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) err
 // blockRows is a [pgx.CopyFromSource] of the blocks a sequence yields.
 type blockRows struct {
 	next   func() ([]*cairn.Block, bool)
-	blocks []*cairn.Block // the slice read last
-	i      int            // the current row's block in it
+	blocks []*cairn.Block    // the slice read last
+	i      int               // the current row's block in it
+	steps  cairn.StepCounter // the sequence yields whole rounds, in order
 }
 
 func (r *blockRows) Next() bool {
@@ -255,25 +256,14 @@ func (r *blockRows) Values() ([]any, error) {
 	content := clean(b.Content)
 	searchable, text := b.Kind.Searchable() && !b.Sidechain, ""
 	if searchable {
-		text = cairn.SearchText(truncate(content, ftsChars))
+		text = cairn.SearchText(cairn.IndexText(b.Kind, clean(b.ToolName), content))
 	}
 	return []any{b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), nullTime(b.Timestamp),
 		content, clean(b.ToolName), clean(b.ToolID), clean(b.AgentID), b.IsError, b.Sidechain, clean(b.MessageID),
-		searchable, text}, nil
+		searchable, text, r.steps.Next(b)}, nil
 }
 
 func (r *blockRows) Err() error { return nil }
-
-// truncate returns at most n characters of s.
-func truncate(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
 
 // clean returns s as PostgreSQL's text can hold it: valid UTF-8 without
 // NUL characters (SQLite's text holds any bytes). The raw line keeps the

@@ -15,13 +15,10 @@ func NewSearcher(db *DB) *Searcher { return &Searcher{db: db} }
 
 var _ cairn.Searcher = (*Searcher)(nil)
 
-// ftsChars is how much of a block the search vector covers; it must match
-// the blocks.tsv column in migration/0001_init.sql.
-const ftsChars = 100000
-
 // Search implements [cairn.Searcher]. Words are matched as lexemes of the
-// 'simple' configuration (a trailing '*' matches a prefix); every word
-// must occur in the block. Hits are ordered by ts_rank; their Rank is the
+// 'simple' configuration, a word of three characters or more as a prefix
+// too ([cairn.PrefixWord]: no stemming here); every word must occur in the
+// block. Hits are ordered by ts_rank; their Rank is the
 // negated ts_rank, so that lower is better as with SQLite's bm25.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
 	defer s.db.explain(&err)
@@ -58,18 +55,22 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	// Each round's best block, then the best rounds; only those few are
-	// highlighted, the costly part.
+	// Each round's (or step's) best block, then the best rounds; only
+	// those few are highlighted, the costly part.
+	per := "b.session_id, b.round_seq"
+	if q.Steps {
+		per += ", b.step"
+	}
 	rows, err := tx.Query(ctx, `
-		SELECT h.session_id, h.project, h.round_seq, h.timestamp, h.kind, left(b.content, `+itoa(ftsChars)+`), -h.rank
+		SELECT h.session_id, h.project, h.round_seq, b.step, h.timestamp, h.kind, b.tool_name, left(b.content, `+itoa(cairn.IndexChars)+`), -h.rank
 		FROM (
-			SELECT DISTINCT ON (b.session_id, b.round_seq) b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
+			SELECT DISTINCT ON (`+per+`) b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind,
 				ts_rank(b.tsv, to_tsquery('simple', $1)) AS rank
 			FROM blocks b JOIN sessions s ON s.id = b.session_id
 			`+w.cond()+`
-			ORDER BY b.session_id, b.round_seq, rank DESC, b.id
+			ORDER BY `+per+`, rank DESC, b.id
 		) h JOIN blocks b ON b.id = h.id
-		ORDER BY h.rank DESC, h.session_id, h.round_seq
+		ORDER BY h.rank DESC, h.session_id, h.round_seq, b.step
 		LIMIT `+w.arg("?", limit), w.args...)
 	if err != nil {
 		return nil, err
@@ -79,10 +80,11 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	for rows.Next() {
 		var h cairn.Hit
 		var text string
-		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, scanTime{&h.Timestamp}, &h.Kind, &text, &h.Rank); err != nil {
+		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, &h.Step, scanTime{&h.Timestamp}, &h.Kind, &h.Tool, &text, &h.Rank); err != nil {
 			return nil, err
 		}
-		h.Snippet = cairn.Snippet(text, words, 24) // as SQLite's: one rule for how a hit is shown
+		h.Ref = cairn.StepRef(h.RoundSeq, h.Step)
+		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, text), words, 24) // as SQLite's: one rule for how a hit is shown
 		hits = append(hits, &h)
 	}
 	return hits, rows.Err()
@@ -90,13 +92,15 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 
 // tsQuery turns words into a tsquery of quoted lexemes joined by &, so
 // that no character of user input is read as tsquery syntax; a word ending
-// in '*' becomes a prefix match (:*); a run of CJK characters becomes a
+// in '*' ([cairn.PrefixWord] adds one) becomes a prefix match (:*); a run of CJK characters becomes a
 // phrase of them (<->), as cairn.SearchText indexed them. It returns the
 // words too, for snippets.
 func tsQuery(text string) (string, []string) {
 	words := cairn.QueryWords(text)
 	terms := make([]string, len(words))
 	for i, w := range words {
+		w = cairn.PrefixWord(w)
+		words[i] = w
 		prefix, isPrefix := strings.CutSuffix(w, "*")
 		// A '*' inside a word separates lexemes as any other non-word
 		// character would.

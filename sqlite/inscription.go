@@ -236,16 +236,18 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 // It holds at most blockBuffer of them at a time.
 func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) error {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
-		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable"}
+		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "step"}
 	var stamp time.Time
 	var stampText string
+	var steps cairn.StepCounter // seq yields whole rounds, in order
 	values := func(b *cairn.Block, dst []any) []any {
 		// The blocks of a line share its timestamp: formatted once.
 		if !b.Timestamp.Equal(stamp) || stampText == "" {
 			stamp, stampText = b.Timestamp, formatTime(b.Timestamp)
 		}
 		return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), stampText,
-			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain)
+			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
+			steps.Next(b))
 	}
 	var first, last int64
 	buf := make([]*cairn.Block, 0, blockBuffer)
@@ -290,7 +292,7 @@ func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) err
 	// terms out at every statement, so a statement per few rows leaves
 	// many small segments to merge (most of the time of an import).
 	_, err := tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
-		SELECT id, `+searchTextFunc+`(content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, first, last)
+		SELECT id, `+indexTextFunc+`(kind, tool_name, content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, first, last)
 	return err
 }
 

@@ -19,15 +19,16 @@ func NewSearcher(db *DB) *Searcher { return &Searcher{db: db} }
 
 var _ cairn.Searcher = (*Searcher)(nil)
 
-// Search implements [cairn.Searcher]. Words are matched as FTS5 tokens (a
-// trailing '*' matches a prefix); every word must occur in the block.
+// Search implements [cairn.Searcher]. Words are matched as FTS5 tokens,
+// stemmed, a word of three characters or more as a prefix too
+// ([cairn.PrefixWord]); every word must occur in the block.
 //
 // Ranking a word found in half the store would cost tens of milliseconds,
 // so only the rankWindow most recently inscribed matches are ranked, from
 // the index alone. Their blocks are then read best first, a few at a time,
 // until limit rounds pass the filters: each is a random read in the
 // largest table, and a search shows twenty. Several blocks of one round
-// may match; each round keeps its best.
+// may match; each round (each step with q.Steps) keeps its best.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
 	defer s.db.explain(&err)
 	match, words := ftsQuery(q.Text)
@@ -63,7 +64,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	}
 	defer ranked.Close()
 	cond, condArgs := searchFilter(q)
-	seen := map[[2]any]bool{}
+	seen := map[[3]any]bool{}
 	var hits []*cairn.Hit
 	var ids []int64
 	// Each batch is the rounds still missing times a factor that doubles
@@ -90,7 +91,10 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 			if h == nil || len(hits) == limit {
 				continue
 			}
-			key := [2]any{h.SessionID, h.RoundSeq}
+			key := [3]any{h.SessionID, h.RoundSeq, 0}
+			if q.Steps {
+				key[2] = h.Step
+			}
 			if seen[key] {
 				continue
 			}
@@ -108,7 +112,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		return nil, err
 	}
 	for i, h := range hits {
-		h.Snippet = cairn.Snippet(texts[ids[i]], words, 24)
+		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, texts[ids[i]]), words, 24)
 	}
 	return hits, nil
 }
@@ -157,7 +161,7 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 		args = append(args, c.id)
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT b.id, b.session_id, s.project, b.round_seq, b.timestamp, b.kind
+		SELECT b.id, b.session_id, s.project, b.round_seq, b.step, b.timestamp, b.kind, b.tool_name
 		FROM blocks b JOIN sessions s ON s.id = b.session_id
 		WHERE b.id IN (?`+strings.Repeat(", ?", len(cands)-1)+`)`+cond, append(args, condArgs...)...)
 	if err != nil {
@@ -169,10 +173,11 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 		var h cairn.Hit
 		var id int64
 		var ts string
-		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &ts, &h.Kind); err != nil {
+		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, &h.Kind, &h.Tool); err != nil {
 			return nil, err
 		}
 		h.Timestamp = parseTime(ts)
+		h.Ref = cairn.StepRef(h.RoundSeq, h.Step)
 		found[id] = &h
 	}
 	return found, rows.Err()
@@ -214,11 +219,15 @@ const snippetBytes = 64 << 10
 const rankWindow = 2000
 
 // ftsQuery turns words into an FTS5 query of quoted tokens, so that no
-// character of user input is read as FTS5 syntax, and returns the words.
+// character of user input is read as FTS5 syntax, and returns the words as
+// matched ([cairn.PrefixWord]). The tokenizer stems the query's tokens as
+// it stemmed the blocks' (porter), so a prefix is a stem's.
 func ftsQuery(text string) (string, []string) {
 	words := cairn.QueryWords(text)
 	terms := make([]string, len(words))
 	for i, w := range words {
+		w = cairn.PrefixWord(w)
+		words[i] = w
 		prefix, isPrefix := strings.CutSuffix(w, "*")
 		terms[i] = `"` + strings.Join(strings.Fields(cairn.SearchText(strings.ReplaceAll(prefix, "*", " "))), " ") + `"` // CJK: a phrase of characters
 		if isPrefix {
@@ -228,19 +237,24 @@ func ftsQuery(text string) (string, []string) {
 	return strings.Join(terms, " "), words
 }
 
-// searchTextFunc is the SQL name of [cairn.SearchText], registered with the
-// driver: the search index is filled from the blocks table by one
-// statement.
-const searchTextFunc = "cairn_search_text"
+// indexTextFunc is the SQL name of [cairn.SearchText] of [cairn.IndexText]
+// (kind, tool name, content), registered with the driver: the search index
+// is filled from the blocks table by one statement (and by migration 0009).
+const indexTextFunc = "cairn_index_text"
 
 func init() {
-	modernc.MustRegisterDeterministicScalarFunction(searchTextFunc, 1, func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
-		switch v := args[0].(type) {
-		case string:
-			return cairn.SearchText(v), nil
-		case []byte:
-			return cairn.SearchText(string(v)), nil
-		}
-		return "", nil
+	modernc.MustRegisterDeterministicScalarFunction(indexTextFunc, 3, func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
+		return cairn.SearchText(cairn.IndexText(cairn.BlockKind(text(args[0])), text(args[1]), text(args[2]))), nil
 	})
+}
+
+// text is an SQL argument as a string.
+func text(v driver.Value) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return ""
 }

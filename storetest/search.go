@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -267,4 +268,152 @@ func testReindex(t *testing.T, open Open) {
 	if len(lines) != 4 || lines[3].RoundSeq != 1 || string(lines[0].Raw) != string(s.in.Lines[0].Raw) {
 		t.Fatalf("lines after reindex: %d", len(lines))
 	}
+}
+
+// toolSession is a fixture: round 1 plain words, round 2 a prompt and
+// three steps: a Bash call that fails, an Edit, and an answer.
+func toolSession(id string) *cairn.Inscription {
+	s := &cairn.Session{ID: id, Agent: cairn.AgentClaudeCode, Lineage: cairn.LineageImport, Project: "/src/app"}
+	in := &cairn.Inscription{Session: s, Source: cairn.Source{SessionID: id, Path: "/t/" + id + ".jsonl"}}
+	blocks := []*cairn.Block{
+		{RoundSeq: 1, Role: "user", Kind: cairn.UserText, Content: "say hello"},
+		{RoundSeq: 1, Role: "assistant", Kind: cairn.AssistantText, Content: "hello", MessageID: "a0"},
+		{RoundSeq: 2, Role: "user", Kind: cairn.UserText, Content: "fix the failing handler"},
+		{RoundSeq: 2, Role: "assistant", Kind: cairn.AssistantText, Content: "Running the tests first.", MessageID: "a1"},
+		{RoundSeq: 2, Role: "assistant", Kind: cairn.ToolUse, ToolName: "Bash", ToolID: "toolu_1", MessageID: "a1",
+			Content: `{"command":"go test ./internal/zephyrfetch/... -run TestLoad","description":"Run the package's tests"}`},
+		{RoundSeq: 2, Role: "user", Kind: cairn.ToolResult, ToolName: "Bash", ToolID: "toolu_1", IsError: true,
+			Content: "Exit code 1\n# cairn/internal/zephyrfetch\ninternal/zephyrfetch/load.go:12:2: undefined: frobnicateWidget\nFAIL"},
+		{RoundSeq: 2, Role: "assistant", Kind: cairn.ToolUse, ToolName: "Edit", ToolID: "toolu_2", MessageID: "a2",
+			Content: `{"file_path":"/src/app/internal/quuxlayer/handler.go","old_string":"frob()","new_string":"widget()"}`},
+		{RoundSeq: 2, Role: "user", Kind: cairn.ToolResult, ToolName: "Edit", ToolID: "toolu_2",
+			Content: "The file has been updated."},
+		{RoundSeq: 2, Role: "assistant", Kind: cairn.AssistantText, Content: "The authentication handler compiles again.", MessageID: "a3"},
+	}
+	for i, b := range blocks {
+		no := i + 1
+		at := t0.Add(time.Duration(i) * time.Second)
+		b.SessionID, b.LineNo, b.Timestamp = id, no, at
+		raw := fmt.Sprintf(`{"n":%d}`+"\n", no)
+		in.Lines = append(in.Lines, &cairn.Line{SessionID: id, No: no, Offset: in.Source.Offset, Raw: []byte(raw),
+			Type: b.Role, UUID: fmt.Sprintf("u-%d", no), Timestamp: at, RoundSeq: b.RoundSeq, Status: cairn.LineOK})
+		in.Source.Offset += int64(len(raw))
+		in.Source.Lines++
+	}
+	in.Rounds = []*cairn.Round{
+		{SessionID: id, Seq: 1, StartedAt: t0, EndedAt: t0.Add(time.Second), FirstLine: 1, LastLine: 2},
+		{SessionID: id, Seq: 2, StartedAt: t0.Add(2 * time.Second), EndedAt: t0.Add(8 * time.Second), FirstLine: 3, LastLine: 9},
+	}
+	idx := 0
+	for i, b := range blocks {
+		if i > 0 && b.RoundSeq != blocks[i-1].RoundSeq {
+			idx = 0
+		}
+		b.Index, idx = idx, idx+1
+	}
+	in.Blocks = blocks
+	return in
+}
+
+func testSearchTools(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	in := toolSession("a1a10000-0000-0000-0000-000000000000")
+	MustInscribe(t, st, in)
+	check := func(t *testing.T, query string, kind cairn.BlockKind, step int, ref string) {
+		t.Helper()
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 {
+			t.Fatalf("%q: %d hits, want 1: %+v", query, len(hits), hits)
+		}
+		h := hits[0]
+		if h.RoundSeq != 2 || h.Step != step || h.Ref != ref || h.Kind != kind {
+			t.Fatalf("%q: hit at %s (round %d step %d, %s), want %s (%s)", query, h.Ref, h.RoundSeq, h.Step, h.Kind, ref, kind)
+		}
+		if !strings.Contains(h.Snippet, cairn.HighlightStart) {
+			t.Fatalf("%q: snippet not highlighted: %q", query, h.Snippet)
+		}
+	}
+	t.Run("BashCommand", func(t *testing.T) { check(t, "zephyrfetch TestLoad", cairn.ToolUse, 1, "2.1") })
+	t.Run("ErrorText", func(t *testing.T) { check(t, "frobnicateWidget", cairn.ToolResult, 1, "2.1") })
+	t.Run("EditPath", func(t *testing.T) { check(t, "quuxlayer", cairn.ToolUse, 2, "2.2") })
+	t.Run("ToolName", func(t *testing.T) { check(t, "Edit widget", cairn.ToolUse, 2, "2.2") })
+	t.Run("Answer", func(t *testing.T) { check(t, "compiles", cairn.AssistantText, 3, "2.3") })
+	t.Run("Prompt", func(t *testing.T) { check(t, "failing", cairn.UserText, 0, "2") })
+	t.Run("WordForms", func(t *testing.T) {
+		check(t, "auth", cairn.AssistantText, 3, "2.3")
+		check(t, "quux", cairn.ToolUse, 2, "2.2")
+	})
+	t.Run("SnippetOfToolCall", func(t *testing.T) {
+		hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "quuxlayer"})
+		if len(hits) != 1 || strings.Contains(hits[0].Snippet, "file_path") || !strings.Contains(hits[0].Snippet, "Edit") {
+			t.Fatalf("snippet of an Edit: %+v", hits)
+		}
+	})
+	t.Run("OneHitPerStep", func(t *testing.T) {
+		// handler is in the prompt, the Edit's path (step 2) and the
+		// answer (step 3): one hit for the round, or one per step.
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "handler"})
+		if err != nil || len(hits) != 1 || hits[0].RoundSeq != 2 {
+			t.Fatalf("per round: %+v, %v", hits, err)
+		}
+		hits, err = st.Searcher.Search(ctx, cairn.SearchQuery{Text: "handler", Steps: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs []string
+		for _, h := range hits {
+			refs = append(refs, h.Ref)
+		}
+		sort.Strings(refs)
+		if strings.Join(refs, " ") != "2 2.2 2.3" {
+			t.Fatalf("per step: %v, want 2 2.2 2.3", refs)
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "handler", Steps: true, Limit: 2}); len(hits) != 2 {
+			t.Fatalf("per step, limit 2: %d hits", len(hits))
+		}
+	})
+	t.Run("KeysNotIndexed", func(t *testing.T) {
+		// Every call has them: a key would match every call of its tool.
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "file_path"}); len(hits) != 0 {
+			t.Fatalf("a key of the input matched: %+v", hits)
+		}
+	})
+	t.Run("ShortWordsWhole", func(t *testing.T) {
+		// "go" is two letters: whole words only, not "good".
+		st := open(t)
+		s := newSession("a1a12222-0000-0000-0000-000000000000", "/p", t0, 1, func(int) (string, string) { return "a good day", "yes" })
+		MustInscribe(t, st, s.in)
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "go"}); len(hits) != 0 {
+			t.Fatalf("go matched good: %+v", hits)
+		}
+	})
+	t.Run("Reindex", func(t *testing.T) {
+		// A rebuild numbers steps as an import does.
+		err := st.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+			again := toolSession(sess.ID)
+			again.Session, again.Lines = sess, lines
+			return again, nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, "frobnicateWidget", cairn.ToolResult, 1, "2.1")
+		check(t, "quuxlayer", cairn.ToolUse, 2, "2.2")
+	})
+	t.Run("LongResultIndexedToItsStart", func(t *testing.T) {
+		st := open(t)
+		in := toolSession("a1a11111-0000-0000-0000-000000000000")
+		in.Blocks[5].Content = "startword " + strings.Repeat("filler ", cairn.IndexChars/7) + " endword"
+		MustInscribe(t, st, in)
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "startword"}); len(hits) != 1 || hits[0].Ref != "2.1" {
+			t.Fatalf("the start of a long result: %+v", hits)
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "endword"}); len(hits) != 0 {
+			t.Fatalf("a long result is indexed past %d characters: %+v", cairn.IndexChars, hits)
+		}
+	})
 }

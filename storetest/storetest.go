@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("HostileContent", func(t *testing.T) { testHostileContent(t, open) })
 	t.Run("Rounds", func(t *testing.T) { testRounds(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
+	t.Run("SearchTools", func(t *testing.T) { testSearchTools(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
 	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })

@@ -108,7 +108,7 @@ func TestImportReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f03  round 002") || !strings.Contains(out, "**migration**") {
+		if !strings.Contains(out, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f03  2 ") || !strings.Contains(out, "**migration**") {
 			t.Fatalf("search:\n%s", out)
 		}
 		out, _, _ = runMain(t, store, "search", "--json", "authentication")

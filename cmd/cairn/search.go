@@ -13,18 +13,24 @@ import (
 func (m *Main) runSearch(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("search", "[flags] QUERY", `
-Find the rounds where users or agents wrote something. Only what was said is
-searched (user text and assistant text), not thinking or tool output: the
-published text of a round, not its process. Every word must match; a word
-ending in * matches a prefix; emoji are words too. A word starting with -
-is part of the query unless it is one of the flags below (after -- every
-argument is). Hits are rounds, best first. --agent keeps the hits in
-sessions one harness wrote (Claude Code or Codex CLI), as cairn sessions
---agent lists them.
+Find the rounds where something was said or done: user and assistant text,
+tool calls (the tool and its input: a command, a path, a pattern) and tool
+results (output, error text), the first 100,000 characters of each; not
+thinking. Every word must match; a word of three or more characters also
+matches the words it begins (auth finds authentication; SQLite stores
+match word forms too: tests finds testing), a shorter one only itself, a
+word ending in * any word it begins; emoji are words too. A word starting
+with - is part of the query unless it is one of the flags below (after --
+every argument is). Hits are steps, best first, one per step: ROUND.STEP
+(ROUND alone for a round's prompt), which cairn inject SESSION ROUND.STEP
+prints. --agent keeps the hits in sessions one
+harness wrote (Claude Code or Codex CLI), as cairn sessions --agent lists
+them.
 
 Examples:
   cairn search "database migration"
-  cairn search --session 5c0375b4 auth*
+  cairn search --session 5c0375b4 auth
+  cairn search "go test" undefined
   cairn search --agent codex "login form"
   cairn search --since 2026-03-01 --json benchmark`)
 	sf.register(fs, true)
@@ -43,7 +49,7 @@ Examples:
 		fs.Usage()
 		return usageError("search needs a QUERY")
 	}
-	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical}
+	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical, Steps: true}
 	var err error
 	if q.Agent, err = parseAgent(*agent); err != nil {
 		return err
@@ -103,15 +109,23 @@ Examples:
 		if isTerminal(m.Stdout) {
 			hl = highlighter("\033[1;33m", "\033[0m")
 		}
+		width := 0
 		for _, h := range hits {
-			fmt.Fprintf(m.Stdout, "%s  round %03d  %s  %s\n    %s\n", h.SessionID, h.RoundSeq, h.Timestamp.Format(export.IndexTimeFormat),
-				h.Kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
+			width = max(width, len(h.Ref))
 		}
-		noun := "rounds"
+		for _, h := range hits {
+			kind := string(h.Kind)
+			if h.Tool != "" {
+				kind += " " + h.Tool
+			}
+			fmt.Fprintf(m.Stdout, "%s  %-*s  %s  %s\n    %s\n", h.SessionID, width, h.Ref, h.Timestamp.Format(export.IndexTimeFormat),
+				kind, hl.Replace(strings.Join(strings.Fields(h.Snippet), " ")))
+		}
+		noun := "hits"
 		if len(hits) == 1 {
-			noun = "round"
+			noun = "hit"
 		}
-		fmt.Fprintf(m.Stdout, "\n%d %s. Read one in full: cairn show SESSION ROUND\n", len(hits), noun)
+		fmt.Fprintf(m.Stdout, "\n%d %s. Read one: cairn inject SESSION ROUND.STEP (a step) or cairn show SESSION ROUND\n", len(hits), noun)
 		return nil
 	})
 }

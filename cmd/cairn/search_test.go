@@ -6,25 +6,29 @@ import (
 )
 
 // TestSearchRoughEdges pins what a person typing a search expects: a word
-// starting with '-' is searched, not read as a flag; a word that only
-// begins words in the store suggests its prefix query.
+// starting with '-' is searched, not read as a flag; a word begins the
+// words it finds (migr finds migration); a word too short for that, which
+// only begins words in the store, suggests its prefix query.
 func TestSearchRoughEdges(t *testing.T) {
 	c := newCLI(t)
-	if out := c.run("search", "-migration"); !strings.Contains(out, tools+"  round 002") {
+	if out := c.run("search", "-migration"); !strings.Contains(out, tools+"  2 ") {
 		t.Errorf("search -migration:\n%s", out)
 	}
-	if out := c.run("search", "-n", "1", "-migration"); strings.Count(out, "  round ") != 1 {
-		t.Errorf("search -n 1 -migration:\n%s", out)
+	if out := hitRounds(c.run("search", "-n", "1", "-migration")); strings.Count(out, "\n") != 0 || out == "" {
+		t.Errorf("search -n 1 -migration: %q", out)
 	}
 	if out, err := c.try("search", "--sesion", "x", "migration"); err == nil || !strings.Contains(out, "not defined: -sesion") {
 		t.Errorf("a mistyped --flag is no query word: %v\n%s", err, out)
 	}
-	out := c.run("search", "migr")
-	if !strings.Contains(out, `No round matches "migr".`) || !strings.Contains(out, "Words that begin so do match: cairn search 'migr*'") {
+	if out := c.run("search", "migr"); !strings.Contains(out, "**migration**") {
 		t.Errorf("search migr:\n%s", out)
 	}
-	if out := c.run("search", "--json", "migr"); !strings.Contains(out, `"suggest":"migr*"`) {
-		t.Errorf("search --json migr:\n%s", out)
+	out := c.run("search", "mi")
+	if !strings.Contains(out, `No round matches "mi".`) || !strings.Contains(out, "Words that begin so do match: cairn search 'mi*'") {
+		t.Errorf("search mi:\n%s", out)
+	}
+	if out := c.run("search", "--json", "mi"); !strings.Contains(out, `"suggest":"mi*"`) {
+		t.Errorf("search --json mi:\n%s", out)
 	}
 	if out := c.run("search", "zyzzyva"); strings.Contains(out, "begin so") {
 		t.Errorf("a suggestion that finds nothing:\n%s", out)
@@ -61,12 +65,13 @@ func TestSurgicalSessionsApart(t *testing.T) {
 	}
 }
 
-// hitRounds returns the session and round of each hit of search's output.
+// hitRounds returns the session and ROUND.STEP of each hit of search's
+// output.
 func hitRounds(out string) string {
 	var rounds []string
 	for _, l := range strings.Split(out, "\n") {
-		if f := strings.Fields(l); len(f) >= 3 && f[1] == "round" {
-			rounds = append(rounds, f[0]+" "+f[2])
+		if f := strings.Fields(l); len(f) >= 4 && len(f[0]) >= 36 && !strings.HasPrefix(l, " ") {
+			rounds = append(rounds, f[0]+" "+f[1])
 		}
 	}
 	return strings.Join(rounds, "\n")

@@ -214,8 +214,9 @@ async function sessionPage(params, id) {
       row.scrollIntoView({ block: "start" });
       view.cursor = Number(want);
       const body = await expand(row, true);
-      // Land on the match: the words of the search marked in the round,
-      // the first in view.
+      // Land on the step a search hit names, then on the match: the
+      // words of the search marked in the round, the first in view.
+      if (body && params.get("step")) goToStep(body, Number(params.get("step")));
       if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
     }
   }
@@ -577,7 +578,7 @@ async function searchPage(params) {
   const q = params.get("q") || "";
   document.querySelector("#global-search input").value = q;
   main.append(el("h1", {}, "Search"));
-  if (!q) return main.append(el("p", { class: "empty" }, "Type words in the search box: every word must match; a word ending in * matches a prefix. Only what users and agents wrote is searched."));
+  if (!q) return main.append(el("p", { class: "empty" }, "Type words in the search box: every word must match; a word of three or more characters also matches the words it begins. What users and agents wrote is searched, and the tools they called: commands, paths, output, errors."));
   const data = await api("GET", "/api/search?limit=50&q=" + encodeURIComponent(q));
   if (!data.hits.length) return main.append(el("p", { class: "empty" }, `No round matches “${q}”.`));
   const list = el("div", { class: "hits", id: "hits" });
@@ -585,17 +586,17 @@ async function searchPage(params) {
     const snippet = el("div", { class: "snippet" });
     snippet.innerHTML = h.snippet_html; // escaped by the server, then marked
     const sub = h.lineage === "subagent";
-    const href = `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}&find=${encodeURIComponent(q)}&near=${encodeURIComponent(nearText(snippet))}`;
+    const href = `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}${h.step ? "&step=" + h.step : ""}&find=${encodeURIComponent(q)}&near=${encodeURIComponent(nearText(snippet))}`;
     list.append(el("div", { class: "hit" + (sub ? " sub" : "") },
       el("div", {},
         sub ? agentBadge(h.agent_id, h.parent) : "",
         el("a", { href, class: "hit-title" }, h.title || short(h.session_id)),
-        el("span", { class: "muted" }, ` · round ${h.round} · ${when(h.timestamp)} · ${h.kind}`),
+        el("span", { class: "muted" }, ` · ${h.step ? "step" : "round"} ${h.ref || h.round} · ${when(h.timestamp)} · ${h.kind}${h.tool ? " " + h.tool : ""}`),
         h.project ? el("span", { class: "muted mono" }, " · " + h.project) : "",
         el("span", { class: "muted mono" }, " · " + short(h.session_id))),
       snippet));
   }
-  main.append(el("p", { class: "muted" }, `${data.hits.length} rounds`), list);
+  main.append(el("p", { class: "muted" }, `${data.hits.length} hit${data.hits.length === 1 ? "" : "s"}`), list);
 }
 
 // ---- engagement × agent matrix ----

@@ -78,7 +78,7 @@ CREATE INDEX rounds_started_at ON rounds (started_at);
 -- (see cairn.BlockKind.Searchable). A tsvector holds at most 1 MB, so only
 -- the first 100,000 characters of a block are indexed: at most 400 kB of
 -- text, whose tsvector stays well under the limit. Search highlights the
--- same prefix (postgres/search.go: ftsChars).
+-- same prefix (cairn.IndexChars).
 CREATE TABLE blocks (
 	id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	session_id TEXT COLLATE "C" NOT NULL,

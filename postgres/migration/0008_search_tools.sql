@@ -1,0 +1,11 @@
+-- Search finds what was done as well as what was said: tool calls (the
+-- tool's name and its input's values) and tool results become searchable
+-- beside user and assistant text (cairn.BlockKind.Searchable), each as
+-- cairn.IndexText gives it, its first 100,000 characters. Each block
+-- records its step within its round (cairn.StepCounter), so a hit names
+-- the ROUND.STEP that inject takes.
+--
+-- Both are computed in Go at import: blocks inscribed before this
+-- migration keep their index (text only) and step 0 (a hit names the
+-- round) until `cairn reindex` rebuilds them.
+ALTER TABLE blocks ADD COLUMN step INTEGER NOT NULL DEFAULT 0;

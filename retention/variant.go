@@ -47,8 +47,8 @@ type Report struct {
 
 // Evaluate builds the variants of session s ([Variants]), derives its
 // probes and judges them in each. rounds are s's rounds with their blocks.
-func Evaluate(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []*cairn.Round, c Client) (*Report, error) {
-	vs, failed, err := Variants(ctx, st, s, rounds, c)
+func Evaluate(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []*cairn.Round, c Client, curve ...float64) (*Report, error) {
+	vs, failed, err := Variants(ctx, st, s, rounds, c, curve...)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +64,12 @@ func Evaluate(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []
 // compares: the original resumed as it is, the client's own compaction
 // summary alone (when it compacted), compress-before at the middle round,
 // revive, revive at partial fidelity and revive keeping an index of what
-// preceded the client's compaction, each at the default budget. An
-// operation that fails is left out and named in failed.
-func Variants(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []*cairn.Round, c Client) (out []*Variant, failed []string, err error) {
+// preceded the client's compaction, each at the default budget; then, for
+// each share of curve, the same cut as revive fitted in the client's
+// overhead plus that share of the conversation it loads today (the
+// retention/size curve revive's budget rule is chosen from). An operation
+// that fails is left out and named in failed.
+func Variants(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []*cairn.Round, c Client, curve ...float64) (out []*Variant, failed []string, err error) {
 	lines, err := st.Lines.FindLines(ctx, s.ID, 0, 0)
 	if err != nil {
 		return nil, nil, err
@@ -115,6 +118,17 @@ func Variants(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []
 			return surgery.Revive(ctx, index, s.ID, "", "", cairn.FullFidelity)
 		}},
 	}
+	for _, share := range curve {
+		b := surgery.ShareBudget(resumed, share)
+		at := st
+		at.Limits.Budget = b
+		ops = append(ops, struct {
+			name string
+			run  func() (*cairn.Materialization, error)
+		}{fmt.Sprintf("revive's cut at %.0f%% (budget %d)", 100*share, b), func() (*cairn.Materialization, error) {
+			return surgery.CompressBefore(ctx, at, s.ID, surgery.Point{Seq: 1}, cairn.FullFidelity)
+		}})
+	}
 	for _, o := range ops {
 		m, err := o.run()
 		if err != nil {
@@ -139,7 +153,7 @@ func HopLimit(budget int64) int64 {
 	if budget <= 0 {
 		budget = surgery.DefaultBudget("")
 	}
-	return budget / 4
+	return surgery.HopLimit(budget)
 }
 
 // FromMaterialization is the variant of materialization m of a session

@@ -257,6 +257,9 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 		if div > 0 {
 			m.Ledger = pickLedger(items, answers, content/ledgerShare/div)
 			reserve = max(least, content/indexShare/div) + LedgerTokens(m.Ledger)
+		} else if len(items) > 0 {
+			m.Ledger = pickLedger(items, answers, 0)
+			reserve += LedgerTokens(m.Ledger)
 		}
 		target := budget - budget/16
 		for pass := 0; ; pass++ {

@@ -51,10 +51,11 @@ func ledger(rounds []*cairn.Round, project string, budget int64) []cairn.LedgerI
 }
 
 // pickLedger chooses among the candidates of [ledgerItems] within budget.
+// The latest todo list and the latest prompt are always kept, whatever the
+// budget: they say where the work stands and what it is for (at budget 0
+// they are all the ledger holds).
 func pickLedger(all []cairn.LedgerItem, answers []bool, budget int64) []cairn.LedgerItem {
-	if budget <= 0 {
-		return nil
-	}
+	budget = max(budget, 0)
 	// Each kind is served newest first; what the agent stated at the end
 	// of a turn (a step without tool calls: an answer, a conclusion) comes
 	// before what it said on its way to a call.
@@ -71,6 +72,17 @@ func pickLedger(all []cairn.LedgerItem, answers []bool, budget int64) []cairn.Le
 	taken := map[string]int{}
 	keep := make([]bool, len(all))
 	var used int64
+	for _, kind := range []string{cairn.LedgerTodo, cairn.LedgerPrompt} {
+		for _, i := range byKind[kind] {
+			keep[i] = true
+			used += ledgerTokens(all[i])
+			taken[kind]++
+			if kind == cairn.LedgerPrompt {
+				break // the newest
+			}
+		}
+	}
+	budget += used
 	take := func(kind string, limit int64) {
 		idx := byKind[kind]
 		var spent int64

@@ -36,7 +36,7 @@ func Revive(ctx context.Context, st Store, session, before, engagement string, f
 	// When even the half does not fit (the latest steps are most of it),
 	// the least that is still lighter, then the budget itself.
 	now := Estimate(orig) * 16 / 15
-	half := (orig.Overhead + (Estimate(orig)-orig.Overhead)/2) * 16 / 15
+	half := ShareBudget(orig, ReviveShare)
 	var m *cairn.Materialization
 	for _, b := range []int64{half, (half + now) / 2, now - 1, budget} {
 		if b > budget || b <= 0 {
@@ -75,6 +75,20 @@ func revive(ctx context.Context, st Store, session, before, engagement string, f
 	// No cut: the budget decides, oldest first, so the recent steps stay.
 	m, _, err := compressBefore(ctx, st, session, Point{Seq: 1}, f)
 	return m, err
+}
+
+// ReviveShare is the share of the conversation the client loads today that
+// revive keeps by default, besides the client's own overhead: chosen on
+// the long sessions with `cairn eval retention --curve` (README: What
+// surgery keeps).
+const ReviveShare = 0.5
+
+// ShareBudget is the budget that holds the client's overhead and share of
+// the conversation orig ([Resume]) holds, with the sixteenth every fit
+// keeps for the client's additions.
+func ShareBudget(orig *cairn.Materialization, share float64) int64 {
+	conv := Estimate(orig) - orig.Overhead
+	return (orig.Overhead + int64(float64(conv)*share)) * 16 / 15
 }
 
 // opResume names the materialization the client itself loads: see [Resume].

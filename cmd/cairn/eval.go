@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"cairn"
 	"cairn/claudecode"
@@ -66,6 +68,7 @@ commands print).
   cairn eval retention --json 258c7280
   cairn eval retention --probes 258c7280     # list the probes`)
 	sf.register(fs, true)
+	curve := fs.String("curve", "", "also cut as revive does at these shares of the conversation the client loads, besides its overhead (e.g. 0.25,0.5,0.75,1): the retention/size curve")
 	list := fs.Bool("probes", false, "list the probes (category, ref, question, answer) instead of measuring")
 	model := fs.String("model", "", "also ask a model each probe against each variant (Messages API at $ANTHROPIC_BASE_URL, key $ANTHROPIC_API_KEY)")
 	asked := fs.Int("model-probes", 30, "with --model: how many probes to ask per variant, spread over the list (0: all)")
@@ -100,7 +103,17 @@ commands print).
 		}
 		return nil
 	}
-	rep, err := retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s))
+	var shares []float64
+	if *curve != "" {
+		for _, f := range strings.Split(*curve, ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || x <= 0 || x > 1 {
+				return usageError("--curve takes shares between 0 and 1, as 0.25,0.5,1; got %q", f)
+			}
+			shares = append(shares, x)
+		}
+	}
+	rep, err := retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s), shares...)
 	if err != nil {
 		return err
 	}

@@ -87,8 +87,8 @@ func TestStrictJudge(t *testing.T) {
 	}, "\n")
 	text := summary + "\nFix the flaky test.\n\nDone: the root cause is the missing lock on the store, fixed.\n"
 	v := retention.FromMaterialization("revive", m, summary, text, rounds)
-	if v.HopLimit != 100 {
-		t.Fatalf("hop limit %d, want a quarter of the budget", v.HopLimit)
+	if v.HopLimit != 200 {
+		t.Fatalf("hop limit %d, want half the budget", v.HopLimit)
 	}
 	probe := func(c retention.Category, round, step int, answer string) *retention.Probe {
 		return &retention.Probe{Category: c, Round: round, Step: step, Answer: answer}

@@ -29,8 +29,9 @@ type Variant struct {
 	// Hops holds, by ref, the smallest expansion (estimated tokens inject
 	// prints) among the output's entries that name the step or round.
 	Hops map[string]int64
-	// HopLimit is the largest expansion a hop may have: what is left of
-	// the window after a resume is about a quarter of the budget.
+	// HopLimit is the largest expansion a hop may have: half the budget
+	// ([surgery.HopLimit]), so output and expansion stay within three
+	// quarters of the window at the default budget.
 	HopLimit int64
 	// Note says, for a person reading the figures, what the strict judge
 	// could not see in this variant.

@@ -147,8 +147,8 @@ func Variants(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []
 }
 
 // HopLimit is the largest expansion one hop may have in an output fitted
-// in budget: a quarter of it (of the default budget when budget is 0),
-// about what a resumed agent has left to read an inject into.
+// in budget: [surgery.HopLimit], half of it (of the default budget when
+// budget is 0).
 func HopLimit(budget int64) int64 {
 	if budget <= 0 {
 		budget = surgery.DefaultBudget("")

@@ -60,8 +60,9 @@
 // runs of steps → steps, [cairn.IndexEntry]) names every step the output
 // does not hold, one line a step where its share of the budget allows, runs
 // of the oldest steps (7.3-7.9, what they touched) where it does not, each
-// run no larger than [HopLimit] (a quarter of the budget) so that `cairn
-// inject SESSION 7.3-7.9` fits beside the output; a row alone stands for a
+// run no larger than [RunLimit] (a quarter of the budget) so that `cairn
+// inject SESSION 7.3-7.9` fits beside the output (an entry counts as one
+// hop when its expansion is at most [HopLimit], half the budget); a row alone stands for a
 // round that small. Operations that continue a session also carry a ledger
 // ([cairn.Materialization].Ledger): the user's prompts, the latest todo
 // list, errors not followed by a success of the same call, the files

@@ -209,9 +209,9 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	if before != BeforeFull {
 		respectCompaction(m, full, before)
 	}
-	hop := HopLimit(budget)
+	hop := RunLimit(budget)
 	if budget <= 0 {
-		hop = HopLimit(DefaultBudget(facts.model))
+		hop = RunLimit(DefaultBudget(facts.model))
 	}
 	content := max(budget-budget/16-m.Overhead-summaryBaseTokens, 0)
 	var items []cairn.LedgerItem

@@ -14,14 +14,19 @@ import (
 // step is ever out of reach whatever the budget. Rounds shown as one row
 // of the index table carry their steps too. Where one line a step does not
 // fit the index's share of the budget, the oldest steps are named in runs
-// (7.3-7.9, what they touched), each run no larger than [HopLimit] so that
-// its expansion fits beside the output; a row alone stands for a round
-// that small.
+// (7.3-7.9, what they touched), each run no larger than a quarter of the
+// budget ([RunLimit]) so that two fit beside the output; a row alone
+// stands for a round that small.
 
-// HopLimit is the most an index entry's expansion may hold: a quarter of
-// the budget, so an agent can bring back several entries next to what it
-// resumed with.
-func HopLimit(budget int64) int64 { return budget / 4 }
+// HopLimit is the most an index entry's expansion may hold and still count
+// as one command away: half the budget, so that the output and what the
+// agent brings back stay within one and a half budgets (three quarters of
+// the window at the default budget). A step larger than that is named by
+// its own line, and the ledger keeps what it ran and met.
+func HopLimit(budget int64) int64 { return budget / 2 }
+
+// RunLimit is the most a run of steps holds: a quarter of the budget.
+func RunLimit(budget int64) int64 { return budget / 4 }
 
 // runTokens is what a run's line is counted while the layout is searched:
 // about what one costs (its exact cost once built).

@@ -30,7 +30,7 @@ func longGenerated(tb testing.TB) []string {
 // TestEveryStepReachable: whatever the budget and however many compactions
 // a session has, each step of each round of a revive or a compress-before
 // is in the output in full, or named by an index entry that `cairn inject`
-// expands within a quarter of the budget (a step larger than that by its
+// expands within half the budget (a step larger than that by its
 // own entry); no round is left out.
 func TestEveryStepReachable(t *testing.T) {
 	st := mustOpenShared(t)

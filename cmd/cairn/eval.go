@@ -44,7 +44,7 @@ Each probe is judged in each variant, strictly:
                kept in full, or a line of cairn's summary that begins with
                the step's ref ("7.12 …"); not anywhere else
   one hop      an entry names the step (its index line, a run of steps, its
-               round's row) and cairn inject prints at most a quarter of the
+               round's row) and cairn inject prints at most half the
                output's budget for it (of the default budget when it has
                none); a sentence naming a range of steps counts for nothing
   lost         neither

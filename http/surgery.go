@@ -28,6 +28,9 @@ type Exported struct {
 	Tokens  int64 `json:"tokens"`
 	Budget  int64 `json:"budget"`
 	Percent int64 `json:"percent"`
+	// BudgetRule says how the default budget was set, in the words the
+	// CLI's help and advise use ([surgery.BudgetRule]).
+	BudgetRule string `json:"budget_rule"`
 	// SourceTokens is what the client loads for the source session today,
 	// by the same estimate ([surgery.Resume]; a merge's sources summed).
 	SourceTokens int64 `json:"source_tokens"`
@@ -187,7 +190,7 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 		}
 		fg := figures[i]
 		e.Operation, e.Label, e.Full, e.Index = m.Operation, m.Label, fg.Full, fg.Index
-		e.Tokens, e.Budget, e.Percent, e.SourceTokens, e.Warning = fg.Tokens, fg.Budget, fg.Percent, fg.SourceTokens, fg.Warning
+		e.Tokens, e.Budget, e.Percent, e.SourceTokens, e.Warning, e.BudgetRule = fg.Tokens, fg.Budget, fg.Percent, fg.SourceTokens, fg.Warning, fg.BudgetRule
 		if err := s.labelChild(ctx, e.ID, m); err != nil {
 			Error(w, r, err)
 			return
@@ -203,7 +206,7 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 // when nothing shrinks, and the child already written with its recipe.
 func (s *Server) figures(ctx context.Context, m *cairn.Materialization, loaded map[string]int64) (*Exported, error) {
 	e := &Exported{Operation: m.Operation, Label: m.Label, Full: len(m.FullPieces()), Index: len(m.IndexRounds()), Parents: []string{},
-		Tokens: surgery.Estimate(m), Budget: m.Budget}
+		Tokens: surgery.Estimate(m), Budget: m.Budget, BudgetRule: surgery.BudgetRule}
 	if e.Budget > 0 {
 		e.Percent = 100 * e.Tokens / e.Budget
 	}

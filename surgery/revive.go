@@ -83,6 +83,11 @@ func revive(ctx context.Context, st Store, session, before, engagement string, f
 // surgery keeps).
 const ReviveShare = 0.5
 
+// BudgetRule is the default budget in the words every edge shows (`-h`,
+// the README, advise, the viewer): one rule for every operation, and the
+// lighter start revive adds.
+const BudgetRule = "half the model's window (100,000 tokens; 500,000 for a 1m model); revive also at most the client's own overhead plus half the conversation it loads today, so a successor starts lighter"
+
 // ShareBudget is the budget that holds the client's overhead and share of
 // the conversation orig ([Resume]) holds, with the sixteenth every fit
 // keeps for the client's additions.

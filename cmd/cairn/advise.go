@@ -17,8 +17,8 @@ surgical command prints) and its engagement tags (the seed's decision tree):
 nothing under half the window; a closed engagement → compress-engagement;
 several live engagements → split; finished work accumulating →
 compress-before; when that would not shrink what the client loads → revive.
-Each candidate is tried at the default budget (half the window) and advised
-only if its output is smaller than what the client loads today.
+Each candidate is tried at the default budget (`+surgery.BudgetRule+`) and
+advised only if its output is smaller than what the client loads today.
 
   cairn advise 5c0375b4`)
 	sf.register(fs, true)

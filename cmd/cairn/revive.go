@@ -66,7 +66,7 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 		return err
 	}
 	if f.budget == "0" {
-		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for half the model's window")
+		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for the default (%s)", surgery.BudgetRule)
 	}
 	st, err := m.openStore(f.store)
 	if err != nil {
@@ -89,7 +89,7 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 		return err
 	}
 	if limits.Budget == 0 {
-		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for half the model's window")
+		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for the default (%s)", surgery.BudgetRule)
 	}
 	sst := st.surgery()
 	sst.LinesOnly = f.format == "claude" || f.format == "codex"

@@ -60,15 +60,18 @@ tool_result=full|summary|omit. User and assistant text are always kept.
 Size (--budget TOKENS): every output is estimated in the tokens the client
 sends when it resumes it (its own system prompt and tools included: Claude
 Code's read from the session, about 45000; Codex's, for --format codex, about
-16000), printed, and fitted in the budget: by default half the window of the session's model
-(200000, or 1000000 when the model's name says 1m), so 100000. Over budget,
-rounds degrade oldest first: full → partial fidelity → their prompt and last
-step with an index line per earlier step → one index line → left out of the
-index table (counted); the latest prompt and the last answer always stay. A
-round's steps are assistant turns with their tool calls and results, so a
-long autonomous round keeps its prompt, its recent steps in full and an index
-line per earlier step. If even that does not fit, nothing is written and the
-figures are printed. --budget 0 keeps every round the operation chose.
+16000), printed, and fitted in the budget. The default budget: `+surgery.BudgetRule+`.
+Over budget, rounds degrade oldest first: full → their prompt and recent steps
+in full, the older steps left to the index → partial fidelity → a row of the
+index table; the latest prompt and the last answer always stay. Nothing is
+ever left out: every step not in full is named in the summary, one line a
+step where the budget allows, runs of the oldest steps (7.3-7.9) where it
+does not, and "cairn inject SESSION REF" prints any of them. Operations that
+continue a session also keep a ledger verbatim: the prompts, the latest todo
+list, errors not followed by a success, files changed, commands with their
+outcome, what the agent said. If even the latest prompt and answer do not
+fit, nothing is written and the figures are printed. --budget 0 keeps every
+round the operation chose.
 
 Compactions (--before-compaction): when Claude Code compacted the session,
 it sends only its own summary and what follows the boundary. A kept round
@@ -83,7 +86,7 @@ func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	fs.StringVar(&f.out, "out", "", "claude, codex: the folder to write the session to; markdown, json: the file")
 	fs.StringVar(&f.cwd, "cwd", "", "claude, codex: the working directory to resume in (default: the source session's)")
 	fs.BoolVar(&f.redact, "redact", false, redactUsage)
-	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: half the model's window)")
+	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: "+surgery.BudgetRule+")")
 	fs.StringVar(&f.before, "before-compaction", "summary", "what to keep from before the client's last compaction: full | index | summary")
 }
 

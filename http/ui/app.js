@@ -440,7 +440,7 @@ async function untagSelection() {
 // CLI prints (what the client sends when it resumes it, against its
 // budget), and what the client loads for the session today.
 function figuresLine(r) {
-  const budget = r.budget ? ` (budget ${human(r.budget)}, ${r.percent}%)` : " (no budget)";
+  const budget = r.budget ? ` (budget ${human(r.budget)}, ${r.percent}%; the default: ${r.budget_rule})` : " (no budget)";
   return `${r.full} rounds in full · ${r.index} as index lines · ~${human(r.tokens)} tokens the client sends${budget}; ~${human(r.source_tokens)} for the session today`;
 }
 

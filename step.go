@@ -3,6 +3,7 @@ package cairn
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -281,4 +282,32 @@ func ToolInputString(input, key string) string {
 		return ""
 	}
 	return s
+}
+
+// WriteInputValues writes a tool call's JSON input as its values in key
+// order (a command, a path, an edit's text) rather than as escaped JSON,
+// strings as they are and anything else as JSON, so what the model reads
+// can be searched for as text; an input that is not an object is written
+// as it is.
+func WriteInputValues(b *strings.Builder, input []byte) {
+	var fields map[string]any
+	if json.Unmarshal(input, &fields) != nil {
+		b.WriteByte(' ')
+		b.Write(input)
+		return
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := fields[k].(type) {
+		case string:
+			b.WriteString(" " + k + ": " + v)
+		default:
+			raw, _ := json.Marshal(v)
+			b.WriteString(" " + k + ": " + string(raw))
+		}
+	}
 }

@@ -2,9 +2,9 @@ package claudecode
 
 import (
 	"bytes"
-	jsonv1 "encoding/json"
-	"sort"
 	"strings"
+
+	"cairn"
 )
 
 // A Loaded is what the client sends the model when it resumes a session
@@ -68,38 +68,12 @@ func writeMessageText(b *strings.Builder, m *message) {
 			b.WriteString(c.Thinking)
 		case "tool_use", "server_tool_use":
 			b.WriteString(c.Name)
-			writeInputValues(b, c.Input)
+			cairn.WriteInputValues(b, c.Input)
 		case "tool_result":
 			b.WriteString(resultText(c.Content))
 		default:
 			continue
 		}
 		b.WriteString("\n\n")
-	}
-}
-
-// writeInputValues writes a tool call's input as its string values (a
-// command, a path, an edit's text) rather than as escaped JSON, in key
-// order, so what the model reads can be searched for as text.
-func writeInputValues(b *strings.Builder, input []byte) {
-	var fields map[string]any
-	if jsonv1.Unmarshal(input, &fields) != nil {
-		b.WriteByte(' ')
-		b.Write(input)
-		return
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		switch v := fields[k].(type) {
-		case string:
-			b.WriteString(" " + k + ": " + v)
-		default:
-			raw, _ := jsonv1.Marshal(v)
-			b.WriteString(" " + k + ": " + string(raw))
-		}
 	}
 }

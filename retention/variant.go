@@ -2,9 +2,7 @@ package retention
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"cairn"
@@ -266,37 +264,13 @@ func render(r *cairn.Round, blocks []*cairn.Block, f cairn.Fidelity) string {
 	for _, bl := range surgery.Apply(&cairn.Round{SessionID: r.SessionID, Seq: r.Seq, Blocks: blocks}, f).Blocks {
 		if bl.Kind == cairn.ToolUse && bl.Detail == "" {
 			b.WriteString(bl.ToolName)
-			inputValues(&b, bl.Content)
+			cairn.WriteInputValues(&b, []byte(bl.Content))
 		} else {
 			b.WriteString(bl.Content)
 		}
 		b.WriteString("\n\n")
 	}
 	return b.String()
-}
-
-// inputValues writes a tool call's JSON input as its values in key order:
-// strings as they are, anything else as JSON.
-func inputValues(b *strings.Builder, input string) {
-	var fields map[string]any
-	if json.Unmarshal([]byte(input), &fields) != nil {
-		b.WriteString(" " + input)
-		return
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		switch v := fields[k].(type) {
-		case string:
-			b.WriteString(" " + k + ": " + v)
-		default:
-			raw, _ := json.Marshal(v)
-			b.WriteString(" " + k + ": " + string(raw))
-		}
-	}
 }
 
 // lineRef returns the ref a line of cairn's summary begins with, after

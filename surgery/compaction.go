@@ -12,9 +12,12 @@ import (
 // lies before the client's last compaction boundary, which the client no
 // longer sends.
 const (
-	// BeforeSummary carries the client's own summary (the default).
+	// BeforeSummary carries the client's own summary (the default); the
+	// steps it stands for are in the index like any other, in runs where
+	// the budget is short.
 	BeforeSummary = "summary"
-	// BeforeIndex carries the client's summary and an index line per step.
+	// BeforeIndex carries the client's summary and a line per step it
+	// stands for, whatever the index's share.
 	BeforeIndex = "index"
 	// BeforeFull brings the content back as stored.
 	BeforeFull = "full"

@@ -235,7 +235,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	for _, pl := range plans {
 		all = append(all, &plan{p: pl.p, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
 	}
-	_, least := layIndex(indexUnits(all), 1<<30, 1<<30, hop, false)
+	_, least := layIndex(indexUnits(all, before == BeforeIndex), 1<<30, 1<<30, hop, false)
 	type state struct{ level, keepFrom int }
 	saved := make([]state, len(plans))
 	for i, pl := range plans {
@@ -276,7 +276,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 				share = least // no budget to spend: rows and runs that fit a hop
 			}
 			if m.Operation != opResume { // what the client loads today names nothing
-				index, _ := buildIndex(indexUnits(plans), share, hop)
+				index, _ := buildIndex(indexUnits(plans, before == BeforeIndex), share, hop)
 				for i, pl := range plans {
 					pl.index = index[i]
 				}

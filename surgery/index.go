@@ -46,10 +46,12 @@ type unit struct {
 	entry cairn.IndexEntry // the step's own entry: its line and expansion
 	cost  int64            // its line's tokens
 	step  *cairn.Step
+	fine  bool // always a line of its own ([BeforeIndex])
 }
 
-// indexUnits lists, per plan in order, the steps its level leaves out.
-func indexUnits(plans []*plan) [][]unit {
+// indexUnits lists, per plan in order, the steps its level leaves out;
+// those before the client's compaction are fine when preFine.
+func indexUnits(plans []*plan, preFine bool) [][]unit {
 	out := make([][]unit, len(plans))
 	for i, pl := range plans {
 		if pl.level == levelDropped {
@@ -70,7 +72,7 @@ func indexUnits(plans []*plan) [][]unit {
 		}
 		entries, steps, costs = append(entries, pl.lines[:n]...), append(steps, pl.steps[:n]...), append(costs, pl.idx[:n]...)
 		for j := range entries {
-			out[i] = append(out[i], unit{pl: pl, entry: entries[j], cost: costs[j], step: steps[j]})
+			out[i] = append(out[i], unit{pl: pl, entry: entries[j], cost: costs[j], step: steps[j], fine: preFine && j < len(pl.pre)})
 		}
 	}
 	return out
@@ -114,12 +116,12 @@ func layIndex(units [][]unit, g, k int, hop int64, build bool) ([][]cairn.IndexE
 			continue
 		}
 		pl := us[0].pl
-		if g == 1<<30 && seen+len(us) <= k && pl.level == levelIndex && pl.roundTok <= hop {
+		if g == 1<<30 && seen+len(us) <= k && pl.level == levelIndex && pl.roundTok <= hop && !us[0].fine {
 			seen += len(us)
 			continue
 		}
 		for j := 0; j < len(us); {
-			if seen >= k || g == 1 {
+			if seen >= k || g == 1 || us[j].fine {
 				out[i] = append(out[i], us[j].entry)
 				cost += us[j].cost
 				j, seen = j+1, seen+1
@@ -127,7 +129,7 @@ func layIndex(units [][]unit, g, k int, hop int64, build bool) ([][]cairn.IndexE
 			}
 			e := j + 1
 			tok := us[j].entry.Tokens
-			for e < len(us) && e-j < g && seen+(e-j) < k && tok+us[e].entry.Tokens <= hop {
+			for e < len(us) && e-j < g && seen+(e-j) < k && !us[e].fine && tok+us[e].entry.Tokens <= hop {
 				tok += us[e].entry.Tokens
 				e++
 			}

@@ -76,8 +76,10 @@ round the operation chose.
 Compactions (--before-compaction): when Claude Code compacted the session,
 it sends only its own summary and what follows the boundary. A kept round
 across the boundary keeps its post-boundary steps; before it, summary (the
-default) carries the client's summary, index adds an index line per earlier
-step, full brings the compacted content back as stored.`
+default) carries the client's summary and names the earlier steps in the
+index like any other (in runs where the budget is short), index gives each of
+them a line of its own whatever the budget, full brings the compacted content
+back as stored.`
 
 func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	f.storeFlags.register(fs, false)

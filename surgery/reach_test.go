@@ -35,6 +35,7 @@ func longGenerated(tb testing.TB) []string {
 func TestEveryStepReachable(t *testing.T) {
 	st := mustOpenShared(t)
 	mustImport(t, st, "../testdata/long")
+	sharedStore = st.Store
 	ctx := context.Background()
 	ids := append(longGenerated(t), longSessions...)
 	for _, id := range ids {
@@ -73,6 +74,9 @@ func TestEveryStepReachable(t *testing.T) {
 		})
 	}
 }
+
+// sharedStore is the store TestEveryStepReachable reads, for its checks.
+var sharedStore surgery.Store
 
 func checkReachable(t *testing.T, op string, budget int64, m *cairn.Materialization, rounds []*cairn.Round, hop int64) {
 	t.Helper()
@@ -116,6 +120,9 @@ func checkReachable(t *testing.T, op string, budget int64, m *cairn.Materializat
 			}
 			t.Errorf("%s --budget %d: step %d.%d is neither in full nor named by an entry that fits %d tokens", op, budget, r.Seq, s.Seq, hop)
 		}
+	}
+	if budget == surgery.AutoBudget {
+		checkExpansions(t, op, m, entries)
 	}
 	t.Logf("%s --budget %-7d: %d steps: %d in full, %d named (%d by runs) · %d tokens (budget %d) · ledger %d items, %d tokens",
 		op, budget, steps, inFull, named, runs, surgery.Estimate(m), m.Budget, len(m.Ledger), surgery.LedgerTokens(m.Ledger))
@@ -167,4 +174,28 @@ func itoa(n int) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// checkExpansions: an entry's ref is one `cairn inject` (InjectRef)
+// away, and what that prints holds what the entry says it does (every
+// run, and one step line in five: each inject reads its whole round).
+func checkExpansions(t *testing.T, op string, m *cairn.Materialization, entries []cairn.IndexEntry) {
+	t.Helper()
+	st := sharedStore
+	for i, e := range entries {
+		if e.From == 0 || e.From == e.To && i%5 != 0 {
+			continue
+		}
+		ref, err := surgery.ParseRef(e.Ref())
+		if err != nil {
+			t.Fatalf("%s: entry %q: %v", op, e.Ref(), err)
+		}
+		x, err := surgery.InjectRef(context.Background(), st, m.Sources[0].ID, ref, cairn.FullFidelity)
+		if err != nil {
+			t.Fatalf("%s: inject %s: %v", op, e.Ref(), err)
+		}
+		if got := x.Pieces[0].Tokens; got > e.Tokens+e.Tokens/10+100 || got < e.Tokens-e.Tokens/10-100 {
+			t.Errorf("%s: inject %s prints ~%d tokens, its entry says %d", op, e.Ref(), got, e.Tokens)
+		}
+	}
 }

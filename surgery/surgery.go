@@ -88,15 +88,15 @@ func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error
 	return nil
 }
 
-// fitNoLarger fits m in its budget. An operation that picks rounds by
-// name (extract, split, merge, inject) is also fitted under what the client
-// loads for its sources today ([Resume]), so that under a budget surgery
-// never grows a context: a part that holds nearly all of a session gives up
-// its oldest steps to index lines. When even that tighter fit is
-// impossible, the budget alone decides. (compress-before and revive shrink
-// by their own rules.)
+// fitNoLarger fits m in its budget. Every operation but revive (which
+// shrinks by its own rule) is also fitted under what the client loads for
+// its sources today ([Resume]), so that under a budget surgery never grows
+// a context: a part that holds nearly all of a session gives up its oldest
+// steps to index lines, and a compress-before of rounds the client had
+// already compacted away does not come back larger by its ledger and index.
+// When even that tighter fit is impossible, the budget alone decides.
 func (st Store) fitNoLarger(ctx context.Context, m *cairn.Materialization) error {
-	if st.sizeOnly || st.Limits.Budget == 0 || continues(m.Operation) {
+	if st.sizeOnly || st.Limits.Budget == 0 || m.Operation == "select" || m.Operation == opResume || m.Operation == cairn.OpRevive {
 		return st.fit(ctx, m)
 	}
 	var now int64

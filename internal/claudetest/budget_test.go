@@ -28,12 +28,29 @@ var longSessions = []string{"258c7280-ae70-4798-800f-63464d01a85d", "8463c716-a2
 // budget, and the original session itself, and reads the requests: the
 // output's request is within the budget (counted on the whole request body,
 // JSON included, with cairn's own ratio) and smaller than the original's,
-// and it carries the latest prompt, the last answer and the client's own
-// compaction summary.
+// and it carries the latest prompt, the last answer, the client's own
+// compaction summary, the ledger (with the latest todo list) and every
+// index entry. The long sessions are the spotter ones and the six shapes
+// of ../../testdata/long (a round before the compacted one, /compact then
+// "continue", several compactions, a 1M window with none, …).
 func TestResumeWithinBudget(t *testing.T) {
-	bin := claudetest.Binary(t)
+	claudetest.Binary(t) // the newest at least, or a loud skip
 	if _, err := os.Stat(longDir); err != nil {
 		t.Skipf("no long sessions at %s", longDir)
+	}
+	generated, err := filepath.Glob("../../testdata/long/*.jsonl")
+	if err != nil || len(generated) == 0 {
+		t.Fatalf("no sessions in ../../testdata/long: %v", err)
+	}
+	files := map[string]string{}
+	ids := append([]string(nil), longSessions...)
+	for _, id := range longSessions {
+		files[id] = filepath.Join(longDir, id+".jsonl")
+	}
+	for _, f := range generated {
+		id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		files[id] = f
+		ids = append(ids, id)
 	}
 	ctx := context.Background()
 	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
@@ -46,8 +63,8 @@ func TestResumeWithinBudget(t *testing.T) {
 		*sqlite.LineStore
 	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: claudecode.Format{}}
 	var paths []string
-	for _, id := range longSessions {
-		paths = append(paths, filepath.Join(longDir, id+".jsonl"))
+	for _, id := range ids {
+		paths = append(paths, files[id])
 	}
 	if rep, err := im.Import(ctx, paths); err != nil || rep.Failed > 0 {
 		t.Fatalf("import: %v %+v", err, rep)
@@ -55,9 +72,16 @@ func TestResumeWithinBudget(t *testing.T) {
 	st := surgery.Store{Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
 		LinesOnly: true, Limits: surgery.Limits{Budget: surgery.AutoBudget}}
 
-	for _, id := range longSessions {
-		t.Run(id[:8], func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join(longDir, id+".jsonl"))
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) { resumeWithinBudget(t, c.Path, st, ids, files) })
+	}
+}
+
+func resumeWithinBudget(t *testing.T, bin string, st surgery.Store, ids []string, files map[string]string) {
+	ctx := context.Background()
+	for _, id := range ids {
+		t.Run(id[len(id)-8:], func(t *testing.T) {
+			raw, err := os.ReadFile(files[id])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,9 +137,24 @@ func TestResumeWithinBudget(t *testing.T) {
 					if !got.hasText(answer) {
 						t.Errorf("%s: the last answer %.60q is not in the request", op, answer)
 					}
-					if c := m.Compactions; len(c) == 0 || !got.hasText(c[len(c)-1].Summary[:300]) {
+					if c := m.Compactions; len(c) > 0 && !got.hasText(c[len(c)-1].Summary[:min(300, len(c[len(c)-1].Summary))]) {
 						t.Errorf("%s: the client's compaction summary is not in the request", op)
 					}
+					for _, it := range m.Ledger {
+						if !got.hasText(it.Text) {
+							t.Errorf("%s: ledger item %s %.60q is not in the request", op, it.Ref(), it.Text)
+						}
+					}
+					named := 0
+					for _, p := range m.Pieces {
+						for _, e := range p.Index {
+							if e.From > 0 && !got.hasText(e.Line) {
+								t.Errorf("%s: index entry %s is not in the request", op, e.Ref())
+							}
+							named += max(e.To-e.From+1, 0)
+						}
+					}
+					t.Logf("%s: %d ledger items, %d steps named by the index", op, len(m.Ledger), named)
 					// Every tool call is answered by the next message.
 					for i, msg := range body.Messages {
 						if msg.Role != "assistant" {

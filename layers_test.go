@@ -28,7 +28,7 @@ var layers = map[string][]string{
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
 	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},
-	"cairn/http":    {"cairn", "cairn/export", "cairn/surgery", "cairn/http/ui"},
+	"cairn/http":    {"cairn", "cairn/export", "cairn/surgery", "cairn/retention", "cairn/http/ui"},
 	"cairn/http/ui": {},
 }
 

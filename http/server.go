@@ -68,6 +68,9 @@ type Server struct {
 	// refusal of a child already written; nil: "claude --resume ID".
 	// cmd/cairn passes the CLI's.
 	Resume func(s *cairn.Session) string
+	// Retention, when set, serves GET /api/sessions/{id}/retention: what
+	// `cairn eval retention` measures, by the same function.
+	Retention RetentionFunc
 
 	// MaxConns caps the connections served at once; more wait to be
 	// accepted. 0 means no cap.
@@ -102,6 +105,7 @@ func NewServer() *Server {
 	s.registerSessionRoutes()
 	s.registerRoundRoutes()
 	s.registerSearchRoutes()
+	s.registerRetentionRoutes()
 	s.registerFrameRoutes()
 	s.registerTagRoutes()
 	s.registerSurgeryRoutes()

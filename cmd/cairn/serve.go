@@ -14,6 +14,7 @@ import (
 	cairnhttp "cairn/http"
 	"cairn/inscribe"
 	"cairn/redact"
+	"cairn/retention"
 )
 
 func (m *Main) runServe(ctx context.Context, args []string) error {
@@ -131,6 +132,9 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 		return &cairnhttp.Exported{ID: e.ID, Path: e.Path, Parents: e.Parents, Resume: e.Resume}, nil
 	}
 	s.Resume = m.resumeStored
+	s.Retention = func(ctx context.Context, id string) (*retention.Report, error) {
+		return evaluate(ctx, st, id)
+	}
 	return s
 }
 

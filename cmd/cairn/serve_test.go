@@ -291,3 +291,47 @@ func TestServe_SameAsCLI(t *testing.T) {
 		t.Fatalf("writing the CLI's child again: %d %s", code, body)
 	}
 }
+
+// TestServe_RetentionSameAsCLI: the viewer's retention report is the one
+// `cairn eval retention --json` prints, figure for figure, and an unknown
+// session is a 404.
+func TestServe_RetentionSameAsCLI(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	if _, _, err := runMain(t, store, "import", samples); err != nil {
+		t.Fatal(err)
+	}
+	const a = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
+	base := urlPattern.FindString(startServe(t, store, t.TempDir(), "--addr", "127.0.0.1:0")[0])
+	res, err := http.Get(base + "/api/sessions/" + a + "/retention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	cli, _, err := runMain(t, store, "eval", "retention", "--json", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type report struct {
+		Scores []struct {
+			Variant string
+			Tokens  int
+			Strict  struct{ Probes, InContext, OneHop, Lost int } `json:"strict"`
+		}
+	}
+	var v, c report
+	if res.StatusCode != 200 || json.Unmarshal(viewer, &v) != nil || json.Unmarshal([]byte(cli), &c) != nil || len(c.Scores) == 0 {
+		t.Fatalf("viewer %d %.200s\ncli %.200s", res.StatusCode, viewer, cli)
+	}
+	if fmt.Sprint(v.Scores) != fmt.Sprint(c.Scores) {
+		t.Errorf("viewer scores %v, CLI %v", v.Scores, c.Scores)
+	}
+	res, err = http.Get(base + "/api/sessions/00000000-0000-4000-8000-00000000dead/retention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 404 {
+		t.Errorf("an unknown session: %d, want 404", res.StatusCode)
+	}
+}

@@ -506,6 +506,21 @@ async function surgery(action, body, title) {
   box.append(el("p", {}, write, " ", cancel));
   document.getElementById("results").replaceChildren(box);
   box.scrollIntoView({ block: "nearest" });
+  if (action === "revive" && !body.before) keeps(box, write.parentElement);
+}
+
+// keeps adds to a revive's preview what cairn eval retention measures it
+// keeps of the session, judged strictly: the same report the CLI prints.
+async function keeps(box, before) {
+  let rep;
+  try { rep = await api("GET", `/api/sessions/${encodeURIComponent(view.id)}/retention`); }
+  catch { return; }
+  const s = (rep.scores || []).find((x) => x.variant === "revive");
+  if (!s || !s.strict.probes) return;
+  const pct = (n) => Math.round((100 * n) / s.strict.probes) + " %";
+  box.insertBefore(el("div", { class: "keeps", id: "preview-keeps" },
+    `Judged strictly (cairn eval retention, ${s.strict.probes} probes): ${pct(s.strict.in_context)} in context, ${pct(s.strict.one_hop)} one inject away, ${pct(s.strict.lost)} lost · ${s.reachable} of ${s.steps} steps reachable` +
+    (s.continues ? " · the latest todo list and answer in context" : "")), before);
 }
 
 function splitSelection() {

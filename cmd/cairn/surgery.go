@@ -60,7 +60,7 @@ tool_result=full|summary|omit. User and assistant text are always kept.
 Size (--budget TOKENS): every output is estimated in the tokens the client
 sends when it resumes it (its own system prompt and tools included: Claude
 Code's read from the session, about 45000; Codex's, for --format codex, about
-16000), printed, and fitted in the budget. The default budget: `+surgery.BudgetRule+`.
+16000), printed, and fitted in the budget. The default budget: ` + surgery.BudgetRule + `.
 Over budget, rounds degrade oldest first: full → their prompt and recent steps
 in full, the older steps left to the index → partial fidelity → a row of the
 index table; the latest prompt and the last answer always stay. Nothing is

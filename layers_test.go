@@ -27,7 +27,7 @@ var layers = map[string][]string{
 	"cairn/redact":     {},
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
-	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export"},
+	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export", "cairn/retention"},
 	"cairn/http":    {"cairn", "cairn/export", "cairn/surgery", "cairn/retention", "cairn/http/ui"},
 	"cairn/http/ui": {},
 }

@@ -27,6 +27,7 @@ import (
 	"cairn"
 	"cairn/assemble"
 	"cairn/export"
+	"cairn/retention"
 	"cairn/surgery"
 	"cairn/workspace"
 
@@ -60,6 +61,10 @@ type Server struct {
 	// of any stored session in full, as "cairn inject" prints it.
 	Sessions cairn.SessionStore
 	Lines    cairn.LineStore
+
+	// Retention, when set, serves the retention tool: what `cairn eval
+	// retention` measures of a session, by the same function.
+	Retention func(ctx context.Context, session string) (*retention.Report, error)
 }
 
 // DefaultMaxChars is the output cap: what a Claude Code hook may add too.
@@ -94,6 +99,9 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)
 	if s.Sessions != nil && s.Lines != nil {
 		tool(srv, s, "inject", "A round, a step or a run of steps of a stored session in full (ref 7, 7.12 or 7.3-7.9, as search hits and index entries name them).", s.inject)
+	}
+	if s.Retention != nil {
+		tool(srv, s, "retention", "What each way of continuing a stored session (revive, compress-before, …) keeps of it, judged strictly: in context, one inject away, lost.", s.retention)
 	}
 	return srv
 }
@@ -443,6 +451,23 @@ func (s *Server) inject(ctx context.Context, in injectIn) (string, error) {
 	}
 	var b strings.Builder
 	if err := export.MaterializationMarkdown(&b, mat); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+type retentionIn struct {
+	Session string `json:"session" jsonschema:"session id or unique prefix"`
+}
+
+// retention is `cairn eval retention` of one session, as its table.
+func (s *Server) retention(ctx context.Context, in retentionIn) (string, error) {
+	rep, err := s.Retention(ctx, in.Session)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := retention.Table(&b, rep.Probes, rep.Scores); err != nil {
 		return "", err
 	}
 	return b.String(), nil

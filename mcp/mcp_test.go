@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"cairn/retention"
 	"context"
 	"errors"
 	"os"
@@ -133,6 +134,8 @@ func TestTools(t *testing.T) {
 		{"State", "state", map[string]any{"task": "refunds", "next": []string{"mail the buyer"}}, `"current_task": "refunds"`, false},
 		{"StateShow", "state", map[string]any{}, `"mail the buyer"`, false},
 		{"Inject", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2}, "## Round 002", false},
+		{"InjectRun", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "ref": "3.1-3.2"}, "# inject · round 3 steps 1 to 2", false},
+		{"InjectRefAcrossRounds", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "ref": "3.2-4.1"}, "invalid: A run of steps lies in one round", true},
 		{"InjectThinking", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2}, "Look at the existing migrations to get the next number", false},
 		{"InjectPartial", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2, "fidelity": "partial"}, "[thinking · 73 chars — cairn inject 5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 2]", false},
 		{"InjectErrFidelity", "inject", map[string]any{"session": "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01", "round": 2, "fidelity": "most"}, "invalid: ", true},
@@ -257,5 +260,24 @@ func TestInternalError(t *testing.T) {
 				t.Errorf("%s on %v: %q (error %v), want a tool error starting %q", tool.name, c.err, got, isErr, c.want)
 			}
 		}
+	}
+}
+
+// TestRetentionTool: with a measure handed in, the retention tool prints
+// its report as `cairn eval retention` does; without one it is not listed.
+func TestRetentionTool(t *testing.T) {
+	s := MustServer(t)
+	s.Retention = func(_ context.Context, session string) (*retention.Report, error) {
+		if session != "5f0c2a1e" {
+			return nil, cairn.Errorf(cairn.ENOTFOUND, "No session %s.", session)
+		}
+		return &retention.Report{Session: session, Scores: []*retention.Score{retention.Measure(nil, nil, &retention.Variant{Name: "revive", Tokens: 51000})}}, nil
+	}
+	cs := MustConnect(t, s)
+	if got, isErr := call(t, cs, "retention", map[string]any{"session": "5f0c2a1e"}); isErr || !strings.Contains(got, "revive") || !strings.Contains(got, "51000") {
+		t.Errorf("retention: %q (error %v)", got, isErr)
+	}
+	if got, isErr := call(t, cs, "retention", map[string]any{"session": "nope"}); !isErr || !strings.HasPrefix(got, "not found: ") {
+		t.Errorf("retention of an unknown session: %q (error %v)", got, isErr)
 	}
 }

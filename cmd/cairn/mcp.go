@@ -13,6 +13,7 @@ import (
 	"cairn"
 	cairnhttp "cairn/http"
 	"cairn/mcp"
+	"cairn/retention"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -56,6 +57,7 @@ Examples:
 	defer st.Close()
 	s := &mcp.Server{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Searcher: st.searcher,
 		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Session: m.knownSession(wf.session), Now: m.now, MaxChars: *maxChars}
+	s.Retention = func(ctx context.Context, id string) (*retention.Report, error) { return evaluate(ctx, st, id) }
 	switch w, err := m.openWorkspace(wf); cairn.ErrorCode(err) {
 	case "":
 		s.Workspace = w

@@ -374,14 +374,6 @@ func (st Store) loadBlocks(ctx context.Context, pls []*plan) error {
 	return nil
 }
 
-func hasBoundary(r *cairn.Round) bool {
-	for _, b := range r.Blocks {
-		if isBoundary(b) {
-			return true
-		}
-	}
-	return false
-}
 
 // plan splits a loaded round into its prompt and steps and sizes them.
 // Without steps (no budget, no compaction to cut at) the round is sized

@@ -158,20 +158,6 @@ commands print).
 
 // claudeClient is Claude Code as the eval needs it: what it loads of a
 // session's lines, and a materialization written as a session it resumes.
-// evaluate is `cairn eval retention` of one session, as the viewer asks
-// for it.
-func evaluate(ctx context.Context, st *store, id string, shares ...float64) (*retention.Report, error) {
-	s, err := st.sessions.FindSessionByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1, WithBlocks: true})
-	if err != nil {
-		return nil, err
-	}
-	return retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s), shares...)
-}
-
 func claudeClient(s *cairn.Session) retention.Client {
 	return retention.Client{
 		Load: func(lines [][]byte) retention.Loaded {

@@ -151,3 +151,17 @@ func (m *Main) resumeStored(sess *cairn.Session) string {
 	cmd, _ := resumeCommand(sess.Path, filepath.Join(projects, claudecode.ProjectDirName(sess.Project)), sess.Project, sess.ID)
 	return cmd
 }
+
+// evaluate is `cairn eval retention` of one session, as the viewer and the MCP
+// server ask for it.
+func evaluate(ctx context.Context, st *store, id string, shares ...float64) (*retention.Report, error) {
+	s, err := st.sessions.FindSessionByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1, WithBlocks: true})
+	if err != nil {
+		return nil, err
+	}
+	return retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s), shares...)
+}

@@ -50,6 +50,15 @@ func TestBrowserLive(t *testing.T) {
 	defer cancel()
 	go st.importer.Watch(wctx, []string{watched}, 50*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { s.Notify(fr.SessionID) })
 
+	// The page opens once the watcher has stored the session: on a busy
+	// machine its first import may come after the page would have asked.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if code, _ := Do(t, s, "GET", "/api/sessions/"+id, ""); code == 200 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not store %s in 30 s (last status %d)", id, code)
+		}
+	}
 	Step(t, ctx, "open the running session", chromedp.Navigate(s.URL()+"/#/session/"+id))
 	Wait(t, ctx, "its rounds", `document.querySelectorAll("#timeline .round").length >= 2 && document.getElementById("more").textContent.startsWith("all")`)
 	before := Eval[int](t, ctx, `document.querySelectorAll("#timeline .round").length`)

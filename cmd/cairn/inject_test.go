@@ -16,7 +16,8 @@ func TestThinkingReferenceRuns(t *testing.T) {
 		t.Fatalf("no thinking reference naming a cairn command in:\n%s", out)
 	}
 	args := strings.Fields(ref[1])[1:]
-	if got := c.run(args...); !strings.Contains(got, "Look at the existing migrations to get the next number") {
-		t.Fatalf("%s does not print the thinking:\n%s", ref[1], got)
+	chars := regexp.MustCompile(`\[thinking · (\d+) chars`).FindStringSubmatch(ref[0])[1]
+	if got := c.run(args...); !strings.Contains(got, "<summary>thinking · "+chars+" chars</summary>") {
+		t.Fatalf("%s does not print the thinking of %s chars:\n%s", ref[1], chars, got)
 	}
 }

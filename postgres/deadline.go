@@ -108,6 +108,7 @@ func (tx *Tx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 func (tx *Tx) Commit(ctx context.Context) error {
 	ctx, cancel := tx.db.statement(ctx)
 	defer cancel()
+	defer tx.release()
 	return tx.Tx.Commit(ctx)
 }
 
@@ -116,6 +117,7 @@ func (tx *Tx) Commit(ctx context.Context) error {
 func (tx *Tx) Rollback(ctx context.Context) error {
 	ctx, cancel := tx.db.statement(ctx)
 	defer cancel()
+	defer tx.release()
 	return tx.Tx.Rollback(ctx)
 }
 

@@ -241,38 +241,78 @@ func (db *DB) migrateFile(ctx context.Context, name string) error {
 	})
 }
 
-// Close closes every connection.
+// Close closes every connection. It waits for the server to see them
+// closed for at most [closeWait], not at all while the store is taken to
+// be down: a connection that met a frozen server
+// is closed in the background, where pgx waits up to 15 s for the server
+// to acknowledge (it never does), which would otherwise hold up the end
+// of the command or hook that met it.
 func (db *DB) Close() error {
-	if db.pool != nil {
+	if db.pool == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
 		db.pool.Close()
+		close(done)
+	}()
+	wait := closeWait
+	if db.up() != nil {
+		wait = 0 // the server did not answer a moment ago
+	}
+	select {
+	case <-done:
+	case <-time.After(wait):
 	}
 	return nil
 }
 
-// Tx is a transaction stamped with the time it began.
+// closeWait is how long [DB.Close] waits for the server.
+const closeWait = time.Second
+
+// Tx is a transaction stamped with the time it began, on a connection
+// of the pool it holds until it commits or rolls back.
 type Tx struct {
 	pgx.Tx
-	db  *DB
-	now time.Time
+	conn *pgxpool.Conn
+	db   *DB
+	now  time.Time
 }
 
-// BeginTx starts a transaction.
+// BeginTx starts a transaction: waiting for a connection (perhaps a new
+// one) is bounded by the connect and statement timeouts together, BEGIN
+// by the statement timeout (deadline.go).
 func (db *DB) BeginTx(ctx context.Context, opts pgx.TxOptions) (_ *Tx, err error) {
 	defer db.explain(&err)
 	if err := db.up(); err != nil {
 		return nil, err
 	}
-	// Waiting for a connection (perhaps a new one) and BEGIN.
-	bctx, cancel := db.bound(ctx, db.connectTimeout+db.statementTimeout)
-	defer cancel()
-	tx, err := db.pool.BeginTx(bctx, opts)
+	actx, cancel := db.bound(ctx, db.connectTimeout+db.statementTimeout)
+	conn, err := db.pool.Acquire(actx)
+	cancel()
 	if err != nil {
 		if timedOut(err) && ctx.Err() == nil {
 			db.markDown()
 		}
 		return nil, err
 	}
-	return &Tx{Tx: tx, db: db, now: db.Now().UTC().Truncate(time.Millisecond)}, nil
+	bctx, cancel := db.statement(ctx)
+	defer cancel()
+	tx, err := conn.BeginTx(bctx, opts)
+	if err != nil {
+		conn.Release()
+		return nil, err
+	}
+	return &Tx{Tx: tx, conn: conn, db: db, now: db.Now().UTC().Truncate(time.Millisecond)}, nil
+}
+
+// release returns the transaction's connection to the pool (which drops
+// it unless it is idle and healthy).
+func (tx *Tx) release() {
+	if tx.conn != nil {
+		tx.conn.Release()
+		tx.conn = nil
+	}
 }
 
 // read starts a read-only transaction that sees one snapshot throughout.

@@ -32,9 +32,16 @@ func (db *DB) statement(ctx context.Context) (context.Context, context.CancelFun
 }
 
 // bound returns ctx with a deadline d from now (or the caller's, if
-// earlier) and the function that releases it; a deadline of bound's own
-// that passes marks the store down.
+// earlier), or already past while the store is taken to be down, and the
+// function that releases it; a deadline of bound's own that passes marks
+// the store down.
 func (db *DB) bound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if db.up() != nil {
+		// Already past: a statement on a connection opened before the
+		// freeze (another goroutine's, a session lock's unlock) fails at
+		// once too, without putting the next try off further.
+		return context.WithDeadline(ctx, time.Now())
+	}
 	bctx, cancel := context.WithTimeout(ctx, d)
 	return bctx, func() {
 		if errors.Is(bctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {

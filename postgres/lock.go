@@ -14,12 +14,17 @@ import (
 // spare, importers race unlocked and rely on the position check alone.
 func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (_ func(), err error) {
 	defer s.db.explain(&err)
+	if err := s.db.up(); err != nil {
+		return nil, err
+	}
 	select {
 	case s.db.lockers <- struct{}{}:
 	default:
 		return func() {}, nil
 	}
-	conn, err := s.db.pool.Acquire(ctx)
+	actx, cancel := s.db.bound(ctx, s.db.connectTimeout+s.db.statementTimeout)
+	conn, err := s.db.pool.Acquire(actx)
+	cancel()
 	if err != nil {
 		<-s.db.lockers
 		return nil, err
@@ -27,7 +32,10 @@ func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (_
 	key := "cairn import " + sessionID
 	for {
 		var ok bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&ok); err != nil {
+		qctx, cancel := s.db.statement(ctx)
+		err := conn.QueryRow(qctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&ok)
+		cancel()
+		if err != nil {
 			conn.Release()
 			<-s.db.lockers
 			return nil, err
@@ -45,9 +53,12 @@ func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (_
 	}
 	return func() {
 		// A fresh context: the lock must go even when ctx was cancelled;
-		// if unlocking fails the connection is closed, which drops it.
-		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, key); err != nil {
-			conn.Conn().Close(context.Background())
+		// if unlocking fails (or the server does not answer in time) the
+		// connection is closed, which drops it.
+		uctx, cancel := s.db.statement(context.Background())
+		defer cancel()
+		if _, err := conn.Exec(uctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, key); err != nil {
+			conn.Conn().Close(uctx)
 		}
 		conn.Release()
 		<-s.db.lockers

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"cairn"
@@ -38,16 +39,24 @@ type DB struct {
 	name    string        // the store as messages name it: its URL without the password
 	newer   string        // the newest migration recorded in the store that this cairn lacks
 
+	// The timeouts in force (Open resolves them), and until when the
+	// store is taken to be down (UnixNano; see deadline.go).
+	connectTimeout, statementTimeout time.Duration
+	downUntil                        atomic.Int64
+
 	// DSN is the connection string: a postgres:// URL or key=value pairs.
 	DSN string
 
 	// Now returns the current time; tests replace it for stable output.
 	Now func() time.Time
 
-	// ConnectTimeout bounds connecting (and Open as a whole), so a server
-	// that does not answer fails a command instead of hanging it; a DSN's
-	// connect_timeout wins. StatementTimeout is the server's
-	// statement_timeout unless the DSN sets one. Zero keeps the defaults.
+	// ConnectTimeout bounds connecting, once for all of a name's
+	// addresses, so a server that does not answer fails a command instead
+	// of hanging it; a DSN's connect_timeout wins. StatementTimeout is
+	// the server's statement_timeout unless the DSN sets one, and the
+	// client's deadline for each statement (plus a second), which a
+	// frozen server cannot enforce for itself (deadline.go). Zero keeps
+	// the defaults.
 	ConnectTimeout   time.Duration
 	StatementTimeout time.Duration
 }
@@ -82,27 +91,52 @@ func (db *DB) Open() (err error) {
 	if statement <= 0 {
 		statement = DefaultStatementTimeout
 	}
-	if !strings.Contains(db.DSN, "connect_timeout") {
-		cfg.ConnConfig.ConnectTimeout = connect
-	} else {
-		connect = max(connect, cfg.ConnConfig.ConnectTimeout)
+	if strings.Contains(db.DSN, "connect_timeout") && cfg.ConnConfig.ConnectTimeout > 0 {
+		connect = cfg.ConnConfig.ConnectTimeout
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+	cfg.ConnConfig.ConnectTimeout = connect
+	cfg.ConnConfig.DialFunc = dialer(connect)
+	if ms, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statement.Milliseconds(), 10)
+	} else if d, ok := parseStatementTimeout(ms); ok {
+		statement = d
 	}
-	// Opening connects and checks the schema: bounded as a whole, so a
-	// server that accepts and then stays silent cannot hang it.
-	ctx, cancel := context.WithTimeout(context.Background(), connect+statement)
-	defer cancel()
+	db.connectTimeout, db.statementTimeout = connect, statement
 	db.lockers = make(chan struct{}, max(1, int(cfg.MaxConns)-2))
-	if db.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+	if db.pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
 		return err
 	}
-	if err := db.migrate(ctx); err != nil {
+	// Connect once, within the connect timeout as a whole (pgx gives
+	// each of a name's addresses a timeout of its own), so a server that
+	// does not answer fails Open in that time and is not tried again by
+	// each step of the migration.
+	ctx, cancel := db.bound(context.Background(), connect)
+	conn, err := db.pool.Acquire(ctx)
+	cancel()
+	if err != nil {
+		db.pool.Close()
+		return err
+	}
+	conn.Release()
+	if err := db.migrate(context.Background()); err != nil {
 		db.pool.Close()
 		return err
 	}
 	return nil
+}
+
+// parseStatementTimeout reads a statement_timeout setting as PostgreSQL
+// does: milliseconds, or a number with a unit (ms, s, min, h). Zero (no
+// timeout) and anything else are not read.
+func parseStatementTimeout(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	num := strings.TrimRight(v, "abcdefghijklmnopqrstuvwxyz ")
+	unit := map[string]time.Duration{"": time.Millisecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour}[strings.TrimSpace(v[len(num):])]
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || unit == 0 || n <= 0 {
+		return 0, false
+	}
+	return time.Duration(n * float64(unit)), true
 }
 
 // redact names the database without its password, for error messages.
@@ -121,8 +155,8 @@ func (db *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
-	if db.current(ctx, names) {
-		return nil
+	if ok, err := db.current(ctx, names); ok || err != nil {
+		return err
 	}
 	for _, name := range names {
 		if err := db.migrateFile(ctx, name); err != nil {
@@ -134,37 +168,53 @@ func (db *DB) migrate(ctx context.Context) error {
 
 // current reports whether every migration in names is recorded, without
 // taking the migration lock: opening an up-to-date store never waits
-// behind another process's migration or writes. Any error says "not
-// known to be current", and migrate takes the lock to find out. A
+// behind another process's migration or writes. An error the server
+// sends (no migrations table yet, say) means "not known to be current",
+// and migrate takes the lock to find out; any other (the server did not
+// answer) is returned, so that it is not met again by each migration. A
 // recorded migration not in names (a newer cairn's) is kept in db.newer,
 // for the message of a query the newer schema fails.
-func (db *DB) current(ctx context.Context, names []string) bool {
-	rows, err := db.pool.Query(ctx, `SELECT name FROM migrations`)
+func (db *DB) current(ctx context.Context, names []string) (bool, error) {
+	tx, err := db.read(ctx)
 	if err != nil {
-		return false
+		return false, err
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, `SELECT name FROM migrations`)
+	if err != nil {
+		return false, notCurrent(err)
 	}
 	defer rows.Close()
 	done := map[string]bool{}
 	for rows.Next() {
 		var name string
-		if rows.Scan(&name) != nil {
-			return false
+		if err := rows.Scan(&name); err != nil {
+			return false, notCurrent(err)
 		}
 		done[name] = true
 	}
-	if rows.Err() != nil {
-		return false
+	if err := rows.Err(); err != nil {
+		return false, notCurrent(err)
 	}
 	for _, name := range names {
 		if !done[name] {
-			return false
+			return false, nil
 		}
 		delete(done, name)
 	}
 	for name := range done {
 		db.newer = max(db.newer, path.Base(name))
 	}
-	return true
+	return true, nil
+}
+
+// notCurrent is nil for an error the server sent, else err.
+func notCurrent(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return nil
+	}
+	return err
 }
 
 func (db *DB) migrateFile(ctx context.Context, name string) error {
@@ -191,29 +241,78 @@ func (db *DB) migrateFile(ctx context.Context, name string) error {
 	})
 }
 
-// Close closes every connection.
+// Close closes every connection. It waits for the server to see them
+// closed for at most [closeWait], not at all while the store is taken to
+// be down: a connection that met a frozen server
+// is closed in the background, where pgx waits up to 15 s for the server
+// to acknowledge (it never does), which would otherwise hold up the end
+// of the command or hook that met it.
 func (db *DB) Close() error {
-	if db.pool != nil {
+	if db.pool == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
 		db.pool.Close()
+		close(done)
+	}()
+	wait := closeWait
+	if db.up() != nil {
+		wait = 0 // the server did not answer a moment ago
+	}
+	select {
+	case <-done:
+	case <-time.After(wait):
 	}
 	return nil
 }
 
-// Tx is a transaction stamped with the time it began.
+// closeWait is how long [DB.Close] waits for the server.
+const closeWait = time.Second
+
+// Tx is a transaction stamped with the time it began, on a connection
+// of the pool it holds until it commits or rolls back.
 type Tx struct {
 	pgx.Tx
-	db  *DB
-	now time.Time
+	conn *pgxpool.Conn
+	db   *DB
+	now  time.Time
 }
 
-// BeginTx starts a transaction.
+// BeginTx starts a transaction: waiting for a connection (perhaps a new
+// one) is bounded by the connect and statement timeouts together, BEGIN
+// by the statement timeout (deadline.go).
 func (db *DB) BeginTx(ctx context.Context, opts pgx.TxOptions) (_ *Tx, err error) {
 	defer db.explain(&err)
-	tx, err := db.pool.BeginTx(ctx, opts)
-	if err != nil {
+	if err := db.up(); err != nil {
 		return nil, err
 	}
-	return &Tx{Tx: tx, db: db, now: db.Now().UTC().Truncate(time.Millisecond)}, nil
+	actx, cancel := db.bound(ctx, db.connectTimeout+db.statementTimeout)
+	conn, err := db.pool.Acquire(actx)
+	cancel()
+	if err != nil {
+		if timedOut(err) && ctx.Err() == nil {
+			db.markDown()
+		}
+		return nil, err
+	}
+	bctx, cancel := db.statement(ctx)
+	defer cancel()
+	tx, err := conn.BeginTx(bctx, opts)
+	if err != nil {
+		conn.Release()
+		return nil, err
+	}
+	return &Tx{Tx: tx, conn: conn, db: db, now: db.Now().UTC().Truncate(time.Millisecond)}, nil
+}
+
+// release returns the transaction's connection to the pool (which drops
+// it unless it is idle and healthy).
+func (tx *Tx) release() {
+	if tx.conn != nil {
+		tx.conn.Release()
+		tx.conn = nil
+	}
 }
 
 // read starts a read-only transaction that sees one snapshot throughout.

@@ -18,6 +18,7 @@ type Source struct {
 	Lines      int    // lines inscribed
 	HeadHash   []byte // hash of the file's first bytes (up to HeadSize)
 	TailHash   []byte // hash of the bytes just before Offset (up to TailSize)
+	Sum        []byte // SHA-256 of every byte before Offset, as read; nil if inscribed before sums were kept
 	Generation int    // bumped each time a rewritten file is re-inscribed
 }
 
@@ -41,8 +42,8 @@ func (k SourceKey) CopyID() string {
 	return k.ID + "~" + hex.EncodeToString(h[:4])
 }
 
-// Sizes of the hashed windows that detect a rewritten file without reading
-// all of it.
+// Sizes of the hashed windows that detect a file replaced or rewritten
+// while it is read, without reading all of it (a re-import checks [Source.Sum]).
 const (
 	HeadSize = 64 << 10
 	TailSize = 64 << 10

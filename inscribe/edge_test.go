@@ -250,3 +250,39 @@ func TestImport_MissingPath(t *testing.T) {
 		t.Fatal("no error for a missing path")
 	}
 }
+
+// TestImport_SameSizeEditInTheMiddle: bytes changed far from both ends of
+// a large file, its size kept, are seen at the next import (which stores
+// the file as a new generation), and so is the same edit followed by an
+// append: the store never holds a version the file never had.
+func TestImport_SameSizeEditInTheMiddle(t *testing.T) {
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	file := filepath.Join(dir, sid+".jsonl")
+	original := bigFile(400, "steady") // ~400 KiB: the middle is outside both hashed windows
+	writeFile(t, file, original)
+	mustImport(t, im, file)
+
+	mid := strings.Index(original[len(original)/2:], "steady") + len(original)/2
+	edited := original[:mid] + "STEADY" + original[mid+len("steady"):]
+	writeFile(t, file, edited)
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusRewritten {
+		t.Fatalf("same-size edit in the middle: %+v", f)
+	}
+	if got := exported(t, st, sid); string(got) != edited {
+		t.Fatalf("export differs from the file: %s", firstDiff(string(got), edited))
+	}
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusUnchanged {
+		t.Fatalf("a second import of the edited file: %+v", f)
+	}
+
+	again := edited[:mid] + "StEaDy" + edited[mid+len("steady"):] + chainLine(401, "user", "more")
+	writeFile(t, file, again)
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusRewritten {
+		t.Fatalf("an edit in the middle and an append: %+v", f)
+	}
+	if got := exported(t, st, sid); string(got) != again {
+		t.Fatalf("export differs from the file: %s", firstDiff(string(got), again))
+	}
+}

@@ -36,8 +36,8 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (_ 
 	}
 	defer tx.Rollback()
 	src := cairn.Source{SessionID: sessionID}
-	err = tx.QueryRowContext(ctx, `SELECT agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
-		Scan(&src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err = tx.QueryRowContext(ctx, `SELECT agent, path, src_offset, src_lines, head_hash, tail_hash, src_sum, generation FROM sessions WHERE id = ?`, sessionID).
+		Scan(&src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Sum, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", sessionID)
 	}
@@ -182,18 +182,18 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 	now := formatTime(tx.now)
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO sessions (id, agent, lineage, parent, agent_id, project, title, version, git_branch, path,
-			src_offset, src_lines, head_hash, tail_hash, generation, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			src_offset, src_lines, head_hash, tail_hash, src_sum, generation, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 			agent = excluded.agent,
 			project = COALESCE(NULLIF(excluded.project, ''), project),
 			title = COALESCE(NULLIF(excluded.title, ''), title),
 			version = COALESCE(NULLIF(excluded.version, ''), version),
 			git_branch = COALESCE(NULLIF(excluded.git_branch, ''), git_branch), path = excluded.path, src_offset = excluded.src_offset,
-			src_lines = excluded.src_lines, head_hash = excluded.head_hash, tail_hash = excluded.tail_hash,
+			src_lines = excluded.src_lines, head_hash = excluded.head_hash, tail_hash = excluded.tail_hash, src_sum = excluded.src_sum,
 			generation = excluded.generation, updated_at = excluded.updated_at`,
 		sess.ID, sess.Agent, sess.Lineage, sess.Parent, sess.AgentID, sess.Project, sess.Title, sess.Version,
-		sess.GitBranch, src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Generation, now, now)
+		sess.GitBranch, src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Sum, src.Generation, now, now)
 	return err
 }
 

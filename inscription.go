@@ -208,7 +208,12 @@ type InscriptionStore interface {
 
 	// Reindex rebuilds the index of every session from its stored lines
 	// with rebuild, which receives a session and its current lines and
-	// returns the inscription to store in place of its index.
+	// returns the inscription to store in place of its index. A session
+	// whose stored lines cannot be read back (damaged bytes) keeps its
+	// index and is set to be read again whole, as a new generation, by
+	// the next import of its file; the others are reindexed, and the
+	// error names each damaged session, its lost lines and the file to
+	// import.
 	Reindex(ctx context.Context, rebuild func(s *Session, lines []*Line) (*Inscription, error), progress func(done, total int)) error
 }
 

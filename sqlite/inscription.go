@@ -399,15 +399,46 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	if err != nil {
 		return err
 	}
+	var damaged []string
 	for i, sess := range sessions {
-		if err := s.reindexSession(ctx, sess, rebuild); err != nil {
+		var d *damage
+		err := s.reindexSession(ctx, sess, rebuild)
+		switch {
+		case errors.As(err, &d):
+			// Its index stays as it was; its transcript is read again,
+			// whole, by the next import.
+			if err := s.reread(ctx, sess.ID); err != nil {
+				return err
+			}
+			damaged = append(damaged, d.lost()+"; run `cairn import "+sess.Path+"` to store it again as a new generation (if that file is gone, those lines are lost)")
+		case err != nil:
 			return fmt.Errorf("reindex %s: %w", sess.ID, err)
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
 		}
 	}
+	if len(damaged) > 0 {
+		return cairn.Errorf(cairn.EINTERNAL, "Reindexed %d of %d sessions; the store %s holds damaged bytes: %s.",
+			len(sessions)-len(damaged), len(sessions), s.db.Path, strings.Join(damaged, "; "))
+	}
 	return nil
+}
+
+// reread sets a session's source position back to nothing read, so that
+// the next import of its file stores it whole as a new generation (its
+// stored position no longer matches the file), in place of lines that
+// cannot be read back. Only the position changes: no line is touched.
+func (s *InscriptionStore) reread(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET src_offset = 0, src_lines = 0, head_hash = NULL, tail_hash = NULL, src_sum = NULL WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {

@@ -193,6 +193,10 @@ type InscriptionStore interface {
 	// no session was read from path.
 	FindSourceByPath(ctx context.Context, path string) (*Source, error)
 
+	// FindCopies returns the sources of the sessions stored under copy ids
+	// of id ([SourceKey.CopyID]), none if there are none.
+	FindCopies(ctx context.Context, id string) ([]*Source, error)
+
 	// Inscribe appends one inscription atomically.
 	Inscribe(ctx context.Context, in *Inscription) error
 

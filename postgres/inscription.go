@@ -54,6 +54,30 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (_
 	return src, err
 }
 
+// FindCopies implements [cairn.InscriptionStore].
+func (s *InscriptionStore) FindCopies(ctx context.Context, id string) (_ []*cairn.Source, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, src_sum, generation FROM sessions WHERE starts_with(id, $1)`, id+"~")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Source
+	for rows.Next() {
+		var src cairn.Source
+		if err := rows.Scan(&src.SessionID, &src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Sum, &src.Generation); err != nil {
+			return nil, err
+		}
+		out = append(out, &src)
+	}
+	return out, rows.Err()
+}
+
 func findSource(ctx context.Context, tx *Tx, cond string, arg any) (*cairn.Source, error) {
 	var src cairn.Source
 	err := tx.QueryRow(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, src_sum, generation FROM sessions WHERE `+cond, arg).

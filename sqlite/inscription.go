@@ -61,6 +61,46 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (_
 	return s.FindSource(ctx, id)
 }
 
+// FindCopies implements [cairn.InscriptionStore].
+func (s *InscriptionStore) FindCopies(ctx context.Context, id string) (_ []*cairn.Source, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	// Copy ids are id + "~" + hex: the range of the sessions' primary key
+	// from "~" up to the next byte.
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE id >= ? AND id < ?`, id+"~", id+"\x7f")
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var copyID string
+		if err := rows.Scan(&copyID); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, copyID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	tx.Rollback()
+	var out []*cairn.Source
+	for _, copyID := range ids {
+		src, err := s.FindSource(ctx, copyID)
+		if err != nil {
+			return nil, err
+		}
+		src.SessionID = copyID
+		out = append(out, src)
+	}
+	return out, nil
+}
+
 // LastRound implements [cairn.InscriptionStore].
 func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *cairn.Round, err error) {
 	defer s.db.explain(&err)

@@ -107,7 +107,8 @@ func TestImport_MovedCopy(t *testing.T) {
 	l1, l2 := chainLine(1, "user", "q"), chainLine(2, "assistant", "a")
 	writeFile(t, live, l1, l2, chainLine(3, "user", "live"))
 	writeFile(t, backup, l1, l2, chainLine(3, "user", "backup"))
-	mustImport(t, newImporter(st), live, backup)
+	mustImport(t, newImporter(st), live)
+	mustImport(t, newImporter(st), backup)
 	if err := os.Rename(filepath.Dir(backup), filepath.Dir(moved)); err != nil {
 		t.Fatal(err)
 	}

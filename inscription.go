@@ -18,6 +18,7 @@ type Source struct {
 	Lines      int    // lines inscribed
 	HeadHash   []byte // hash of the file's first bytes (up to HeadSize)
 	TailHash   []byte // hash of the bytes just before Offset (up to TailSize)
+	Sum        []byte // SHA-256 of every byte before Offset, as read; nil if inscribed before sums were kept
 	Generation int    // bumped each time a rewritten file is re-inscribed
 }
 
@@ -41,8 +42,8 @@ func (k SourceKey) CopyID() string {
 	return k.ID + "~" + hex.EncodeToString(h[:4])
 }
 
-// Sizes of the hashed windows that detect a rewritten file without reading
-// all of it.
+// Sizes of the hashed windows that detect a file replaced or rewritten
+// while it is read, without reading all of it (a re-import checks [Source.Sum]).
 const (
 	HeadSize = 64 << 10
 	TailSize = 64 << 10
@@ -192,6 +193,10 @@ type InscriptionStore interface {
 	// no session was read from path.
 	FindSourceByPath(ctx context.Context, path string) (*Source, error)
 
+	// FindCopies returns the sources of the sessions stored under copy ids
+	// of id ([SourceKey.CopyID]), none if there are none.
+	FindCopies(ctx context.Context, id string) ([]*Source, error)
+
 	// Inscribe appends one inscription atomically.
 	Inscribe(ctx context.Context, in *Inscription) error
 
@@ -207,7 +212,12 @@ type InscriptionStore interface {
 
 	// Reindex rebuilds the index of every session from its stored lines
 	// with rebuild, which receives a session and its current lines and
-	// returns the inscription to store in place of its index.
+	// returns the inscription to store in place of its index. A session
+	// whose stored lines cannot be read back (damaged bytes) keeps its
+	// index and is set to be read again whole, as a new generation, by
+	// the next import of its file; the others are reindexed, and the
+	// error names each damaged session, its lost lines and the file to
+	// import.
 	Reindex(ctx context.Context, rebuild func(s *Session, lines []*Line) (*Inscription, error), progress func(done, total int)) error
 }
 

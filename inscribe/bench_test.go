@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
+
+	"cairn/inscribe"
 )
 
 // BenchmarkImport measures import throughput of a 20 MB session into a
@@ -63,5 +66,28 @@ func BenchmarkImport_WideLine(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/block")
 		})
+	}
+}
+
+// BenchmarkReimport_Unchanged measures a re-import of a 100 MB session
+// that did not change: what every hook pays for a long session, since the
+// whole stored prefix is hashed to see that none of it changed.
+func BenchmarkReimport_Unchanged(b *testing.B) {
+	data := bigTranscript(b, 100<<20)
+	dir := b.TempDir()
+	file := filepath.Join(dir, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01.jsonl")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	st := mustOpenStore(b, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	start := time.Now()
+	f := mustImport(b, im, file).Files[0]
+	b.Logf("first import: %s, %d lines, %v", f.Status, f.Stored, time.Since(start))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if f := mustImport(b, im, file).Files[0]; f.Status != inscribe.StatusUnchanged {
+			b.Fatalf("%+v", f)
+		}
 	}
 }

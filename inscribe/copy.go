@@ -152,7 +152,7 @@ func copySession(ctx context.Context, src, dst FullStore, formats map[string]cai
 
 func samePosition(a, b *cairn.Source) bool {
 	return a.Generation == b.Generation && a.Offset == b.Offset && a.Lines == b.Lines &&
-		bytes.Equal(a.HeadHash, b.HeadHash) && bytes.Equal(a.TailHash, b.TailHash)
+		bytes.Equal(a.HeadHash, b.HeadHash) && bytes.Equal(a.TailHash, b.TailHash) && bytes.Equal(a.Sum, b.Sum)
 }
 
 // verify compares the hash of every line dst holds for a session with the

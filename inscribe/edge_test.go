@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"cairn"
+	"cairn/claudecode"
 	"cairn/inscribe"
 	"cairn/sqlite"
 )
@@ -248,5 +249,92 @@ func TestImport_MissingPath(t *testing.T) {
 	st := mustOpenStore(t, filepath.Join(t.TempDir(), "cairn.db"))
 	if _, err := newImporter(st).Import(context.Background(), []string{"/does/not/exist"}); err == nil {
 		t.Fatal("no error for a missing path")
+	}
+}
+
+// TestImport_SameSizeEditInTheMiddle: bytes changed far from both ends of
+// a large file, its size kept, are seen at the next import (which stores
+// the file as a new generation), and so is the same edit followed by an
+// append: the store never holds a version the file never had.
+func TestImport_SameSizeEditInTheMiddle(t *testing.T) {
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	file := filepath.Join(dir, sid+".jsonl")
+	original := bigFile(400, "steady") // ~400 KiB: the middle is outside both hashed windows
+	writeFile(t, file, original)
+	mustImport(t, im, file)
+
+	mid := strings.Index(original[len(original)/2:], "steady") + len(original)/2
+	edited := original[:mid] + "STEADY" + original[mid+len("steady"):]
+	writeFile(t, file, edited)
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusRewritten {
+		t.Fatalf("same-size edit in the middle: %+v", f)
+	}
+	if got := exported(t, st, sid); string(got) != edited {
+		t.Fatalf("export differs from the file: %s", firstDiff(string(got), edited))
+	}
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusUnchanged {
+		t.Fatalf("a second import of the edited file: %+v", f)
+	}
+
+	again := edited[:mid] + "StEaDy" + edited[mid+len("steady"):] + chainLine(401, "user", "more")
+	writeFile(t, file, again)
+	if f := mustImport(t, im, file).Files[0]; f.Status != inscribe.StatusRewritten {
+		t.Fatalf("an edit in the middle and an append: %+v", f)
+	}
+	if got := exported(t, st, sid); string(got) != again {
+		t.Fatalf("export differs from the file: %s", firstDiff(string(got), again))
+	}
+}
+
+// TestReindex_DamagedChunk: bytes damaged in one session's stored lines
+// do not stop reindex for the others; reindex names the session, its
+// damaged lines and the file to import again, and that import stores the
+// transcript whole as a new generation, so the session reads back again.
+func TestReindex_DamagedChunk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	const other = "0b0b0b0b-0000-4000-8000-000000000002"
+	damaged, kept := filepath.Join(dir, sid+".jsonl"), filepath.Join(dir, other+".jsonl")
+	writeFile(t, damaged, bigFile(400, "damaged"))
+	writeFile(t, kept, strings.ReplaceAll(bigFile(4, "kept"), sid, other))
+	mustImport(t, im, dir)
+	tx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE chunks SET data = substr(data, 1, length(data) / 2) WHERE id = (SELECT MAX(id) FROM chunks WHERE session_id = ?)`, sid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM rounds WHERE session_id = ?`, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.FindLines(ctx, sid, 0, 0)
+	if msg := cairn.ErrorMessage(err); !strings.Contains(msg, "damaged") || !strings.Contains(msg, "cairn reindex") {
+		t.Fatalf("reading damaged lines: %q", msg)
+	}
+	err = st.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil)
+	msg := cairn.ErrorMessage(err)
+	if !strings.Contains(msg, sid) || !strings.Contains(msg, "lines ") || !strings.Contains(msg, "cairn import "+damaged) {
+		t.Fatalf("reindex of a damaged store: %q (%v)", msg, err)
+	}
+	if s, err := st.sessions.FindSessionByID(ctx, other); err != nil || s.Rounds != 2 {
+		t.Fatalf("the undamaged session was not reindexed: %+v, %v", s, err)
+	}
+	if f := mustImport(t, im, damaged).Files[0]; f.Status != inscribe.StatusRewritten {
+		t.Fatalf("import after reindex: %+v", f)
+	}
+	want, _ := os.ReadFile(damaged)
+	if got := exported(t, st, sid); !bytes.Equal(got, want) {
+		t.Fatal("the session does not read back as its transcript")
+	}
+	if err := st.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil); err != nil {
+		t.Fatalf("reindex after the import: %v", err)
 	}
 }

@@ -14,8 +14,10 @@ import (
 // resolve sets sess.ID to the session the file at path feeds, by its
 // [cairn.SourceKey]: the session last read from path, else the session
 // with the id the harness gave it if that one was read from this path, or
-// from a file that no longer exists (the file moved), else, when another
-// existing file holds that id, [cairn.SourceKey.CopyID]. It reports
+// from a file that no longer exists (the file moved), else a copy of that
+// id whose file no longer exists and whose lines the file begins with (a
+// copy moved), else, when another existing file holds that id,
+// [cairn.SourceKey.CopyID]. It reports
 // duplicate when the file holds only bytes that session already stores
 // from the other file: a copy is not stored twice.
 func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, err error) {
@@ -41,6 +43,26 @@ func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size i
 		same, err := im.storedPrefix(ctx, f, size, other)
 		if err != nil || same {
 			return same, err
+		}
+	}
+	// A copy whose file moved (a backup folder moved elsewhere) is the
+	// copy session whose file is gone and whose lines the file begins
+	// with; a copy id of its own would store it a third time.
+	copies, err := im.Store.FindCopies(ctx, sess.ID)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range copies {
+		if c.Agent != sess.Agent || c.Offset == 0 || c.Path == path || exists(c.Path) {
+			continue
+		}
+		same, err := im.storedPrefix(ctx, f, min(size, c.Offset), c)
+		if err != nil {
+			return false, err
+		}
+		if same {
+			sess.ID = c.SessionID
+			return false, nil
 		}
 	}
 	sess.ID = key.CopyID()

@@ -90,3 +90,34 @@ func TestImport_Moved(t *testing.T) {
 		t.Fatal("the moved file's new line is not stored")
 	}
 }
+
+// TestImport_MovedCopy: a folder of copies (a backup whose transcripts
+// went on elsewhere, stored under copy ids) that is moved keeps its
+// sessions: the moved files are not a third copy.
+func TestImport_MovedCopy(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	live := filepath.Join(dir, "live", sid+".jsonl")
+	backup := filepath.Join(dir, "backup", sid+".jsonl")
+	moved := filepath.Join(dir, "moved", sid+".jsonl")
+	for _, p := range []string{live, backup} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+	}
+	l1, l2 := chainLine(1, "user", "q"), chainLine(2, "assistant", "a")
+	writeFile(t, live, l1, l2, chainLine(3, "user", "live"))
+	writeFile(t, backup, l1, l2, chainLine(3, "user", "backup"))
+	mustImport(t, newImporter(st), live)
+	mustImport(t, newImporter(st), backup)
+	if err := os.Rename(filepath.Dir(backup), filepath.Dir(moved)); err != nil {
+		t.Fatal(err)
+	}
+	f := mustImport(t, newImporter(st), moved).Files[0]
+	copyID := cairn.SourceKey{Agent: cairn.AgentClaudeCode, ID: sid, Path: backup}.CopyID()
+	if f.Status != inscribe.StatusUnchanged || f.SessionID != copyID {
+		t.Fatalf("the moved copy: %+v, want unchanged %s", f, copyID)
+	}
+	if _, n, err := st.sessions.FindSessions(ctx, cairn.SessionFilter{}); err != nil || n != 2 {
+		t.Fatalf("%d sessions (%v), want 2", n, err)
+	}
+}

@@ -412,8 +412,9 @@ type batch struct {
 	messages []*cairn.MessageUsage
 
 	// Hashes of the bytes read before offset: the first HeadSize and the
-	// last TailSize (cairn.Source's HeadHash and TailHash).
-	headHash, tailHash []byte
+	// last TailSize, and all of them (cairn.Source's HeadHash, TailHash
+	// and Sum).
+	headHash, tailHash, sum []byte
 }
 
 // read reads from the stored offset to size. Parsing and storing overlap:
@@ -454,7 +455,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	b := &batch{}
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
-		b.headHash, b.tailHash = r.win.sums()
+		b.headHash, b.tailHash, b.sum = r.win.sums()
 		b.rounds, b.blocks, b.messages = r.builder.Finish()
 		// The builder goes on filling in the session (title, project) while
 		// the batch is stored: the batch carries a copy.
@@ -610,7 +611,7 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 		return err
 	}
 	src := *r.src
-	src.Offset, src.Lines, src.HeadHash, src.TailHash = b.offset, b.count, b.headHash, b.tailHash
+	src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Sum = b.offset, b.count, b.headHash, b.tailHash, b.sum
 	in := &cairn.Inscription{
 		Session: &b.session, Source: src, Prev: r.prev, Reset: r.reset, Lines: b.lines,
 		FromSeq: b.fromSeq, Rounds: b.rounds, BlockSeq: b.blocks, Messages: b.messages,

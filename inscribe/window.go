@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 
@@ -13,23 +14,44 @@ import (
 
 // windows holds the bytes a source's hashes cover, as they were read: the
 // first [cairn.HeadSize] bytes of the file and the last [cairn.TailSize]
-// before the read position. Hashing what was read, rather than what the
-// file holds when a batch is stored, is what lets a later import notice a
-// file that changed under this one. The tail is kept as the lines read
-// (never changed once read), not copied.
+// before the read position, and a running SHA-256 of every byte before it
+// ([cairn.Source.Sum]). Hashing what was read, rather than what the file
+// holds when a batch is stored, is what lets a later import notice a file
+// that changed under this one. The tail is kept as the lines read (never
+// changed once read), not copied.
 type windows struct {
 	head []byte
 	tail [][]byte
-	n    int // bytes in tail
+	n    int       // bytes in tail
+	full hash.Hash // every byte read from the file's start
 }
 
-// load reads the windows of the stored prefix of f and reports whether
-// they hash as src says: whether the file still begins with what was
-// inscribed.
+// load reads the stored prefix of f and reports whether it hashes as src
+// says: whether the file still begins with what was inscribed. Every byte
+// of the prefix is hashed, so an edit anywhere is seen, sizes kept or not;
+// a source inscribed before sums were kept (no Sum) is checked by its
+// windows, and gets a sum at its next commit. Checking 100 MB this way
+// costs about 75 ms on 2 cores (SHA-256 with the CPU's instructions, from
+// the page cache; BenchmarkReimport_Unchanged), against 0.25 ms for the
+// windows alone.
 func (w *windows) load(f *os.File, size int64, src *cairn.Source) (bool, error) {
 	if size < src.Offset {
 		return false, nil
 	}
+	if same, err := w.loadWindows(f, src); !same || err != nil {
+		return false, err
+	}
+	w.full = sha256.New()
+	if _, err := io.Copy(w.full, io.NewSectionReader(f, 0, src.Offset)); err != nil {
+		return false, err
+	}
+	return src.Sum == nil || bytes.Equal(w.full.Sum(nil), src.Sum), nil
+}
+
+// loadWindows reads the head and tail windows of the stored prefix and
+// reports whether they hash as src says (a cheap check that needs no full
+// read: what is done before each commit).
+func (w *windows) loadWindows(f *os.File, src *cairn.Source) (bool, error) {
 	var err error
 	if w.head, err = readAt(f, 0, min(src.Offset, cairn.HeadSize)); err != nil {
 		return false, err
@@ -39,7 +61,7 @@ func (w *windows) load(f *os.File, size int64, src *cairn.Source) (bool, error) 
 		return false, err
 	}
 	w.tail, w.n = [][]byte{tail}, len(tail)
-	head, sum := w.sums()
+	head, sum, _ := w.sums()
 	return bytes.Equal(head, src.HeadHash) && bytes.Equal(sum, src.TailHash), nil
 }
 
@@ -48,6 +70,10 @@ func (w *windows) add(b []byte) {
 	if n := cairn.HeadSize - len(w.head); n > 0 {
 		w.head = append(w.head, b[:min(n, len(b))]...)
 	}
+	if w.full == nil {
+		w.full = sha256.New()
+	}
+	w.full.Write(b)
 	w.tail = append(w.tail, b)
 	w.n += len(b)
 	drop := 0
@@ -60,8 +86,9 @@ func (w *windows) add(b []byte) {
 	}
 }
 
-// sums returns the SHA-256 of the head window and of the tail window.
-func (w *windows) sums() (head, tail []byte) {
+// sums returns the SHA-256 of the head window, of the tail window and of
+// every byte read (nil before a byte was).
+func (w *windows) sums() (head, tail, full []byte) {
 	h := sha256.Sum256(w.head)
 	t := sha256.New()
 	skip := max(0, w.n-cairn.TailSize)
@@ -70,7 +97,10 @@ func (w *windows) sums() (head, tail []byte) {
 		t.Write(b[cut:])
 		skip -= cut
 	}
-	return h[:], t.Sum(nil)
+	if w.full != nil {
+		full = w.full.Sum(nil)
+	}
+	return h[:], t.Sum(nil), full
 }
 
 // readAt returns f's bytes from..to, or an error if f is shorter.
@@ -88,6 +118,9 @@ func readAt(f *os.File, from, to int64) ([]byte, error) {
 // unchanged checks, before b is stored, that the file is still the one
 // read: the path names the file opened (same device and inode), it is not
 // shorter than b's end, and its hashed windows still hold the bytes read.
+// (Only the windows: reading the whole prefix again before each batch
+// would make an import quadratic. An edit elsewhere while a file is read
+// is seen by the next import, whose sum of the prefix differs.)
 // Otherwise it returns errChanged and the import starts again, reading
 // the file as it is now.
 func (r *run) unchanged(b *batch) error {
@@ -103,7 +136,7 @@ func (r *run) unchanged(b *batch) error {
 		return errChanged
 	}
 	w := &windows{}
-	same, err := w.load(r.f, info.Size(), &cairn.Source{Offset: b.offset, HeadHash: b.headHash, TailHash: b.tailHash})
+	same, err := w.loadWindows(r.f, &cairn.Source{Offset: b.offset, HeadHash: b.headHash, TailHash: b.tailHash})
 	if err != nil {
 		return err
 	}

@@ -54,10 +54,34 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (_
 	return src, err
 }
 
+// FindCopies implements [cairn.InscriptionStore].
+func (s *InscriptionStore) FindCopies(ctx context.Context, id string) (_ []*cairn.Source, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, src_sum, generation FROM sessions WHERE starts_with(id, $1)`, id+"~")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Source
+	for rows.Next() {
+		var src cairn.Source
+		if err := rows.Scan(&src.SessionID, &src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Sum, &src.Generation); err != nil {
+			return nil, err
+		}
+		out = append(out, &src)
+	}
+	return out, rows.Err()
+}
+
 func findSource(ctx context.Context, tx *Tx, cond string, arg any) (*cairn.Source, error) {
 	var src cairn.Source
-	err := tx.QueryRow(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE `+cond, arg).
-		Scan(&src.SessionID, &src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err := tx.QueryRow(ctx, `SELECT id, agent, path, src_offset, src_lines, head_hash, tail_hash, src_sum, generation FROM sessions WHERE `+cond, arg).
+		Scan(&src.SessionID, &src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Sum, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", arg)
 	}
@@ -157,8 +181,8 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
 func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.Source) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO sessions (id, agent, lineage, parent, agent_id, project, title, version, git_branch, path,
-			src_offset, src_lines, head_hash, tail_hash, generation, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+			src_offset, src_lines, head_hash, tail_hash, src_sum, generation, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
 		ON CONFLICT (id) DO UPDATE SET
 			agent = excluded.agent,
 			project = COALESCE(NULLIF(excluded.project, ''), sessions.project),
@@ -166,9 +190,9 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 			version = COALESCE(NULLIF(excluded.version, ''), sessions.version),
 			git_branch = COALESCE(NULLIF(excluded.git_branch, ''), sessions.git_branch), path = excluded.path,
 			src_offset = excluded.src_offset, src_lines = excluded.src_lines, head_hash = excluded.head_hash,
-			tail_hash = excluded.tail_hash, generation = excluded.generation, updated_at = excluded.updated_at`,
+			tail_hash = excluded.tail_hash, src_sum = excluded.src_sum, generation = excluded.generation, updated_at = excluded.updated_at`,
 		sess.ID, sess.Agent, sess.Lineage, sess.Parent, clean(sess.AgentID), clean(sess.Project), clean(sess.Title), clean(sess.Version),
-		clean(sess.GitBranch), src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Generation, tx.now)
+		clean(sess.GitBranch), src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Sum, src.Generation, tx.now)
 	return err
 }
 

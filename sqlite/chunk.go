@@ -228,14 +228,14 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tai
 		}
 		data, err := decompress(z)
 		if err != nil {
-			return nil, fmt.Errorf("chunk %d: %w", id, err)
+			return nil, &damage{session: sessionID, generation: gen, first: first, last: last, err: fmt.Errorf("chunk %d: %w", id, err)}
 		}
 		lines := make([]*cairn.Line, last-first+1)
 		for i := range lines {
 			lines[i] = &cairn.Line{SessionID: sessionID, Generation: gen, No: first + i}
 		}
 		if err := decodeMeta(id, data, meta, lines); err != nil {
-			return nil, err
+			return nil, &damage{session: sessionID, generation: gen, first: first, last: last, err: err}
 		}
 		for _, l := range lines {
 			if l.No >= from && l.No <= to {
@@ -244,6 +244,29 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tai
 		}
 	}
 	return out, rows.Err()
+}
+
+// A damage is a chunk whose bytes no longer decode: its lines cannot be
+// read back. Nothing rewrites a chunk (the block store is append-only), so
+// the repair is to store the session's transcript again, as a new
+// generation: [InscriptionStore.Reindex] sets the session up for it and
+// says which file to import.
+type damage struct {
+	session     string
+	generation  int
+	first, last int // the chunk's lines
+	err         error
+}
+
+func (d *damage) Error() string {
+	return fmt.Sprintf("session %s, lines %d–%d of generation %d: %v", d.session, d.first, d.last, d.generation, d.err)
+}
+
+func (d *damage) Unwrap() error { return d.err }
+
+// lost says, for a person, which stored lines d makes unreadable.
+func (d *damage) lost() string {
+	return fmt.Sprintf("session %s: lines %d–%d (generation %d) cannot be read back", d.session, d.first, d.last, d.generation)
 }
 
 // updateLineMeta rewrites the meta of the chunks holding lines (a whole

@@ -113,6 +113,30 @@ func TestOpen_NotADatabase(t *testing.T) {
 	}
 }
 
+// TestOpen_EmptyFile: an empty file where the store should be (truncated,
+// or a copy that failed) is refused with its path and what to do, and left
+// as it is: it is never silently made a new, empty store.
+func TestOpen_EmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	db := sqlite.NewDB(path)
+	err := db.Open()
+	defer db.Close()
+	msg := cairn.ErrorMessage(err)
+	if cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(msg, path) || !strings.Contains(msg, "empty") {
+		t.Fatalf("open: %q (%v)", msg, err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Size() != 0 {
+		t.Fatalf("the empty file was changed: %v, %v", info, err)
+	}
+}
+
 // TestStoreError_Busy: a write that waits out the busy timeout behind
 // another process's writer says so and to try again, once; a read does
 // not wait.

@@ -36,8 +36,8 @@ func (s *InscriptionStore) FindSource(ctx context.Context, sessionID string) (_ 
 	}
 	defer tx.Rollback()
 	src := cairn.Source{SessionID: sessionID}
-	err = tx.QueryRowContext(ctx, `SELECT agent, path, src_offset, src_lines, head_hash, tail_hash, generation FROM sessions WHERE id = ?`, sessionID).
-		Scan(&src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Generation)
+	err = tx.QueryRowContext(ctx, `SELECT agent, path, src_offset, src_lines, head_hash, tail_hash, src_sum, generation FROM sessions WHERE id = ?`, sessionID).
+		Scan(&src.Agent, &src.Path, &src.Offset, &src.Lines, &src.HeadHash, &src.TailHash, &src.Sum, &src.Generation)
 	if err != nil {
 		return nil, notFound(err, "Session %s was never inscribed.", sessionID)
 	}
@@ -59,6 +59,46 @@ func (s *InscriptionStore) FindSourceByPath(ctx context.Context, path string) (_
 	}
 	tx.Rollback()
 	return s.FindSource(ctx, id)
+}
+
+// FindCopies implements [cairn.InscriptionStore].
+func (s *InscriptionStore) FindCopies(ctx context.Context, id string) (_ []*cairn.Source, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	// Copy ids are id + "~" + hex: the range of the sessions' primary key
+	// from "~" up to the next byte.
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE id >= ? AND id < ?`, id+"~", id+"\x7f")
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var copyID string
+		if err := rows.Scan(&copyID); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, copyID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	tx.Rollback()
+	var out []*cairn.Source
+	for _, copyID := range ids {
+		src, err := s.FindSource(ctx, copyID)
+		if err != nil {
+			return nil, err
+		}
+		src.SessionID = copyID
+		out = append(out, src)
+	}
+	return out, nil
 }
 
 // LastRound implements [cairn.InscriptionStore].
@@ -182,18 +222,18 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 	now := formatTime(tx.now)
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO sessions (id, agent, lineage, parent, agent_id, project, title, version, git_branch, path,
-			src_offset, src_lines, head_hash, tail_hash, generation, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			src_offset, src_lines, head_hash, tail_hash, src_sum, generation, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 			agent = excluded.agent,
 			project = COALESCE(NULLIF(excluded.project, ''), project),
 			title = COALESCE(NULLIF(excluded.title, ''), title),
 			version = COALESCE(NULLIF(excluded.version, ''), version),
 			git_branch = COALESCE(NULLIF(excluded.git_branch, ''), git_branch), path = excluded.path, src_offset = excluded.src_offset,
-			src_lines = excluded.src_lines, head_hash = excluded.head_hash, tail_hash = excluded.tail_hash,
+			src_lines = excluded.src_lines, head_hash = excluded.head_hash, tail_hash = excluded.tail_hash, src_sum = excluded.src_sum,
 			generation = excluded.generation, updated_at = excluded.updated_at`,
 		sess.ID, sess.Agent, sess.Lineage, sess.Parent, sess.AgentID, sess.Project, sess.Title, sess.Version,
-		sess.GitBranch, src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Generation, now, now)
+		sess.GitBranch, src.Path, src.Offset, src.Lines, src.HeadHash, src.TailHash, src.Sum, src.Generation, now, now)
 	return err
 }
 
@@ -399,15 +439,46 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	if err != nil {
 		return err
 	}
+	var damaged []string
 	for i, sess := range sessions {
-		if err := s.reindexSession(ctx, sess, rebuild); err != nil {
+		var d *damage
+		err := s.reindexSession(ctx, sess, rebuild)
+		switch {
+		case errors.As(err, &d):
+			// Its index stays as it was; its transcript is read again,
+			// whole, by the next import.
+			if err := s.reread(ctx, sess.ID); err != nil {
+				return err
+			}
+			damaged = append(damaged, d.lost()+"; run `cairn import "+sess.Path+"` to store it again as a new generation (if that file is gone, those lines are lost)")
+		case err != nil:
 			return fmt.Errorf("reindex %s: %w", sess.ID, err)
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
 		}
 	}
+	if len(damaged) > 0 {
+		return cairn.Errorf(cairn.EINTERNAL, "Reindexed %d of %d sessions; the store %s holds damaged bytes: %s.",
+			len(sessions)-len(damaged), len(sessions), s.db.Path, strings.Join(damaged, "; "))
+	}
 	return nil
+}
+
+// reread sets a session's source position back to nothing read, so that
+// the next import of its file stores it whole as a new generation (its
+// stored position no longer matches the file), in place of lines that
+// cannot be read back. Only the position changes: no line is touched.
+func (s *InscriptionStore) reread(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET src_offset = 0, src_lines = 0, head_hash = NULL, tail_hash = NULL, src_sum = NULL WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {

@@ -75,6 +75,9 @@ func (db *DB) Open() (err error) {
 	if err := os.MkdirAll(filepath.Dir(db.Path), 0o755); err != nil {
 		return err
 	}
+	if err := refuseEmpty(db.Path); err != nil {
+		return err
+	}
 	// WAL lets readers run beside the one writer; synchronous=NORMAL is
 	// durable across process crashes in WAL mode (an OS crash may lose the
 	// last transactions, never corrupt); foreign keys are off by default.
@@ -110,6 +113,23 @@ func (db *DB) Open() (err error) {
 	}
 	db.db.SetMaxOpenConns(1)
 	return db.migrate()
+}
+
+// refuseEmpty returns an error if path is an empty file: SQLite would take
+// it for a new database and make it an empty store, hiding that the store
+// that was there (truncated, or a copy that failed) is gone. Another cairn
+// that has just created the store writes its first page at once: an empty
+// file is looked at again for up to a second before it is refused.
+func refuseEmpty(path string) error {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
+		info, err := os.Stat(path)
+		if err != nil || !info.Mode().IsRegular() || info.Size() > 0 {
+			return nil // missing: created; anything else: SQLite says what it is
+		}
+		if time.Now().After(deadline) {
+			return cairn.Errorf(cairn.EINVALID, "The store %s is an empty file, not a cairn store: if it held your sessions, restore it from a copy; to start a new store there, delete the empty file.", path)
+		}
+	}
 }
 
 func (db *DB) busyTimeout() time.Duration {

@@ -24,7 +24,8 @@ import (
 const raceSession = "5f0c2a1e-8d4b-4c7a-9e31-0000000000ac"
 
 // TestRaceProperty drives random sequences of appends, half lines,
-// in-place rewrites, truncations and replacements by rename against 1–4
+// in-place rewrites, same-size edits of one byte anywhere in the file,
+// truncations and replacements by rename against 1–4
 // importers reading the same file at the same time, each with its own
 // connection to the store (as separate processes have). Every import
 // must succeed, and after the dust settles the store must hold the file
@@ -50,10 +51,13 @@ func TestRaceProperty(t *testing.T) {
 		var content []byte
 		version := 0
 		// line returns the sample line i of the file's current version:
-		// each version differs from its first byte on.
+		// each version differs from its first byte on. Its padding makes
+		// files of more than the hashed head and tail windows (64 KiB
+		// each), so a same-size edit can fall between them.
+		pad := strings.Repeat("x", 16000)
 		line := func(i int) []byte {
 			l := script[i%len(script)]
-			return append([]byte(fmt.Sprintf(`{"v":%d,"n":%d,`, version, i)), l[1:]...)
+			return append([]byte(fmt.Sprintf(`{"v":%d,"n":%d,"pad":"%s",`, version, i, pad)), l[1:]...)
 		}
 		lines := func(data []byte) int { return strings.Count(string(data), "\n") }
 		write := func(data []byte) {
@@ -69,7 +73,7 @@ func TestRaceProperty(t *testing.T) {
 			var change string
 			var next []byte
 			n := lines(content)
-			switch rng.IntN(7) {
+			switch rng.IntN(8) {
 			case 0, 1:
 				change, next = "append", append(complete(content)[:len(complete(content)):len(complete(content))], line(n)...)
 				next = append(next, line(n+1)...)
@@ -90,6 +94,15 @@ func TestRaceProperty(t *testing.T) {
 				}
 			case 6:
 				change, next = "none", content
+			case 7:
+				// One byte of one line's padding, anywhere in the file:
+				// as long as it was, still valid JSON.
+				change, next = "same-size edit", append([]byte(nil), content...)
+				if n > 0 {
+					at := bytesAfterLines(content, rng.IntN(n)) + len(`{"v":`)
+					at += strings.Index(string(next[at:]), `"pad":"`) + len(`"pad":"`) + rng.IntN(len(pad))
+					next[at] = 'a' + (next[at]-'a'+1+byte(rng.IntN(25)))%26
+				}
 			}
 			importers := 1 + rng.IntN(4)
 			var wg sync.WaitGroup

@@ -72,7 +72,7 @@ func within(path string, folders []string) (string, error) {
 		}
 	}
 	where := "not under a transcript folder"
-	if abs, err := filepath.Abs(path); err != nil || filepath.Clean(abs) != real {
+	if l, err := os.Lstat(path); err == nil && l.Mode()&os.ModeSymlink != 0 {
 		where = "a link to " + real + ", not under a transcript folder"
 	}
 	return "", fmt.Errorf("%w: %s (%s)", ErrRefused, where, strings.Join(folders, ", "))

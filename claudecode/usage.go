@@ -54,18 +54,15 @@ func ContextWindow(model string, tokens, configured int64) int64 {
 // unless the last turn produced huge tool results.
 var occupancyTails = []int64{256 << 10, 4 << 20}
 
-// LastOccupancy returns how full the context of the session written at
-// path was at its last assistant reply (window as [ContextWindow] says,
+// LastOccupancy returns how full the context of the session written in f
+// was at its last assistant reply (window as [ContextWindow] says,
 // with configured); Tokens is 0 right after a compaction. A session
 // [Exporter] wrote reads as its own size: its replies report it. Only the file's end is read, so it costs the same on a
 // 100 MB transcript as on a small one. Returns nil if no assistant reply
-// with usage is in the last 4 MB (or none yet).
-func LastOccupancy(path string, configured int64) (*Occupancy, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// with usage is in the last 4 MB (or none yet). The caller opens f, under
+// the rule of what a transcript may be (inscribe.Open): only a regular
+// file is read.
+func LastOccupancy(f *os.File, configured int64) (*Occupancy, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ func TestLastOccupancy(t *testing.T) {
 		t.Skip("no long transcripts in ../../shared/testdata")
 	}
 	for _, path := range paths {
-		got, err := claudecode.LastOccupancy(path, 0)
+		got, err := claudecode.LastOccupancy(open(t, path), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,6 +31,17 @@ func TestLastOccupancy(t *testing.T) {
 			t.Errorf("%s: window %d, %d %%", filepath.Base(path), got.Window, got.Percent())
 		}
 	}
+}
+
+// open opens path for reading until the test ends.
+func open(tb testing.TB, path string) *os.File {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return f
 }
 
 // scanOccupancy is the slow reference: every line, the last main-chain
@@ -80,14 +91,14 @@ func TestLastOccupancyCompacted(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err := claudecode.LastOccupancy(path, 0)
+	o, err := claudecode.LastOccupancy(open(t, path), 0)
 	if err != nil || o == nil || o.Tokens != 151005 || o.Percent() != 75 {
 		t.Fatalf("got %+v, %v; want 151005 tokens, 75 %%", o, err)
 	}
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}` + "\n")
 	f.Close()
-	if o, err := claudecode.LastOccupancy(path, 0); err != nil || o == nil || o.Tokens != 0 {
+	if o, err := claudecode.LastOccupancy(open(t, path), 0); err != nil || o == nil || o.Tokens != 0 {
 		t.Fatalf("after a boundary: %+v, %v", o, err)
 	}
 }
@@ -104,8 +115,9 @@ func BenchmarkLastOccupancy(b *testing.B) {
 		}
 		path = paths[0]
 	}
+	f := open(b, path)
 	for b.Loop() {
-		if _, err := claudecode.LastOccupancy(path, 0); err != nil {
+		if _, err := claudecode.LastOccupancy(f, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

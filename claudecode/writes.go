@@ -19,15 +19,9 @@ const maxWriteTail = 256 << 10
 // file-writing calls (Write, Edit, MultiEdit, NotebookEdit) in order, each
 // with whether it carried content and whether its result was an error.
 // It reads at most the last 256 KiB, in a few milliseconds, so a hook may call
-// it after every tool call. A missing file has no calls.
-func LastWrites(path string) ([]cairn.WriteCall, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// it after every tool call. The caller opens f, under the rule of what a
+// transcript may be (inscribe.Open): only a regular file is read.
+func LastWrites(f *os.File) ([]cairn.WriteCall, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 func TestLastWrites(t *testing.T) {
 	seen := 0
 	for _, path := range append(samples(t), shared(t)...) {
-		calls, err := claudecode.LastWrites(path)
+		calls, err := claudecode.LastWrites(open(t, path))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,14 +45,18 @@ func TestLastWrites(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	calls, err := claudecode.LastWrites(path)
+	calls, err := claudecode.LastWrites(open(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := cairn.ExhaustionRun(calls); n != 3 || !calls[2].Failed {
 		t.Fatalf("run %d, calls %+v", n, calls)
 	}
-	if calls, err := claudecode.LastWrites(filepath.Join(t.TempDir(), "missing.jsonl")); err != nil || calls != nil {
-		t.Fatalf("missing file: %v %v", calls, err)
+	none := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(none, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if calls, err := claudecode.LastWrites(open(t, none)); err != nil || calls != nil {
+		t.Fatalf("empty file: %v %v", calls, err)
 	}
 }

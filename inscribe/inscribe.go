@@ -71,15 +71,25 @@ type Importer struct {
 	// transcripts while an engagement is active leaves their rounds
 	// untagged.
 	EngagementSince, FrameSince time.Time
+
+	// Folders, when set, are the only folders transcripts are read from:
+	// every file, named or found, must lie inside one of them once its
+	// symlinks are resolved (a hook's transcript folders). Without them,
+	// a file named is read wherever it leads, and a file found in a
+	// folder only if it lies inside that folder. See [Open].
+	Folders []string
 }
 
 // DefaultBatchBytes balances commit overhead against memory held per batch.
 const DefaultBatchBytes = 8 << 20
 
 // Import imports files and the *.jsonl files under folders. Reports come
-// in lexical order of path.
+// in lexical order of path. A symlink found in a folder is followed only
+// to a file inside it (or inside [Importer.Folders]), and once: a link to
+// a file the folder holds anyway adds nothing; a link out of it, a FIFO
+// or a device is skipped and reported with the reason ([Open]).
 func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
-	files, err := transcriptFiles(paths)
+	files, err := transcriptFiles(paths, im.Folders)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +124,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 						im.Progress(f.path, done, total)
 					}
 				}
-				fr, problems := im.importFile(ctx, f.path, advance)
+				fr, problems := im.importFile(ctx, f.path, f.within, advance)
 				advance(f.size)
 				results[i] = result{fr, problems}
 			}
@@ -147,47 +157,96 @@ func (im *Importer) lockSession(id string) (unlock func()) {
 }
 
 type file struct {
-	path string
-	size int64
-	skip string // why path is not read: a folder that cannot be listed
+	path   string
+	size   int64
+	skip   string   // why path is not read: a folder that cannot be listed, a link out of the folders
+	within []string // the folders path must lead into ([Open])
 }
 
 // transcriptFiles lists the transcript files named by paths: files as
 // given, folders walked for *.jsonl. A path that does not exist is an
 // error; a folder inside that cannot be listed is reported and skipped,
 // so one unreadable folder does not stop the others from being imported.
-func transcriptFiles(paths []string) ([]file, error) {
+// A symlink in a folder is listed only if it leads inside folders, or
+// inside the folder walked when folders is empty, and only if the file it
+// leads to is not listed already; a link that leads out is listed as
+// skipped, with where it leads.
+func transcriptFiles(paths []string, folders []string) ([]file, error) {
 	var out []file
+	real := map[string]bool{} // the files listed, symlinks resolved
+	type link struct {
+		file
+		to string
+	}
+	var links []link
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		if !info.IsDir() {
-			out = append(out, file{path: p, size: info.Size()})
+			out = append(out, file{path: p, size: info.Size(), within: folders})
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		folder, root := folders, realPath(p)
+		if len(folder) == 0 {
+			folder = []string{root}
+		}
+		// A folder given as a symlink is walked as the folder it leads to,
+		// under the name given.
+		walk := p
+		if l, err := os.Lstat(p); err == nil && l.Mode()&os.ModeSymlink != 0 {
+			walk = p + string(filepath.Separator)
+		}
+		err = filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if d != nil && d.IsDir() || path == p {
+				if d != nil && d.IsDir() || path == walk {
 					out = append(out, file{path: path, skip: fmt.Sprintf("folder skipped: %v", unwrapPath(err))})
 					return fs.SkipDir
 				}
 				out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
 				return nil
 			}
-			if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-				info, err := d.Info()
-				if err != nil {
-					out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
+			if d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				to, err := within(path, folder)
+				switch {
+				case errors.Is(err, fs.ErrNotExist):
+					return nil // a dangling link holds nothing
+				case err != nil:
+					out = append(out, file{path: path, skip: errorText(err)})
 					return nil
 				}
-				out = append(out, file{path: path, size: info.Size()})
+				info, err := os.Stat(to)
+				if err != nil {
+					return nil
+				}
+				links = append(links, link{file{path: path, size: info.Size(), within: folder}, to})
+				return nil
 			}
+			info, err := d.Info()
+			if err != nil {
+				out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
+				return nil
+			}
+			if rel, err := filepath.Rel(p, path); err == nil {
+				real[filepath.Join(root, rel)] = true
+			}
+			out = append(out, file{path: path, size: info.Size(), within: folder})
 			return nil
 		})
 		if err != nil {
 			return nil, err
+		}
+	}
+	// A link to a file listed anyway is that file: it is read once.
+	sort.Slice(links, func(i, j int) bool { return links[i].path < links[j].path })
+	for _, l := range links {
+		if !real[l.to] {
+			real[l.to] = true
+			out = append(out, l.file)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
@@ -206,10 +265,10 @@ func unwrapPath(err error) error {
 
 // ImportFile imports one file.
 func (im *Importer) ImportFile(ctx context.Context, path string) (*FileReport, []Problem) {
-	return im.importFile(ctx, path, nil)
+	return im.importFile(ctx, path, im.Folders, nil)
 }
 
-func (im *Importer) importFile(ctx context.Context, path string, progress func(int64)) (*FileReport, []Problem) {
+func (im *Importer) importFile(ctx context.Context, path string, within []string, progress func(int64)) (*FileReport, []Problem) {
 	fr := &FileReport{Path: path}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
@@ -217,7 +276,7 @@ func (im *Importer) importFile(ctx context.Context, path string, progress func(i
 	var problems []Problem
 	for attempt := 1; ; attempt++ {
 		try := &FileReport{Path: fr.Path}
-		p, err := im.inscribe(ctx, path, try, progress)
+		p, err := im.inscribe(ctx, path, within, try, progress)
 		problems = append(problems, p...)
 		fr.merge(try, err == nil)
 		if err == nil {
@@ -235,7 +294,7 @@ func (im *Importer) importFile(ctx context.Context, path string, progress func(i
 			err = fmt.Errorf("the file kept changing while it was read (%d attempts); import it again once it is written", attempt)
 		}
 		fr.Status, fr.Error = StatusFailed, errorText(err)
-		if errors.Is(err, errNotRegular) {
+		if errors.Is(err, ErrRefused) {
 			fr.Status = StatusSkipped
 		}
 		return fr, problems
@@ -265,8 +324,8 @@ func errorText(err error) string {
 	return e.Message
 }
 
-func (im *Importer) inscribe(ctx context.Context, path string, fr *FileReport, progress func(int64)) ([]Problem, error) {
-	f, err := openRegular(path)
+func (im *Importer) inscribe(ctx context.Context, path string, within []string, fr *FileReport, progress func(int64)) ([]Problem, error) {
+	f, err := Open(path, within)
 	if err != nil {
 		return nil, err
 	}

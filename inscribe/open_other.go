@@ -5,4 +5,4 @@ package inscribe
 import "os"
 
 // openNonBlocking opens path for reading.
-func openNonBlocking(path string) (*os.File, error) { return os.Open(path) }
+func openNonBlocking(path string, _ bool) (*os.File, error) { return os.Open(path) }

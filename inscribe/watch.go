@@ -16,8 +16,9 @@ const WatchInterval = 300 * time.Millisecond
 // changed with the report of each file that added lines or rounds. The
 // first pass imports what changed since the last import, as Import does.
 // A file that fails is reported through changed with its error and tried
-// again when it changes next; Watch itself fails only if paths cannot be
-// listed at all.
+// again when it changes next; a file [Import] skips (a link out of the
+// folders, a FIFO, a device) is reported as skipped, once, and never read.
+// Watch itself fails only if paths cannot be listed at all.
 func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Duration, changed func(*FileReport, []Problem)) error {
 	if interval <= 0 {
 		interval = WatchInterval
@@ -30,11 +31,18 @@ func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Dur
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		files, err := transcriptFiles(paths)
+		files, err := transcriptFiles(paths, im.Folders)
 		if err != nil {
 			return err
 		}
 		for _, f := range files {
+			if f.skip != "" {
+				if old, ok := seen[f.path]; !ok || old.size != -1 {
+					seen[f.path] = stamp{size: -1}
+					changed(&FileReport{Path: f.path, Status: StatusSkipped, Error: f.skip}, nil)
+				}
+				continue
+			}
 			info, err := os.Stat(f.path)
 			if err != nil {
 				continue // removed since it was listed
@@ -44,7 +52,7 @@ func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Dur
 				continue
 			}
 			seen[f.path] = st
-			fr, problems := im.ImportFile(ctx, f.path)
+			fr, problems := im.importFile(ctx, f.path, f.within, nil)
 			if ctx.Err() != nil {
 				return nil
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 	"os"
@@ -156,44 +155,4 @@ func (r *run) committedProblems() []Problem {
 		}
 	}
 	return out
-}
-
-// openRegular opens path for reading if it is a regular file. A FIFO or a
-// device named *.jsonl would block a read forever or never end: it is
-// refused with what it is. The file is opened without blocking and
-// checked after opening, so a path swapped for a FIFO meanwhile is caught
-// too.
-func openRegular(path string) (*os.File, error) {
-	f, err := openNonBlocking(path)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s, not a regular file", errNotRegular, kind(info.Mode()))
-	}
-	return f, nil
-}
-
-// errNotRegular marks a path that is no transcript file: skipped.
-var errNotRegular = errors.New("skipped")
-
-// kind names a file mode's type for people.
-func kind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a folder"
-	}
-	return fmt.Sprintf("mode %v", m.Type())
 }

@@ -94,7 +94,12 @@ func TestExport_UsageIsOwnSize(t *testing.T) {
 				if got := last.Input + last.Output; got != m.Tokens {
 					t.Errorf("%s: the last reply reports %d in + %d out = %d tokens, want the output's estimate %d", name, last.Input, last.Output, got, m.Tokens)
 				}
-				occ, err := claudecode.LastOccupancy(path, 0)
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				occ, err := claudecode.LastOccupancy(f, 0)
+				f.Close()
 				if err != nil || occ == nil {
 					t.Fatalf("%s: LastOccupancy = %v, %v", name, occ, err)
 				}

@@ -314,12 +314,11 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	if info, err := os.Stat(subagents); err == nil && info.IsDir() {
 		paths = append(paths, subagents)
 	}
-	if _, err := os.Stat(in.TranscriptPath); errors.Is(err, os.ErrNotExist) {
-		return nil, nil // nothing written yet
+	f, err := m.openTranscript(in.TranscriptPath)
+	if f == nil {
+		return nil, err // refused, or nothing written yet
 	}
-	if err := m.checkTranscriptPath(in.TranscriptPath); err != nil {
-		return nil, err
-	}
+	f.Close() // the import opens it again, under the same rule
 	st, err := m.openStore("")
 	if err != nil {
 		return nil, err
@@ -331,7 +330,7 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	}
 	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
 		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },
-		EngagementSince: t.EngagementSince, FrameSince: t.FrameSince}
+		EngagementSince: t.EngagementSince, FrameSince: t.FrameSince, Folders: m.transcriptDirs()}
 	// $CAIRN_REDACT: every hook stores lines with secrets replaced (a
 	// shared store).
 	if im.Redact, err = lineRedactor(m.Getenv("CAIRN_REDACT") != ""); err != nil {
@@ -342,8 +341,13 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 		return nil, err
 	}
 	for _, f := range rep.Files {
-		if f.Status == inscribe.StatusFailed {
+		switch f.Status {
+		case inscribe.StatusFailed:
 			return nil, fmt.Errorf("%s: %s", f.Path, f.Error)
+		case inscribe.StatusSkipped:
+			// A sub-agent's file that is a link out of the transcript
+			// folders, a FIFO or a device: named, and the rest inscribed.
+			fmt.Fprintf(m.Stderr, "cairn: %s: %s\n", f.Path, f.Error)
 		}
 	}
 	if len(rep.Files) == 0 || rep.Files[0].SessionID == "" {
@@ -356,13 +360,36 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	return last, err
 }
 
-// checkTranscriptPath refuses a transcript_path outside the folders a
-// client keeps transcripts in: Claude Code's projects folder under $HOME
-// or $CLAUDE_CONFIG_DIR, and the folders $CAIRN_TRANSCRIPT_DIRS lists
-// (separated by the path list separator). Symlinks are resolved first, so
+// openTranscript opens a hook's transcript_path under the rule every
+// import applies ([inscribe.Open]): a regular file (a FIFO or a device is
+// refused at once, never waited on) under the folders a client keeps
+// transcripts in ([Main.transcriptDirs]), symlinks resolved first, so
 // hook input naming /etc/passwd, or a link to it, stores and exports
-// nothing.
-func (m *Main) checkTranscriptPath(path string) error {
+// nothing. Returns nil and no error when the file does not exist yet.
+func (m *Main) openTranscript(path string) (*os.File, error) {
+	dirs := m.transcriptDirs()
+	if len(dirs) == 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "The hook's transcript_path %s is not read: no transcript folder is known ($HOME is not set). Set $CAIRN_TRANSCRIPT_DIRS to read it.", path)
+	}
+	f, err := inscribe.Open(path, dirs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil // nothing written yet
+	case errors.Is(err, inscribe.ErrRefused):
+		reason := strings.TrimPrefix(strings.TrimPrefix(err.Error(), inscribe.ErrRefused.Error()), ": ")
+		if strings.Contains(reason, "not under a transcript folder") {
+			reason += ". Add its folder to $CAIRN_TRANSCRIPT_DIRS to read it"
+		}
+		return nil, cairn.Errorf(cairn.EINVALID, "The hook's transcript_path %s is not read: %s.", path, reason)
+	}
+	return f, err
+}
+
+// transcriptDirs returns the folders a client keeps transcripts in, the
+// only ones a hook reads: Claude Code's projects folder under $HOME or
+// $CLAUDE_CONFIG_DIR, and the folders $CAIRN_TRANSCRIPT_DIRS lists
+// (separated by the path list separator).
+func (m *Main) transcriptDirs() []string {
 	var dirs []string
 	if home := m.Getenv("HOME"); home != "" {
 		dirs = append(dirs, claudecode.ProjectsDir(home))
@@ -372,26 +399,12 @@ func (m *Main) checkTranscriptPath(path string) error {
 	if cfg := m.Getenv("CLAUDE_CONFIG_DIR"); cfg != "" {
 		dirs = append(dirs, filepath.Join(cfg, "projects"))
 	}
-	dirs = append(dirs, filepath.SplitList(m.Getenv("CAIRN_TRANSCRIPT_DIRS"))...)
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
-	real, _ = filepath.Abs(real)
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			d = r
-		}
-		d, _ = filepath.Abs(d)
-		if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "." {
-			return nil
+	for _, d := range filepath.SplitList(m.Getenv("CAIRN_TRANSCRIPT_DIRS")) {
+		if d != "" {
+			dirs = append(dirs, d)
 		}
 	}
-	return cairn.Errorf(cairn.EINVALID, "The hook's transcript_path %s is not under a transcript folder (%s): not read. Add its folder to $CAIRN_TRANSCRIPT_DIRS to read it.",
-		path, strings.Join(dirs, ", "))
+	return dirs
 }
 
 // activeTagsSince returns what new rounds are tagged with: the workspace's

@@ -41,7 +41,12 @@ func (m *Main) hookExhaustion(ctx context.Context, w *workspace.Workspace, in *c
 	if limit == 0 || in.TranscriptPath == "" {
 		return nil
 	}
-	calls, err := claudecode.LastWrites(in.TranscriptPath)
+	f, err := m.openTranscript(in.TranscriptPath)
+	if f == nil {
+		return err // refused, or nothing written yet
+	}
+	calls, err := claudecode.LastWrites(f)
+	f.Close()
 	if err != nil {
 		return err
 	}

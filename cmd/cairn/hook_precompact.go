@@ -29,8 +29,11 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	defer st.Close()
 	session := last.SessionID
 	tokens := ""
-	if occ, err := claudecode.LastOccupancy(in.TranscriptPath, 0); err == nil && occ != nil {
-		tokens = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens))
+	if f, _ := m.openTranscript(in.TranscriptPath); f != nil {
+		if occ, err := claudecode.LastOccupancy(f, 0); err == nil && occ != nil {
+			tokens = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens))
+		}
+		f.Close()
 	}
 	resume := ""
 	sst := st.surgery()

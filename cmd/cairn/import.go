@@ -26,6 +26,10 @@ rollout-…-<uuid>.jsonl or its first line is a session_meta. In a workspace
 with an active engagement (cairn engagement start) or a frame in progress,
 the new rounds are tagged with them.
 
+A symlink in a folder is followed only to a file inside that folder, and
+read once; one that leads out of it, a FIFO or a device is skipped and
+named on stderr.
+
 Every line is kept byte for byte; rounds, blocks and the search index are
 built over them. Run it as often as you like: a file already imported adds
 nothing, a file that grew is read from where the last import stopped, and a

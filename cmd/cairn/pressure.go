@@ -24,9 +24,14 @@ func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *cla
 	if len(cfg.Pressure) == 0 || in.TranscriptPath == "" || in.SessionID == "" {
 		return "", nil
 	}
-	occ, err := claudecode.LastOccupancy(in.TranscriptPath, cfg.ContextWindow)
+	f, err := m.openTranscript(in.TranscriptPath)
+	if f == nil {
+		return "", err // refused, or nothing written yet
+	}
+	occ, err := claudecode.LastOccupancy(f, cfg.ContextWindow)
+	f.Close()
 	if err != nil || occ == nil {
-		return "", nil // nothing written yet, or no reply so far
+		return "", nil // no reply so far
 	}
 	crossed, err := w.Crossed(in.SessionID, occ.Percent(), cfg.Pressure)
 	if err != nil || crossed == 0 {

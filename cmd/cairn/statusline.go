@@ -53,8 +53,13 @@ error in the client.`)
 		}
 	}
 	if in.TranscriptPath != "" {
-		if occ, err := claudecode.LastOccupancy(in.TranscriptPath, window); err == nil && occ != nil {
-			parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window/1000))
+		// Under the hooks' rule: a FIFO or a link out of the transcript
+		// folders shows no percentage, and never holds the line up.
+		if f, _ := m.openTranscript(in.TranscriptPath); f != nil {
+			if occ, err := claudecode.LastOccupancy(f, window); err == nil && occ != nil {
+				parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window/1000))
+			}
+			f.Close()
 		}
 	}
 	if inWorkspace {

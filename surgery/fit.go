@@ -374,7 +374,6 @@ func (st Store) loadBlocks(ctx context.Context, pls []*plan) error {
 	return nil
 }
 
-
 // plan splits a loaded round into its prompt and steps and sizes them.
 // Without steps (no budget, no compaction to cut at) the round is sized
 // whole, as its prompt.

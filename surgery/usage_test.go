@@ -94,12 +94,12 @@ func TestExport_UsageIsOwnSize(t *testing.T) {
 				if got := last.Input + last.Output; got != m.Tokens {
 					t.Errorf("%s: the last reply reports %d in + %d out = %d tokens, want the output's estimate %d", name, last.Input, last.Output, got, m.Tokens)
 				}
-				occ, err := claudecode.LastOccupancy(path, 0)
+				occ, err := claudecode.LastOccupancy(path, cairn.WindowSignals{})
 				if err != nil || occ == nil {
 					t.Fatalf("%s: LastOccupancy = %v, %v", name, occ, err)
 				}
-				if occ.Tokens != last.Input || occ.Window != claudecode.DefaultContextWindow {
-					t.Errorf("%s: occupancy %d of %d, want %d of %d", name, occ.Tokens, occ.Window, last.Input, claudecode.DefaultContextWindow)
+				if w := cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: occ.Model}); occ.Tokens != last.Input || occ.Window != w {
+					t.Errorf("%s: occupancy %d of %+v, want %d of %+v", name, occ.Tokens, occ.Window, last.Input, w)
 				}
 				t.Logf("%s: estimate %d tokens, last reply %d in + %d out, occupancy %d%% (source's last reply: %d)", name, m.Tokens, last.Input, last.Output, occ.Percent(), fullWindow)
 			}

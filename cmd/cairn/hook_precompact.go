@@ -29,7 +29,7 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	defer st.Close()
 	session := last.SessionID
 	tokens := ""
-	if occ, err := claudecode.LastOccupancy(in.TranscriptPath, 0); err == nil && occ != nil {
+	if occ, err := claudecode.LastOccupancy(in.TranscriptPath, cairn.WindowSignals{}); err == nil && occ != nil {
 		tokens = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens))
 	}
 	resume := ""

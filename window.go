@@ -54,7 +54,7 @@ type WindowSignals struct {
 // ClaudeCodeWindow returns the window of a Claude Code session and where
 // the client compacts it. The window is, first found: Configured;
 // Reported; 1,000,000 for a model named with "[1m]" (unless
-// CLAUDE_CODE_DISABLE_1M_CONTEXT), for a model the client gives 1M by
+// CLAUDE_CODE_DISABLE_1M_CONTEXT) or chosen so in $ANTHROPIC_MODEL, for a model the client gives 1M by
 // default (Opus 5 and later: its status line says so), or when Tokens
 // passed 200,000; else 200,000. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
 // window the client compacts in. The client compacts at that window less
@@ -78,6 +78,10 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 		w.Source = "env CLAUDE_CODE_DISABLE_1M_CONTEXT"
 	case strings.Contains(model, "[1m]"):
 		w = Window{Size: ClaudeLargeWindow, Source: "model [1m]"}
+	case oneM(strings.ToLower(getenv("ANTHROPIC_MODEL")), model):
+		// Releases before 2.1.330 write the model without its "[1m]";
+		// the model the person chose is in the client's environment.
+		w = Window{Size: ClaudeLargeWindow, Source: "env ANTHROPIC_MODEL [1m]"}
 	case largeByDefault(model):
 		w = Window{Size: ClaudeLargeWindow, Source: "model " + s.Model}
 	case s.Tokens > ClaudeWindow:
@@ -108,6 +112,13 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 	}
 	w.CompactAt = at
 	return w
+}
+
+// oneM reports whether chosen names model (or any, when model is "")
+// with "[1m]".
+func oneM(chosen, model string) bool {
+	base, ok := strings.CutSuffix(chosen, "[1m]")
+	return ok && (model == "" || model == base)
 }
 
 // compactWindowEnv reads CLAUDE_CODE_AUTO_COMPACT_WINDOW as the client

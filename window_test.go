@@ -24,6 +24,8 @@ func TestClaudeCodeWindow(t *testing.T) {
 	}{
 		{"default", cairn.WindowSignals{Model: "claude-sonnet-4-5"}, 200_000, 167_000},
 		{"1m marker", cairn.WindowSignals{Model: "claude-sonnet-4-5[1m]"}, 1_000_000, 967_000},
+		{"1m chosen in the env", cairn.WindowSignals{Model: "claude-sonnet-4-5", Getenv: env("ANTHROPIC_MODEL", "claude-sonnet-4-5[1m]")}, 1_000_000, 967_000},
+		{"another model chosen in the env", cairn.WindowSignals{Model: "claude-haiku-4-5", Getenv: env("ANTHROPIC_MODEL", "claude-sonnet-4-5[1m]")}, 200_000, 167_000},
 		{"opus 5 by default", cairn.WindowSignals{Model: "claude-opus-5-5"}, 1_000_000, 967_000},
 		{"opus 4 is 200k", cairn.WindowSignals{Model: "claude-opus-4-1"}, 200_000, 167_000},
 		{"status line", cairn.WindowSignals{Model: "claude-opus-5-5", Reported: 200_000}, 200_000, 167_000},

@@ -30,7 +30,16 @@ type Checkpoint struct {
 	Session string
 	Done    string
 	Next    string
+	// Auto says why cairn wrote it on its own (a session's end, its
+	// context running out); "" for one a person or an agent wrote. A
+	// board keeps the last [AutoCheckpoints] of these, one per session.
+	Auto string
 }
+
+// AutoCheckpoints is how many automatic checkpoints a board keeps: each
+// session's latest, the last few sessions'. The board is part of the
+// context SessionStart gives, so it must not grow with every session end.
+const AutoCheckpoints = 5
 
 // BoardStore reads boards and writes checkpoints.
 type BoardStore interface {

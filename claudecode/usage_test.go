@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"cairn"
 	"cairn/claudecode"
 )
 
@@ -18,7 +19,7 @@ func TestLastOccupancy(t *testing.T) {
 		t.Skip("no long transcripts in ../../shared/testdata")
 	}
 	for _, path := range paths {
-		got, err := claudecode.LastOccupancy(open(t, path), 0)
+		got, err := claudecode.LastOccupancy(open(t, path), cairn.WindowSignals{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,8 +28,8 @@ func TestLastOccupancy(t *testing.T) {
 			t.Errorf("%s: got %+v, want %d tokens", filepath.Base(path), got, want)
 			continue
 		}
-		if got.Window != claudecode.DefaultContextWindow || got.Percent() != int(want*100/claudecode.DefaultContextWindow) {
-			t.Errorf("%s: window %d, %d %%", filepath.Base(path), got.Window, got.Percent())
+		if w := cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: got.Model, Tokens: want}); got.Window != w || got.Percent() != int(want*100/w.CompactAt) {
+			t.Errorf("%s: window %+v, %d %%", filepath.Base(path), got.Window, got.Percent())
 		}
 	}
 }
@@ -91,15 +92,30 @@ func TestLastOccupancyCompacted(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err := claudecode.LastOccupancy(open(t, path), 0)
-	if err != nil || o == nil || o.Tokens != 151005 || o.Percent() != 75 {
-		t.Fatalf("got %+v, %v; want 151005 tokens, 75 %%", o, err)
+	o, err := claudecode.LastOccupancy(open(t, path), cairn.WindowSignals{})
+	if err != nil || o == nil || o.Tokens != 151005 || o.Percent() != 90 {
+		t.Fatalf("got %+v, %v; want 151005 tokens, 90 %% of the way to 167,000", o, err)
 	}
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}` + "\n")
 	f.Close()
-	if o, err := claudecode.LastOccupancy(open(t, path), 0); err != nil || o == nil || o.Tokens != 0 {
+	if o, err := claudecode.LastOccupancy(open(t, path), cairn.WindowSignals{}); err != nil || o == nil || o.Tokens != 0 {
 		t.Fatalf("after a boundary: %+v, %v", o, err)
+	}
+}
+
+// TestLastOccupancy1M: the client writes the model it asked for, with its
+// "[1m]", on each reply (requestedModel): a 1M session is measured
+// against 1,000,000 tokens, one of the default model (Opus 5.5) too.
+func TestLastOccupancy1M(t *testing.T) {
+	for name, want := range map[string]int64{"155": cairn.ClaudeLargeWindow, "150": cairn.ClaudeLargeWindow} {
+		o, err := claudecode.LastOccupancy(open(t, "../testdata/long/7a11c0de-0000-4000-8000-000000000"+name+".jsonl"), cairn.WindowSignals{})
+		if err != nil || o == nil {
+			t.Fatalf("%s: %+v, %v", name, o, err)
+		}
+		if o.Window.Size != want || o.Window.CompactAt != want-33_000 {
+			t.Errorf("%s: model %q, window %+v, want %d", name, o.Model, o.Window, want)
+		}
 	}
 }
 
@@ -117,7 +133,7 @@ func BenchmarkLastOccupancy(b *testing.B) {
 	}
 	f := open(b, path)
 	for b.Loop() {
-		if _, err := claudecode.LastOccupancy(f, 0); err != nil {
+		if _, err := claudecode.LastOccupancy(f, cairn.WindowSignals{}); err != nil {
 			b.Fatal(err)
 		}
 	}

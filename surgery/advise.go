@@ -24,6 +24,14 @@ type Advice struct {
 	// today: [Estimate] of [Resume] (after its last compaction).
 	ContextTokens int64 `json:"context_tokens"`
 	Window        int64 `json:"window"`
+	// LiveTokens is what the client held at the session's last reply,
+	// when known (the transcript's usage: what pressure notes and the
+	// status line show); CompactAt is where the client compacts, and
+	// Percent the one occupancy figure every edge states: LiveTokens
+	// (else ContextTokens) against CompactAt.
+	LiveTokens int64 `json:"live_tokens,omitempty"`
+	CompactAt  int64 `json:"compact_at"`
+	Percent    int   `json:"percent"`
 	// KeptTokens is the same estimate for the advised operation's output,
 	// at the default budget (half the window): always less than
 	// ContextTokens.
@@ -42,8 +50,18 @@ type Advice struct {
 //
 // Each candidate is run (nothing written) at the default budget, half the
 // window, and recommended only if its output is smaller than what the
-// client loads today. window 0 is the session's model's (see [Window]).
+// client loads today. window 0 is the session's model's, as
+// [cairn.ClaudeCodeWindow] gives it; a window given is also where the
+// occupancy is measured to.
 func Advise(ctx context.Context, st Store, session string, window int64) (*Advice, error) {
+	return AdviseAt(ctx, st, session, &cairn.Occupancy{Window: cairn.Window{Size: window, CompactAt: window}})
+}
+
+// AdviseAt is [Advise] measured as the client measures the session now:
+// occ's Window (its Size 0: the session's model's) and, when occ.Tokens is
+// not 0, what the client held at its last reply. Under half the way to
+// where the client compacts, it advises nothing.
+func AdviseAt(ctx context.Context, st Store, session string, occ *cairn.Occupancy) (*Advice, error) {
 	orig, err := Resume(ctx, st, session)
 	if err != nil {
 		return nil, err
@@ -52,9 +70,11 @@ func Advise(ctx context.Context, st Store, session string, window int64) (*Advic
 	if err != nil {
 		return nil, err
 	}
-	if window <= 0 {
-		window = Window(fc.model)
+	win := occ.Window
+	if win.Size <= 0 {
+		win = cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: fc.model})
 	}
+	window := win.Size
 	// The command carries the budget advice tried when it is not the one
 	// the command takes by default.
 	budgetArg := []string{}
@@ -67,10 +87,15 @@ func Advise(ctx context.Context, st Store, session string, window int64) (*Advic
 		return nil, err
 	}
 	s, rounds, size := sz.session, sz.rounds, sz.size
-	a := &Advice{Session: s.ID, ContextTokens: total, Window: window}
-	pct := 100 * total / window
-	if total < window/2 {
-		a.Reason = fmt.Sprintf("%d%% of a %d-token window is what the client loads: keep working; surgery pays off past half.", pct, window)
+	a := &Advice{Session: s.ID, ContextTokens: total, Window: window, LiveTokens: occ.Tokens, CompactAt: win.CompactAt}
+	held := total
+	if occ.Tokens > 0 {
+		held = occ.Tokens
+	}
+	a.Percent = (&cairn.Occupancy{Tokens: held, Window: win}).Percent()
+	pct := a.Percent
+	if held < win.CompactAt/2 {
+		a.Reason = fmt.Sprintf("%d%% of the way to where the client compacts (~%d of %d tokens; window %d): keep working; surgery pays off past half.", pct, held, win.CompactAt, window)
 		return a, nil
 	}
 	trial := st

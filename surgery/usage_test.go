@@ -98,13 +98,13 @@ func TestExport_UsageIsOwnSize(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				occ, err := claudecode.LastOccupancy(f, 0)
+				occ, err := claudecode.LastOccupancy(f, cairn.WindowSignals{})
 				f.Close()
 				if err != nil || occ == nil {
 					t.Fatalf("%s: LastOccupancy = %v, %v", name, occ, err)
 				}
-				if occ.Tokens != last.Input || occ.Window != claudecode.DefaultContextWindow {
-					t.Errorf("%s: occupancy %d of %d, want %d of %d", name, occ.Tokens, occ.Window, last.Input, claudecode.DefaultContextWindow)
+				if w := cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: occ.Model}); occ.Tokens != last.Input || occ.Window != w {
+					t.Errorf("%s: occupancy %d of %+v, want %d of %+v", name, occ.Tokens, occ.Window, last.Input, w)
 				}
 				t.Logf("%s: estimate %d tokens, last reply %d in + %d out, occupancy %d%% (source's last reply: %d)", name, m.Tokens, last.Input, last.Output, occ.Percent(), fullWindow)
 			}

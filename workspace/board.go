@@ -165,6 +165,9 @@ func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) error {
 	if text == "" {
 		text = fmt.Sprintf("# %s\n\n%s\n", situationTitle(w.Root, situation), checkpointsHeading)
 	}
+	if c.Auto != "" {
+		text = pruneAuto(text, c.Session, cairn.AutoCheckpoints)
+	}
 	return writeFile(path, []byte(insertCheckpoint(text, formatCheckpoint(c))))
 }
 
@@ -173,6 +176,69 @@ func situationTitle(root, situation string) string {
 		return filepath.Base(root)
 	}
 	return situation
+}
+
+// pruneAuto drops automatic checkpoints (with an "- Auto:" line) from the
+// checkpoints section: those of session, and all but the last keep-1 of
+// the others, so the entry about to be added makes keep. Everything else
+// is kept byte for byte.
+func pruneAuto(text, session string, keep int) string {
+	lines := strings.SplitAfter(text, "\n")
+	type entry struct {
+		start, end int
+		session    string
+		auto       bool
+	}
+	var entries []entry
+	in := false
+	for i, line := range lines {
+		l := strings.TrimRight(line, "\r\n")
+		switch {
+		case l == checkpointsHeading:
+			in = true
+			continue
+		case strings.HasPrefix(l, "## ") || strings.HasPrefix(l, "# "):
+			in = false
+		}
+		if n := len(entries); n > 0 && entries[n-1].end < 0 && (!in || strings.HasPrefix(l, "### ")) {
+			entries[n-1].end = i
+		}
+		if !in {
+			continue
+		}
+		if m := checkpointHeading().FindStringSubmatch(l); m != nil {
+			entries = append(entries, entry{start: i, end: -1, session: m[2]})
+		} else if n := len(entries); n > 0 && entries[n-1].end < 0 && strings.HasPrefix(l, "- Auto: ") {
+			entries[n-1].auto = true
+		}
+	}
+	if n := len(entries); n > 0 && entries[n-1].end < 0 {
+		entries[n-1].end = len(lines)
+	}
+	drop := make([]bool, len(lines))
+	others := 0
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if !e.auto {
+			continue
+		}
+		if e.session != session {
+			others++
+			if others < keep {
+				continue
+			}
+		}
+		for j := e.start; j < e.end; j++ {
+			drop[j] = true
+		}
+	}
+	var b strings.Builder
+	for i, line := range lines {
+		if !drop[i] {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // insertCheckpoint puts entry at the end of the checkpoints section: before
@@ -213,6 +279,9 @@ func formatCheckpoint(c *cairn.Checkpoint) string {
 	if c.Next != "" {
 		fmt.Fprintf(&b, "- Next: %s\n", oneLine(c.Next))
 	}
+	if c.Auto != "" {
+		fmt.Fprintf(&b, "- Auto: %s\n", oneLine(c.Auto))
+	}
 	return b.String()
 }
 
@@ -247,6 +316,8 @@ func parseCheckpoints(text string) []*cairn.Checkpoint {
 				c.Done = v
 			} else if v, ok := strings.CutPrefix(line, "- Next: "); ok {
 				c.Next = v
+			} else if v, ok := strings.CutPrefix(line, "- Auto: "); ok {
+				c.Auto = v
 			}
 		}
 	}

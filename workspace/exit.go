@@ -9,7 +9,9 @@ import (
 // Exit is checkpoint-on-exit, for a session that ends: it writes c on the
 // board of the situation the session is in (where its trace last went,
 // else here) and records a move that stays there, with trigger
-// "exit: why", so the trace shows where the session stopped and why.
+// "exit: why", so the trace shows where the session stopped and why. The
+// checkpoint is automatic (Auto: why): it replaces the session's earlier
+// one, and the board keeps the last [cairn.AutoCheckpoints] of them.
 // Both happen under one lock. Returns the situation, ENOTFOUND if its
 // folder is gone and EINVALID if c says nothing.
 func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, error) {
@@ -21,6 +23,12 @@ func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, 
 	at, err := w.Current(here)
 	if err != nil {
 		return "", err
+	}
+	if c.Auto == "" {
+		c.Auto = "exit"
+		if why = strings.TrimSpace(why); why != "" {
+			c.Auto += ": " + why
+		}
 	}
 	if err := w.checkpoint(at, c); err != nil {
 		return "", err

@@ -235,6 +235,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 		}
 		text = strings.TrimRight(text, "\n") + fmt.Sprintf("\n\nThis context was cut to fit; all of it (%d characters) is in %s: read it when you need what was cut.\n", len(full.Text), path)
 	}
+	if text, err = givenOnce(w, in.SessionID, in.Source, text); err != nil {
+		return err
+	}
 	if line := revivedLine(w, in); line != "" {
 		text = strings.TrimRight(text, "\n") + "\n\n" + line + "\n"
 	}

@@ -30,7 +30,7 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	session := last.SessionID
 	tokens := ""
 	if f, _ := m.openTranscript(in.TranscriptPath); f != nil {
-		if occ, err := claudecode.LastOccupancy(f, 0); err == nil && occ != nil {
+		if occ, err := claudecode.LastOccupancy(f, cairn.WindowSignals{}); err == nil && occ != nil {
 			tokens = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens))
 		}
 		f.Close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn"
 	"cairn/claudecode"
 	"cairn/surgery"
 	"cairn/workspace"
@@ -24,13 +25,11 @@ func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *cla
 	if len(cfg.Pressure) == 0 || in.TranscriptPath == "" || in.SessionID == "" {
 		return "", nil
 	}
-	f, err := m.openTranscript(in.TranscriptPath)
-	if f == nil {
-		return "", err // refused, or nothing written yet
+	occ, err := m.occupancy(w, in.SessionID, in.TranscriptPath)
+	if err != nil {
+		return "", err // the transcript is refused
 	}
-	occ, err := claudecode.LastOccupancy(f, cfg.ContextWindow)
-	f.Close()
-	if err != nil || occ == nil {
+	if occ == nil {
 		return "", nil // no reply so far
 	}
 	crossed, err := w.Crossed(in.SessionID, occ.Percent(), cfg.Pressure)
@@ -44,7 +43,7 @@ func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *cla
 	}
 	var advice *surgery.Advice
 	if st, err := m.openStore(""); err == nil {
-		advice, _ = surgery.Advise(ctx, st.surgery(), in.SessionID, occ.Window)
+		advice, _ = surgery.AdviseAt(ctx, st.surgery(), in.SessionID, occ)
 		st.Close()
 	}
 	return pressureNote(occ, crossed, in.SessionID, advice), nil
@@ -52,10 +51,10 @@ func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *cla
 
 // pressureNote is what the agent reads when its context crosses a
 // threshold.
-func pressureNote(occ *claudecode.Occupancy, crossed int, session string, a *surgery.Advice) string {
+func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.Advice) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn: your context is %d%% full (%s of %s tokens; past the %d%% mark). At 100%% the client compacts it, lossily.",
-		occ.Percent(), thousands(occ.Tokens), thousands(occ.Window), crossed)
+	fmt.Fprintf(&b, "cairn: your context is %d%% of the way to where the client compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% the client compacts it, lossily.",
+		occ.Percent(), thousands(occ.Tokens), thousands(occ.Window.CompactAt), thousands(occ.Window.Size), crossed)
 	op, command, reason := "revive", "cairn revive "+session, "a fresh session from this one, compressed, within budget"
 	if a != nil && a.Command != "" {
 		op, command, reason = a.Operation, a.Command, a.Reason

@@ -8,20 +8,22 @@ import (
 	"strings"
 
 	"cairn"
-	"cairn/claudecode"
 	"cairn/workspace"
 )
 
 func (m *Main) runStatusline(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("statusline", "< status.json", `
-Print one line for Claude Code's status line: how full the context is,
-the frame in progress and the active engagement, as in
+Print one line for Claude Code's status line: how far the context is on
+the way to where the client compacts it (the figure pressure notes and
+advise state: tokens held at the last reply, of the compaction point), the
+frame in progress and the active engagement, as in
 
-  ctx 72% (144k/200k) · frame f3 Login form · engagement auth
+  ctx 72% (120k/167k) · frame f3 Login form · engagement auth
 
 Claude Code runs it with the session's status JSON on stdin (session_id,
-transcript_path, cwd) after each message; "cairn install claude
---statusline" sets it up. It reads only the transcript's end, prints
+transcript_path, cwd, model, context_window) after each message; "cairn
+install claude --statusline" sets it up. The window size the client
+reports is recorded in .cairn/window/, for the hooks and advise. It reads only the transcript's end, prints
 nothing it cannot find, and always exits 0, so a status line is never an
 error in the client.`)
 	if err := parseInterspersed(fs, args); err != nil {
@@ -34,11 +36,21 @@ error in the client.`)
 		Workspace      struct {
 			CurrentDir string `json:"current_dir"`
 		} `json:"workspace"`
+		Model struct {
+			ID string `json:"id"`
+		} `json:"model"`
+		ContextWindow struct {
+			Size         int64 `json:"context_window_size"`
+			CurrentUsage *struct {
+				Input         int64 `json:"input_tokens"`
+				CacheRead     int64 `json:"cache_read_input_tokens"`
+				CacheCreation int64 `json:"cache_creation_input_tokens"`
+			} `json:"current_usage"`
+		} `json:"context_window"`
 	}
 	data, _ := io.ReadAll(io.LimitReader(m.Stdin, 1<<20))
 	_ = json.Unmarshal(data, &in)
 	var parts []string
-	var window int64
 	cwd := in.Workspace.CurrentDir
 	if cwd == "" {
 		cwd = in.Cwd
@@ -47,20 +59,23 @@ error in the client.`)
 		cwd, _ = m.Getwd()
 	}
 	root, inWorkspace := workspace.Find(cwd)
+	var w *workspace.Workspace
 	if inWorkspace {
-		if cfg, err := workspace.New(root).ReadConfig(); err == nil {
-			window = cfg.ContextWindow
-		}
+		w = workspace.New(root)
+		_ = w.SetReportedWindow(in.SessionID, in.Model.ID, in.ContextWindow.Size)
 	}
+	var occ *cairn.Occupancy
 	if in.TranscriptPath != "" {
-		// Under the hooks' rule: a FIFO or a link out of the transcript
-		// folders shows no percentage, and never holds the line up.
-		if f, _ := m.openTranscript(in.TranscriptPath); f != nil {
-			if occ, err := claudecode.LastOccupancy(f, window); err == nil && occ != nil {
-				parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window/1000))
-			}
-			f.Close()
-		}
+		occ, _ = m.occupancy(w, in.SessionID, in.TranscriptPath)
+	}
+	if u := in.ContextWindow.CurrentUsage; occ == nil && u != nil {
+		// No transcript to read (yet): the client's own count of the
+		// same reply.
+		tokens := cairn.Usage{Input: u.Input, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}.Context()
+		occ = &cairn.Occupancy{Tokens: tokens, Model: in.Model.ID, Window: m.window(w, in.SessionID, in.Model.ID, tokens)}
+	}
+	if occ != nil {
+		parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window.CompactAt/1000))
 	}
 	if inWorkspace {
 		m.Getwd = func() (string, error) { return cwd, nil }

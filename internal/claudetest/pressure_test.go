@@ -1,6 +1,7 @@
 package claudetest_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,7 @@ func pressure(t *testing.T, bin string) {
 	var note bool
 	for _, r := range api.Requests() {
 		b := string(r.Body)
-		if strings.Contains(b, "second prompt") && strings.Contains(b, "your context is 10% full (100 of 1,000 tokens; past the 5% mark)") &&
+		if strings.Contains(b, "second prompt") && strings.Contains(b, "your context is 10% of the way to where the client compacts it (100 of 1,000 tokens; window 1,000; past the 5% mark)") &&
 			strings.Contains(b, "cairn advise recommends") && strings.Contains(b, "Command: cairn ") {
 			note = true
 		}
@@ -55,8 +56,78 @@ func pressure(t *testing.T, bin string) {
 	before := len(api.Requests())
 	claudetest.Run(t, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "third prompt")
 	for _, r := range api.Requests()[before:] {
-		if strings.Contains(string(r.Body), "third prompt") && strings.Count(string(r.Body), "your context is 10% full") > 1 {
+		if strings.Contains(string(r.Body), "third prompt") && strings.Count(string(r.Body), "your context is 10% of the way") > 1 {
 			t.Fatal("the note came again without a new crossing")
 		}
+	}
+}
+
+// defaultOpus55 is the first release known to default to Opus 5.5, a 1M
+// window (its status line says context_window_size 1000000): 2.1.330
+// does, 2.1.197 defaults to a 200k model; releases between were not tried.
+const defaultOpus55 = "2.1.330"
+
+// TestPressureWindow measures against the client's own window: with a
+// 200k model (claude-sonnet-4-5) a reply of 125,250 tokens is 75 % of the
+// way to where the client compacts (167,000) and the note says so; with
+// a 1M model (claude-sonnet-4-5[1m], which the client writes in the
+// transcript) the same reply is 12 % and says nothing, and one of 700,000
+// is 72 % of 967,000. The newest release's default model (Opus 5.5) is
+// measured as 1M too; the oldest's default is a 200k model.
+func TestPressureWindow(t *testing.T) {
+	cairnBin := MustBuildCairn(t)
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) { pressureWindow(t, c, cairnBin) })
+	}
+}
+
+func pressureWindow(t *testing.T, cl claudetest.Client, cairnBin string) {
+	bin := cl.Path
+	const at70of1M = "your context is 72% of the way to where the client compacts it (700,000 of 967,000 tokens; window 1,000,000; past the 70% mark)"
+	cases := []struct {
+		model  string
+		tokens []int
+		want   string
+	}{
+		{"claude-sonnet-4-5", []int{125_250}, "your context is 75% of the way to where the client compacts it (125,250 of 167,000 tokens; window 200,000; past the 70% mark)"},
+		{"claude-sonnet-4-5[1m]", []int{125_250, 700_000}, at70of1M},
+	}
+	if cl.AtLeast(defaultOpus55) {
+		cases = append(cases, struct {
+			model  string
+			tokens []int
+			want   string
+		}{"", []int{125_250, 700_000}, at70of1M})
+	}
+	for _, c := range cases {
+		api := fakeapi.New()
+		home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
+		mustCairn(t, cairnBin, proj, "install", "claude")
+		var env []string
+		if c.model != "" {
+			env = append(env, "ANTHROPIC_MODEL="+c.model)
+		}
+		api.SetInputTokens(100)
+		first := claudetest.RunEnv(t, env, bin, home, proj, api.URL, "-p", "first prompt")
+		for i, n := range c.tokens {
+			api.SetInputTokens(n)
+			claudetest.RunEnv(t, env, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", fmt.Sprintf("prompt %d", i))
+		}
+		before := len(api.Requests())
+		claudetest.RunEnv(t, env, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "last prompt")
+		var notes []string
+		for _, r := range api.Requests() {
+			if b := string(r.Body); strings.Contains(b, "your context is") {
+				i := strings.Index(b, "your context is")
+				notes = append(notes, b[i:min(len(b), i+160)])
+			}
+		}
+		if requestsWith(api.Requests()[before:], c.want) == 0 {
+			t.Errorf("model %q: no request holds %q; notes: %q", c.model, c.want, notes)
+		}
+		if c.want == at70of1M && requestsWith(api.Requests(), "12% of the way") != 0 {
+			t.Errorf("a 1M session was told about 125,250 tokens: %q", notes)
+		}
+		api.Close()
 	}
 }

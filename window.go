@@ -1,0 +1,179 @@
+package cairn
+
+import (
+	"strconv"
+	"strings"
+)
+
+// A Window is the context a client gives a session: how many tokens its
+// model takes and where the client compacts on its own. Occupancy is
+// measured against CompactAt, the point that matters to the agent: every
+// edge (pressure notes, advise, the status line) states the same figure.
+type Window struct {
+	Size      int64  `json:"size"`
+	CompactAt int64  `json:"compact_at"`
+	Source    string `json:"source"` // what said so: "config", "status line", "model [1m]", "env CLAUDE_CODE_AUTO_COMPACT_WINDOW", …
+}
+
+// Claude Code's context windows and compaction rule, as its 2.1.330
+// release computes them (and as it was measured doing offline: with a
+// window of 1,000,000 it compacted after a reply of 970,000 tokens, not
+// after 960,000).
+const (
+	ClaudeWindow      = 200_000
+	ClaudeLargeWindow = 1_000_000
+	// The client keeps room for a reply (its model's output limit, at
+	// most 20,000) and a margin of 13,000 below the window: it compacts
+	// when a request would carry more.
+	claudeOutputReserve = 20_000
+	claudeCompactMargin = 13_000
+)
+
+// WindowSignals are what the client says about a session's window, each
+// zero when it said nothing.
+type WindowSignals struct {
+	// Configured is the context_window of .cairn/config: the person's
+	// word, above everything the client says.
+	Configured int64
+	// Reported is the context_window_size the client's status line input
+	// last carried for this session (or for its model).
+	Reported int64
+	// Model is the model id the transcript or a hook names; the client
+	// writes "[1m]" after the id of a model given a 1M window.
+	Model string
+	// Tokens is the most the session's replies carried: a session past
+	// 200,000 has a larger window.
+	Tokens int64
+	// Getenv reads the client's environment (the hooks and the commands
+	// the agent runs inherit it): CLAUDE_CODE_AUTO_COMPACT_WINDOW,
+	// CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, CLAUDE_CODE_DISABLE_1M_CONTEXT,
+	// DISABLE_AUTO_COMPACT. Nil reads nothing.
+	Getenv func(string) string
+}
+
+// ClaudeCodeWindow returns the window of a Claude Code session and where
+// the client compacts it. The window is, first found: Configured;
+// Reported; 1,000,000 for a model named with "[1m]" (unless
+// CLAUDE_CODE_DISABLE_1M_CONTEXT) or chosen so in $ANTHROPIC_MODEL, for a model the client gives 1M by
+// default (Opus 5 and later: its status line says so), or when Tokens
+// passed 200,000; else 200,000. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
+// window the client compacts in. The client compacts at that window less
+// its reply reserve (20,000) and a margin (13,000);
+// CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (1–100) moves it to that share of the
+// window less the reserve, if lower; DISABLE_AUTO_COMPACT leaves only the
+// window itself, where the API refuses and the client must compact.
+func ClaudeCodeWindow(s WindowSignals) Window {
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	model := strings.ToLower(s.Model)
+	w := Window{Size: ClaudeWindow, Source: "default"}
+	switch {
+	case s.Configured > 0:
+		w = Window{Size: s.Configured, Source: "config"}
+	case s.Reported > 0:
+		w = Window{Size: s.Reported, Source: "status line"}
+	case getenv("CLAUDE_CODE_DISABLE_1M_CONTEXT") != "":
+		w.Source = "env CLAUDE_CODE_DISABLE_1M_CONTEXT"
+	case strings.Contains(model, "[1m]"):
+		w = Window{Size: ClaudeLargeWindow, Source: "model [1m]"}
+	case oneM(strings.ToLower(getenv("ANTHROPIC_MODEL")), model):
+		// Releases before 2.1.330 write the model without its "[1m]";
+		// the model the person chose is in the client's environment.
+		w = Window{Size: ClaudeLargeWindow, Source: "env ANTHROPIC_MODEL [1m]"}
+	case largeByDefault(model):
+		w = Window{Size: ClaudeLargeWindow, Source: "model " + s.Model}
+	case s.Tokens > ClaudeWindow:
+		w = Window{Size: ClaudeLargeWindow, Source: "tokens past 200,000"}
+	}
+	compactIn := w.Size
+	if n := compactWindowEnv(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); n > 0 && n < compactIn && s.Configured == 0 {
+		compactIn = n
+		w.Source += ", env CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+	}
+	if s.Configured > 0 {
+		// A configured window is where the person wants the notes
+		// measured against: the whole of it.
+		w.CompactAt = w.Size
+		return w
+	}
+	if getenv("DISABLE_AUTO_COMPACT") != "" || getenv("DISABLE_COMPACT") != "" {
+		w.CompactAt = compactIn
+		return w
+	}
+	effective := compactIn - min(claudeOutputReserve, compactIn/2) // a configured toy window keeps half
+	at := effective - claudeCompactMargin
+	if pct, err := strconv.ParseFloat(strings.TrimSpace(getenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")), 64); err == nil && pct > 0 && pct <= 100 {
+		at = min(at, int64(float64(effective)*pct/100))
+	}
+	if at <= 0 {
+		at = effective
+	}
+	w.CompactAt = at
+	return w
+}
+
+// oneM reports whether chosen names model (or any, when model is "")
+// with "[1m]".
+func oneM(chosen, model string) bool {
+	base, ok := strings.CutSuffix(chosen, "[1m]")
+	return ok && (model == "" || model == base)
+}
+
+// compactWindowEnv reads CLAUDE_CODE_AUTO_COMPACT_WINDOW as the client
+// does: tokens, with a k or m suffix, a bare 100 to 1000 meaning
+// thousands, and at least 100,000. 0 when unset or unusable.
+func compactWindowEnv(v string) int64 {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if v == "" {
+		return 0
+	}
+	unit := 1.0
+	switch {
+	case strings.HasSuffix(v, "k"):
+		unit, v = 1000, v[:len(v)-1]
+	case strings.HasSuffix(v, "m"):
+		unit, v = 1_000_000, v[:len(v)-1]
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f*unit < 1 {
+		return 0
+	}
+	if unit == 1 && f >= 100 && f <= 1000 {
+		f *= 1000
+	}
+	return max(int64(f*unit+0.5), 100_000)
+}
+
+// largeByDefault reports whether the client gives model a 1M window
+// without "[1m]" in its name: claude 2.1.330's status line reports
+// 1,000,000 for its default model, claude-opus-5-5, and 200,000 for
+// claude-sonnet-4-5 and claude-haiku-4-5.
+func largeByDefault(model string) bool {
+	rest, ok := strings.CutPrefix(model, "claude-opus-")
+	if !ok {
+		return false
+	}
+	major, _, _ := strings.Cut(rest, "-")
+	n, err := strconv.Atoi(major)
+	return err == nil && n >= 5
+}
+
+// Occupancy is how full a session's context is: the tokens the last
+// request of the main conversation carried (input, cache read and cache
+// creation: what the client holds), against the session's [Window].
+type Occupancy struct {
+	Tokens int64  `json:"tokens"`
+	Model  string `json:"model,omitempty"`
+	Window Window `json:"window"`
+}
+
+// Percent returns how far the context is on the way to where the client
+// compacts: 100 is the compaction. It is the one figure every edge shows.
+func (o *Occupancy) Percent() int {
+	if o == nil || o.Window.CompactAt <= 0 {
+		return 0
+	}
+	return int(o.Tokens * 100 / o.Window.CompactAt)
+}

@@ -1,0 +1,50 @@
+package cairn_test
+
+import (
+	"testing"
+
+	"cairn"
+)
+
+func TestClaudeCodeWindow(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		name            string
+		s               cairn.WindowSignals
+		size, compactAt int64
+	}{
+		{"default", cairn.WindowSignals{Model: "claude-sonnet-4-5"}, 200_000, 167_000},
+		{"1m marker", cairn.WindowSignals{Model: "claude-sonnet-4-5[1m]"}, 1_000_000, 967_000},
+		{"1m chosen in the env", cairn.WindowSignals{Model: "claude-sonnet-4-5", Getenv: env("ANTHROPIC_MODEL", "claude-sonnet-4-5[1m]")}, 1_000_000, 967_000},
+		{"another model chosen in the env", cairn.WindowSignals{Model: "claude-haiku-4-5", Getenv: env("ANTHROPIC_MODEL", "claude-sonnet-4-5[1m]")}, 200_000, 167_000},
+		{"opus 5 by default", cairn.WindowSignals{Model: "claude-opus-5-5"}, 1_000_000, 967_000},
+		{"opus 4 is 200k", cairn.WindowSignals{Model: "claude-opus-4-1"}, 200_000, 167_000},
+		{"status line", cairn.WindowSignals{Model: "claude-opus-5-5", Reported: 200_000}, 200_000, 167_000},
+		{"tokens past 200k", cairn.WindowSignals{Model: "x", Tokens: 250_000}, 1_000_000, 967_000},
+		{"config", cairn.WindowSignals{Configured: 1000, Model: "claude-opus-5-5"}, 1000, 1000},
+		{"env window", cairn.WindowSignals{Model: "claude-opus-5-5", Getenv: env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "300k")}, 1_000_000, 267_000},
+		{"env window bare thousands", cairn.WindowSignals{Model: "claude-opus-5-5", Getenv: env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "400")}, 1_000_000, 367_000},
+		{"env window minimum", cairn.WindowSignals{Model: "claude-opus-5-5", Getenv: env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "5000")}, 1_000_000, 67_000},
+		{"pct override", cairn.WindowSignals{Getenv: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50")}, 200_000, 90_000},
+		{"disable 1m", cairn.WindowSignals{Model: "claude-sonnet-4-5[1m]", Getenv: env("CLAUDE_CODE_DISABLE_1M_CONTEXT", "1")}, 200_000, 167_000},
+		{"no auto compaction", cairn.WindowSignals{Getenv: env("DISABLE_AUTO_COMPACT", "1")}, 200_000, 200_000},
+	} {
+		w := cairn.ClaudeCodeWindow(c.s)
+		if w.Size != c.size || w.CompactAt != c.compactAt {
+			t.Errorf("%s: %+v, want size %d, compaction at %d", c.name, w, c.size, c.compactAt)
+		}
+	}
+	o := cairn.Occupancy{Tokens: 83_500, Window: cairn.ClaudeCodeWindow(cairn.WindowSignals{})}
+	if o.Percent() != 50 {
+		t.Errorf("Percent = %d, want 50", o.Percent())
+	}
+}

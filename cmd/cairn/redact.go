@@ -75,7 +75,7 @@ func lineRedactor(on bool) (func([]byte) []byte, error) {
 		return nil, fmt.Errorf("redaction rules: %w", err)
 	}
 	return func(raw []byte) []byte {
-		if s, found := r.String(string(raw)); len(found) > 0 {
+		if s, found := r.Secrets(string(raw)); len(found) > 0 {
 			return []byte(s)
 		}
 		return raw

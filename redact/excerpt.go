@@ -142,8 +142,9 @@ func cutRun(run string) bool {
 // marks, and the runs the snippet's ellipses cut dropped. A match inside
 // a secret or a cut run loses its markers; ok is false when a match's
 // text shows nowhere but inside one, so that a search of a redacted view
-// never finds a secret by its text: the hit is to be dropped.
-func (r *Redactor) Snippet(snippet, start, end string) (out string, ok bool) {
+// never finds a secret by its text: the hit is to be dropped. found are
+// the secrets replaced.
+func (r *Redactor) Snippet(snippet, start, end string) (out string, found []Finding, ok bool) {
 	type mark struct{ start, end int }
 	var plain strings.Builder
 	var marks []mark
@@ -165,7 +166,8 @@ func (r *Redactor) Snippet(snippet, start, end string) (out string, ok bool) {
 		rest = rest[min(len(rest), j+len(end)):]
 	}
 	text := plain.String()
-	edits := plan(text, r.Find(text), true)
+	found = r.Find(text)
+	edits := plan(text, found, true)
 	inside := func(m mark) bool {
 		for _, e := range edits {
 			if m.start < e.end && e.start < m.end {
@@ -219,8 +221,8 @@ func (r *Redactor) Snippet(snippet, start, end string) (out string, ok bool) {
 	}
 	for w := range hidden {
 		if !shown[w] {
-			return b.String(), false
+			return b.String(), found, false
 		}
 	}
-	return b.String(), true
+	return b.String(), found, true
 }

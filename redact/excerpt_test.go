@@ -101,7 +101,7 @@ func TestSnippet(t *testing.T) {
 		{"run " + s + "go" + e + " test", "run " + s + "go" + e + " test", true},
 		{"clone https://alice:" + s + "Tr0ub4dor3" + e + "@git.example.com/x", "clone https://[REDACTED:url-credentials]@git.example.com/x", false},
 	} {
-		got, ok := r.Snippet(c.in, s, e)
+		got, _, ok := r.Snippet(c.in, s, e)
 		if got != c.want || ok != c.ok {
 			t.Errorf("Snippet(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"cairn"
 	"cairn/redact"
 )
 
@@ -93,6 +94,29 @@ func redactingWriter(on bool, w io.Writer, found *[]redact.Finding) (io.WriteClo
 		return nil, fmt.Errorf("redaction rules: %w", err)
 	}
 	return r.Writer(w, found), nil
+}
+
+// redactHits returns the hits a redacted view shows: none for a query
+// that holds a secret, and of the others those whose snippet, redacted
+// with its markers taken out ([redact.Redactor.Snippet]), still shows a
+// match outside every secret, so that searching a redacted view never
+// finds a secret by its text. The CLI's search --redact, the viewer beyond
+// loopback and the MCP server with --redact share it. found are the
+// secrets replaced in the snippets shown.
+func redactHits(r *redact.Redactor, query string, hits []*cairn.Hit) (_ []*cairn.Hit, found []redact.Finding) {
+	if len(r.Find(query)) > 0 {
+		return nil, nil
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		s, f, ok := r.Snippet(h.Snippet, cairn.HighlightStart, cairn.HighlightEnd)
+		if !ok {
+			continue
+		}
+		h.Snippet, found = s, append(found, f...)
+		out = append(out, h)
+	}
+	return out, found
 }
 
 type nopCloser struct{ io.Writer }

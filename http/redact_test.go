@@ -2,8 +2,8 @@ package http_test
 
 import (
 	"context"
-	"net/url"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"

@@ -12,7 +12,7 @@ import (
 )
 
 // redactUsage is --redact's help, the same on every command.
-const redactUsage = "replace secrets (API keys, tokens, passwords; gitleaks' rules) with [REDACTED:rule] in what is written; the store is unchanged"
+const redactUsage = "replace secrets (API keys, tokens, passwords, passwords in URLs; gitleaks' rules and cairn's) with [REDACTED:rule] in what is written; the store is unchanged"
 
 // redactFlag registers --redact, which commands that write history out
 // share.

@@ -3,11 +3,13 @@ package http_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"cairn"
 	cairnhttp "cairn/http"
 	"cairn/redact"
 )
@@ -29,7 +31,7 @@ func TestServer_Redact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Redact = func(text string) string { out, _ := r.String(text); return out }
+	redacting(s, r)
 	MustOpen(t, s)
 	key := "AKIAZ7VRSQ5TKQ2MBXNA"
 	id := "0b1e0000-0000-4000-8000-0000000005ec"
@@ -49,6 +51,69 @@ func TestServer_Redact(t *testing.T) {
 		}
 		if p != "/api/sessions/"+id && !strings.Contains(body, "[REDACTED:aws-access-token]") {
 			t.Errorf("GET %s: no mark in %s", p, body)
+		}
+	}
+}
+
+// redacting sets s to redact as cairn serve does beyond loopback.
+func redacting(s *cairnhttp.Server, r *redact.Redactor) {
+	s.Redact = func(text string) string { out, _ := r.String(text); return out }
+	s.RedactHits = func(q string, hits []*cairn.Hit) []*cairn.Hit {
+		if len(r.Find(q)) > 0 {
+			return nil
+		}
+		out := hits[:0]
+		for _, h := range hits {
+			if s, _, ok := r.Snippet(h.Snippet, cairn.HighlightStart, cairn.HighlightEnd); ok {
+				h.Snippet = s
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+}
+
+// TestServer_RedactEdges: beyond loopback, a title that cut an AWS key
+// after 17 of its 20 characters keeps none of them, a password in a URL
+// never leaves, and a search for a secret's text finds nothing, while
+// other words still find its round.
+func TestServer_RedactEdges(t *testing.T) {
+	st := MustOpenStore(t)
+	s := cairnhttp.NewServer()
+	st.Serve(s)
+	r, _ := redact.New()
+	redacting(s, r)
+	MustOpen(t, s)
+	aws, pw := "AKIAZ7VRSQ5TKQ2MBXNA", "Tr0ub4dor3"
+	head := "deploy the release to production now, with the key "
+	head += strings.Repeat("x", 80-17-len(head)-1) + " "
+	prompt := head + aws + " then clone https://alice:" + pw + "@git.example.com/x.git"
+	id := "0b1e0000-0000-4000-8000-0000000005ed"
+	data := fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2026-03-19T10:00:00.000Z","sessionId":%q,"cwd":"/w"}`+"\n", prompt, id)
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	os.WriteFile(path, []byte(data), 0o644)
+	if fr, _ := st.importer.ImportFile(context.Background(), path); fr.Error != "" {
+		t.Fatal(fr.Error)
+	}
+	cut := aws[:17]
+	for _, p := range []string{"/api/sessions", "/api/sessions/" + id, "/api/sessions/" + id + "/rounds", "/api/sessions/" + id + "/rounds/1", "/api/search?q=deploy", "/api/search?q=clone"} {
+		code, body := Do(t, s, "GET", p, "")
+		if code != 200 {
+			t.Fatalf("GET %s: %d %s", p, code, body)
+		}
+		for _, secret := range []string{cut, pw} {
+			if strings.Contains(body, secret) {
+				t.Errorf("GET %s carries %s: %s", p, secret, body)
+			}
+		}
+		if strings.HasPrefix(p, "/api/search") && !strings.Contains(body, id) {
+			t.Errorf("GET %s: the round is not found by other words: %s", p, body)
+		}
+	}
+	for _, q := range []string{aws, pw, "alice " + pw, "AKIAZ7VRSQ5T*", "deploy " + pw} {
+		code, body := Do(t, s, "GET", "/api/search?q="+url.QueryEscape(q), "")
+		if code != 200 || strings.Contains(body, id) {
+			t.Errorf("search %q finds the round by a secret: %d %s", q, code, body)
 		}
 	}
 }

@@ -63,6 +63,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
+	if s.RedactHits != nil {
+		hits = s.RedactHits(q.Text, hits)
+	}
 	resp := &SearchResponse{Query: q.Text, Hits: make([]*SearchHit, len(hits))}
 	sessions := map[string]*cairn.Session{}
 	for i, h := range hits {

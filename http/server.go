@@ -80,6 +80,11 @@ type Server struct {
 	// required to listen beyond loopback, where the viewer never shows
 	// a secret (cmd/cairn passes package redact's gitleaks rules).
 	Redact func(string) string
+	// RedactHits, when set, returns the search hits a redacted view
+	// shows, their snippets redacted before they are highlighted: none
+	// whose query matched only inside a secret. Beyond loopback it is
+	// required too (cmd/cairn passes what search --redact does).
+	RedactHits func(query string, hits []*cairn.Hit) []*cairn.Hit
 
 	// ReadTimeout bounds reading a request, body included, and
 	// IdleTimeout how long a kept-alive connection may wait for the
@@ -121,7 +126,7 @@ func (s *Server) Open() (err error) {
 	if !IsLoopback(s.Addr) && s.Token == "" {
 		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires a token.", s.Addr)
 	}
-	if !IsLoopback(s.Addr) && s.Redact == nil {
+	if !IsLoopback(s.Addr) && (s.Redact == nil || s.RedactHits == nil) {
 		return cairn.Errorf(cairn.EINVALID, "Listening on %s, beyond this machine, requires redaction of secrets.", s.Addr)
 	}
 	if s.Token != "" {

@@ -65,6 +65,14 @@ type Server struct {
 	// Retention, when set, serves the retention tool: what `cairn eval
 	// retention` measures of a session, by the same function.
 	Retention func(ctx context.Context, session string) (*retention.Report, error)
+
+	// Redact, when set, replaces secrets in every tool's output, errors
+	// included, and RedactHits returns the search hits a redacted view
+	// shows (their snippets redacted before they are highlighted; none
+	// whose query matched only inside a secret). cmd/cairn sets both
+	// with --redact, the default beyond loopback.
+	Redact     func(string) string
+	RedactHits func(query string, hits []*cairn.Hit) []*cairn.Hit
 }
 
 // DefaultMaxChars is the output cap: what a Claude Code hook may add too.
@@ -114,8 +122,16 @@ func tool[In any](srv *sdk.Server, s *Server, name, desc string, h func(context.
 			if err != nil {
 				return s.toolError(err)
 			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s.cap(text)}}}, nil, nil
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s.cap(s.redact(text))}}}, nil, nil
 		})
+}
+
+// redact returns text without its secrets when the server redacts.
+func (s *Server) redact(text string) string {
+	if s.Redact == nil {
+		return text
+	}
+	return s.Redact(text)
 }
 
 // toolError maps err to a tool error the agent reads: the kind of its
@@ -128,7 +144,7 @@ func (s *Server) toolError(err error) (*sdk.CallToolResult, any, error) {
 		return nil, nil, err
 	}
 	text := fmt.Sprintf("%s: %s", kind, cairn.ErrorMessage(err))
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: s.cap(text)}}}, nil, nil
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: s.cap(s.redact(text))}}}, nil, nil
 }
 
 // cap cuts text to MaxChars characters, saying so.
@@ -305,6 +321,9 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true, Agent: in.Agent, Steps: true})
 	if err != nil {
 		return "", err
+	}
+	if s.RedactHits != nil {
+		hits = s.RedactHits(in.Query, hits)
 	}
 	if len(hits) == 0 {
 		return fmt.Sprintf("No round matches %q.", in.Query), nil

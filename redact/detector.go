@@ -9,19 +9,21 @@ import (
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 )
 
-// A detector applies the generated [rules] to text as gitleaks'
-// detect.Detector does with its default config: a keyword prefilter, each
+// A detector applies its rules (gitleaks' generated [rules], and cairn's
+// [ownRules] after them) to text as gitleaks' detect.Detector does with its default config: a keyword prefilter, each
 // rule's regex, its secret group, its minimum entropy, the global and the
 // rule's allowlists, `gitleaks:allow` on the line, and generic rules giving
 // way to specific ones. Its regular expressions are compiled on first use.
 type detector struct {
+	rules     []rule
 	prefilter func() *ahocorasick.Trie
 	compiled  []func() compiled
 	globalRe  func() []*regexp.Regexp
 }
 
-func newDetector() *detector {
+func newDetector(rules []rule) *detector {
 	d := &detector{
+		rules: rules,
 		prefilter: sync.OnceValue(func() *ahocorasick.Trie {
 			var words []string
 			for _, r := range rules {
@@ -54,8 +56,8 @@ func (d *detector) detect(text string) []finding {
 	})
 	var found []finding
 	nl := &newlines{}
-	for i := range rules {
-		r := &rules[i]
+	for i := range d.rules {
+		r := &d.rules[i]
 		if !r.triggered(present) {
 			continue
 		}

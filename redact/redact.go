@@ -7,7 +7,8 @@
 // The rules are gitleaks' default config, read from its Go package
 // (github.com/zricethezav/gitleaks/v8) into rules.go by
 // `go test ./redact -update`; a small detector applies them as gitleaks'
-// detect package does. Linking gitleaks itself would bring some 200
+// detect package does. cairn adds rules of its own for what gitleaks
+// misses ([ownRules]: credentials in URLs). Linking gitleaks itself would bring some 200
 // packages (archives, viper, sprig) whose initialisation every cairn
 // command would pay; its tests check that rules.go is current and that the
 // detector finds exactly what gitleaks finds.
@@ -18,7 +19,7 @@ package redact
 import (
 	"bytes"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -40,9 +41,11 @@ type Redactor struct {
 	d *detector
 }
 
-var shared = sync.OnceValue(func() *Redactor { return &Redactor{d: newDetector()} })
+var shared = sync.OnceValue(func() *Redactor {
+	return &Redactor{d: newDetector(append(slices.Clip(rules), ownRules...))}
+})
 
-// New returns a Redactor with gitleaks' default rules. Rules are compiled
+// New returns a Redactor with gitleaks' default rules and cairn's own. Rules are compiled
 // as texts first need them, so one Redactor is shared by the whole
 // process. The error is always nil: the tests compile every rule.
 func New() (*Redactor, error) {
@@ -67,22 +70,36 @@ func (r *Redactor) Find(text string) []Finding {
 
 // String returns text with every secret replaced by its [Mark], and the
 // findings. Longer secrets are replaced first, so a secret inside another
-// is not left half replaced.
+// is not left half replaced. A run cut by an ellipsis is dropped too
+// (see [MinCut]): no rule can recognise the part of a secret that a
+// preview, a title or a snippet kept. Text that leaves goes through it.
 func (r *Redactor) String(text string) (string, []Finding) {
 	found := r.Find(text)
-	if len(found) == 0 {
-		return text, nil
+	return apply(text, plan(text, found, true)), found
+}
+
+// Secrets returns text with every secret replaced by its [Mark], and the
+// findings, without dropping runs cut by an ellipsis: for whole lines of a
+// transcript, which cairn never clipped.
+func (r *Redactor) Secrets(text string) (string, []Finding) {
+	found := r.Find(text)
+	return apply(text, plan(text, found, false)), found
+}
+
+// apply returns text with the edits made.
+func apply(text string, edits []edit) string {
+	if len(edits) == 0 {
+		return text
 	}
-	sort.SliceStable(found, func(i, j int) bool { return len(found[i].Secret) > len(found[j].Secret) })
-	pairs := make([]string, 0, 2*len(found))
-	seen := map[string]bool{}
-	for _, f := range found {
-		if !seen[f.Secret] {
-			seen[f.Secret] = true
-			pairs = append(pairs, f.Secret, Mark(f.Rule))
-		}
+	var b strings.Builder
+	pos := 0
+	for _, e := range edits {
+		b.WriteString(text[pos:e.start])
+		b.WriteString(e.repl)
+		pos = e.end
 	}
-	return strings.NewReplacer(pairs...).Replace(text), found
+	b.WriteString(text[pos:])
+	return b.String()
 }
 
 // Writer returns a writer that holds what is written to it and, on

@@ -42,7 +42,7 @@ Examples:
   cairn import --json session.jsonl`)
 	sf.register(fs, true)
 	quiet := fs.Bool("q", false, "no progress and no problem lines, only the summary")
-	red := fs.Bool("redact", false, "store lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules), for a shared store; the transcript files are unchanged")
+	red := fs.Bool("redact", false, "store lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules and cairn's), for a shared store; the transcript files are unchanged")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"cairn"
 	cairnhttp "cairn/http"
 	"cairn/mcp"
+	"cairn/redact"
 	"cairn/retention"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,12 +31,15 @@ Outputs are cut at --max-chars, and say so.
 
 Over HTTP, an address beyond this machine requires a token: one is
 generated and printed once (or given with --token); clients send it as
-Authorization: Bearer TOKEN.
+Authorization: Bearer TOKEN. Beyond this machine, secrets are redacted
+too, as --redact does: in every tool's output, search snippets and
+titles, and a search that matches only inside a secret finds nothing.
 
 Examples:
   cairn mcp
   cairn mcp --http 127.0.0.1:7878
-  cairn mcp --http 0.0.0.0:7878     # on the network, with a token`)
+  cairn mcp --redact                # no secret reaches the agent
+  cairn mcp --http 0.0.0.0:7878     # on the network, with a token, redacted`)
 	sf.register(fs, false)
 	addr := fs.String("http", "", "serve streamable HTTP on this address (loopback unless you mean otherwise)")
 	maxChars := fs.Int("max-chars", mcp.DefaultMaxChars, "cap on each tool's output")
@@ -43,12 +47,20 @@ Examples:
 	var wf wsFlags
 	wf.register(fs)
 	owner := fs.String("as", m.Getenv("CAIRN_AGENT"), "whose current frame (default $CAIRN_AGENT)")
+	red := fs.Bool("redact", false, redactUsage+" (default with --http beyond this machine, where it cannot be turned off)")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return usageError("mcp takes no arguments")
+	}
+	if *addr != "" && !cairnhttp.IsLoopback(*addr) {
+		// Beyond this machine, as the viewer: no secret leaves.
+		if flagSet(fs, "redact") && !*red {
+			return usageError("--redact=false: beyond this machine (--http %s) the MCP server always redacts", *addr)
+		}
+		*red = true
 	}
 	st, err := m.openStore(sf.store)
 	if err != nil {
@@ -58,6 +70,14 @@ Examples:
 	s := &mcp.Server{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Searcher: st.searcher,
 		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Session: m.knownSession(wf.session), Now: m.now, MaxChars: *maxChars}
 	s.Retention = func(ctx context.Context, id string) (*retention.Report, error) { return evaluate(ctx, st, id) }
+	if *red {
+		r, err := redact.New()
+		if err != nil {
+			return fmt.Errorf("redaction rules: %w", err)
+		}
+		s.Redact = func(text string) string { out, _ := r.String(text); return out }
+		s.RedactHits = func(q string, hits []*cairn.Hit) []*cairn.Hit { hits, _ = redactHits(r, q, hits); return hits }
+	}
 	switch w, err := m.openWorkspace(wf); cairn.ErrorCode(err) {
 	case "":
 		s.Workspace = w

@@ -36,7 +36,7 @@ Examples:
 	fs.StringVar(&sf.store, "from", "", "the store to copy (default: --store's default: $CAIRN_STORE, else .cairn/cairn.db in the workspace)")
 	to := fs.String("to", "", "the store to copy into: a postgres:// URL or a file (required)")
 	fs.BoolVar(&sf.json, "json", false, "print the figures as JSON")
-	red := fs.Bool("redact", false, "copy lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules): the target never holds them; the source is unchanged")
+	red := fs.Bool("redact", false, "copy lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules and cairn's): the target never holds them; the source is unchanged")
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}

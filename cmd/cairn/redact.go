@@ -7,11 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"cairn"
 	"cairn/redact"
 )
 
 // redactUsage is --redact's help, the same on every command.
-const redactUsage = "replace secrets (API keys, tokens, passwords; gitleaks' rules) with [REDACTED:rule] in what is written; the store is unchanged"
+const redactUsage = "replace secrets (API keys, tokens, passwords, passwords in URLs; gitleaks' rules and cairn's) with [REDACTED:rule] in what is written; the store is unchanged"
 
 // redactFlag registers --redact, which commands that write history out
 // share.
@@ -75,7 +76,7 @@ func lineRedactor(on bool) (func([]byte) []byte, error) {
 		return nil, fmt.Errorf("redaction rules: %w", err)
 	}
 	return func(raw []byte) []byte {
-		if s, found := r.String(string(raw)); len(found) > 0 {
+		if s, found := r.Secrets(string(raw)); len(found) > 0 {
 			return []byte(s)
 		}
 		return raw
@@ -93,6 +94,29 @@ func redactingWriter(on bool, w io.Writer, found *[]redact.Finding) (io.WriteClo
 		return nil, fmt.Errorf("redaction rules: %w", err)
 	}
 	return r.Writer(w, found), nil
+}
+
+// redactHits returns the hits a redacted view shows: none for a query
+// that holds a secret, and of the others those whose snippet, redacted
+// with its markers taken out ([redact.Redactor.Snippet]), still shows a
+// match outside every secret, so that searching a redacted view never
+// finds a secret by its text. The CLI's search --redact, the viewer beyond
+// loopback and the MCP server with --redact share it. found are the
+// secrets replaced in the snippets shown.
+func redactHits(r *redact.Redactor, query string, hits []*cairn.Hit) (_ []*cairn.Hit, found []redact.Finding) {
+	if len(r.Find(query)) > 0 {
+		return nil, nil
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		s, f, ok := r.Snippet(h.Snippet, cairn.HighlightStart, cairn.HighlightEnd)
+		if !ok {
+			continue
+		}
+		h.Snippet, found = s, append(found, f...)
+		out = append(out, h)
+	}
+	return out, found
 }
 
 type nopCloser struct{ io.Writer }
@@ -116,4 +140,10 @@ func countRules(found []redact.Finding) string {
 		noun = "secret"
 	}
 	return fmt.Sprintf("%d %s (%s)", len(found), noun, strings.Join(rules, ", "))
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) (set bool) {
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -135,3 +135,68 @@ func TestRedactIntoSharedStore(t *testing.T) {
 		t.Fatal("the local store changed")
 	}
 }
+
+// TestRedact_Edges: a password in a URL leaves no command with --redact
+// and scan counts it; a title that cut an AWS key after 17 of its 20
+// characters keeps none of them in sessions --redact; and search --redact
+// finds no round by a secret's text, while other words still find it.
+func TestRedact_Edges(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "cairn.db")
+	aws, pw := "AKIAZ7VRSQ5TKQ2MBXNA", "Tr0ub4dor3"
+	id := "0d0d0d0d-0000-4000-8000-000000005ec9"
+	head := "deploy the release to production now, with the key "
+	head += strings.Repeat("x", 80-17-len(head)-1) + " "
+	prompt := head + aws + " then clone https://alice:" + pw + "@git.example.com/x.git"
+	transcript := strings.Replace(raceLine(id, 1), "question 1", prompt, 1) + raceLine(id, 2)
+	path := filepath.Join(dir, id+".jsonl")
+	os.WriteFile(path, []byte(transcript), 0o644)
+	if _, stderr, err := runMain(t, store, "import", "-q", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	cut := aws[:17]
+	if out, _, _ := runMain(t, store, "sessions"); !strings.Contains(out, cut+"…") {
+		t.Fatalf("the title does not cut the key after 17 characters: the test plants nothing\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"sessions", "--redact"},
+		{"sessions", "--redact", "--json"},
+		{"export", "--redact", id},
+		{"export", "--redact", "--format", "markdown", id},
+		{"show", "--redact", id, "1"},
+		{"search", "--redact", "deploy"},
+		{"search", "--redact", "--json", "clone"},
+	} {
+		out, stderr, err := runMain(t, store, args...)
+		if err != nil {
+			t.Fatal(args, err, stderr)
+		}
+		for _, s := range []string{cut, pw} {
+			if strings.Contains(out, s) {
+				t.Errorf("%v: %s leaves:\n%s", args, s, out)
+			}
+		}
+		if args[0] == "search" && !strings.Contains(out, id) {
+			t.Errorf("%v: the round is not found by other words:\n%s", args, out)
+		}
+	}
+	for _, q := range []string{aws, pw, "alice " + pw, "AKIAZ7VRSQ5T*", "deploy " + pw} {
+		if out, _, _ := runMain(t, store, "search", q); !strings.Contains(out, id) {
+			t.Fatalf("search %q finds nothing without --redact: the test proves nothing\n%s", q, out)
+		}
+		out, _, err := runMain(t, store, "search", "--redact", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, id) {
+			t.Errorf("search --redact %q finds the round by a secret:\n%s", q, out)
+		}
+	}
+	out, _, err := runMain(t, store, "scan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "url-credentials") || !strings.Contains(out, "aws-access-token") || strings.Contains(out, pw) {
+		t.Errorf("scan:\n%s", out)
+	}
+}

@@ -21,11 +21,13 @@ type ScanRule struct {
 func (m *Main) runScan(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("scan", "[flags] [SESSION...]", `
-List the secrets the store holds, by rule (gitleaks' rule set): API keys,
-tokens, passwords planted in prompts or tool output. Secrets are counted,
+List the secrets the store holds, by rule (gitleaks' rule set and cairn's
+own, such as url-credentials for a password in a URL): API keys, tokens,
+passwords planted in prompts or tool output: what --redact replaces. Secrets are counted,
 never printed. Nothing is changed: the stored lines stay as they were read.
---redact on export, show, search and the surgical commands, and the viewer
-beyond this machine, replace them in what leaves.
+--redact on export, show, search, sessions, mcp and the surgical commands,
+and the viewer and the MCP server beyond this machine, replace them in what
+leaves.
 
 Examples:
   cairn scan

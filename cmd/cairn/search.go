@@ -8,6 +8,7 @@ import (
 
 	"cairn"
 	"cairn/export"
+	"cairn/redact"
 )
 
 func (m *Main) runSearch(ctx context.Context, args []string) error {
@@ -77,8 +78,20 @@ Examples:
 		if err != nil {
 			return err
 		}
+		if *red {
+			r, err := redact.New()
+			if err != nil {
+				return fmt.Errorf("redaction rules: %w", err)
+			}
+			var found []redact.Finding
+			if hits, found = redactHits(r, q.Text, hits); len(found) > 0 {
+				fmt.Fprintf(m.Stderr, "redacted %s in snippets\n", countRules(found))
+			}
+		}
 		var suggest string
-		if len(hits) == 0 {
+		// A redacted view suggests nothing: the prefixes of a secret
+		// would find it.
+		if len(hits) == 0 && !*red {
 			if suggest, err = prefixSuggestion(ctx, st.searcher, q); err != nil {
 				return err
 			}

@@ -74,6 +74,7 @@ Examples:
 			return fmt.Errorf("redaction rules: %w", err)
 		}
 		s.Redact = func(text string) string { out, _ := r.String(text); return out }
+		s.RedactHits = func(q string, hits []*cairn.Hit) []*cairn.Hit { hits, _ = redactHits(r, q, hits); return hits }
 	}
 	if err := s.Open(); err != nil {
 		return err

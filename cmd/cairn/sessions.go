@@ -34,6 +34,7 @@ Examples:
 	surgical := fs.Bool("surgical", false, "include the sessions cairn's surgery cut")
 	agent := fs.String("agent", "", "only sessions of this harness: claude-code | codex")
 	limit := fs.Int("n", 50, "list at most this many (0: all)")
+	red := redactFlag(fs)
 	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -48,6 +49,12 @@ Examples:
 	if filter.Until, err = parseWhen(*until); err != nil {
 		return err
 	}
+	return m.redacted(*red, func() error { return m.listSessions(ctx, sf, filter, *surgical) })
+}
+
+// listSessions prints the sessions filter selects. A title is a preview
+// that may have cut a secret: --redact drops the cut run too.
+func (m *Main) listSessions(ctx context.Context, sf storeFlags, filter cairn.SessionFilter, surgical bool) error {
 	st, err := m.readStore(sf.store)
 	if err != nil {
 		return err
@@ -76,7 +83,7 @@ Examples:
 	if len(sessions) < n {
 		fmt.Fprintf(m.Stdout, "(%d of %d; -n 0 lists all)\n", len(sessions), n)
 	}
-	if !*surgical {
+	if !surgical {
 		all := filter
 		all.NoSurgery, all.Limit = false, 1
 		if _, total, err := st.sessions.FindSessions(ctx, all); err == nil && total > n {

@@ -141,9 +141,3 @@ func countRules(found []redact.Finding) string {
 	}
 	return fmt.Sprintf("%d %s (%s)", len(found), noun, strings.Join(rules, ", "))
 }
-
-// flagSet reports whether the flag name was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) (set bool) {
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}

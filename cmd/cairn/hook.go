@@ -62,7 +62,10 @@ hand.
                     ran out) also checkpoint, trace it and prepare a
                     revived session, which SessionStart then names
   SessionEnd        inscribe the rest, then checkpoint on exit (a line on
-                    the current board and an exit move in the trace) and
+                    the current board, saying what the session changed:
+                    decisions recorded, todos added, finished or blocked,
+                    frames pushed and popped, files written; and an exit
+                    move in the trace) and
                     sync: state.json names this session as the last one,
                     and what changed in the relay files is recorded
   PreToolUse        (Task|Agent only) record a hand-off in state.json: the
@@ -237,6 +240,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 	}
 	if text, err = givenOnce(w, in.SessionID, in.Source, text); err != nil {
 		return err
+	}
+	if err := w.StartSession(); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+		return err // EINVALID: no session id that names a file, nothing to compare at its end
 	}
 	if line := revivedLine(w, in); line != "" {
 		text = strings.TrimRight(text, "\n") + "\n\n" + line + "\n"
@@ -446,6 +452,13 @@ func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *c
 	done := fmt.Sprintf("Session %s ended (%s)", shortID(w.Session), reason)
 	if last != nil {
 		done += fmt.Sprintf(" after %d rounds; last: %q", last.Seq, clipLine(last.UserPreview, 100))
+	}
+	c, err := m.sessionChanged(ctx, w, in)
+	if err != nil {
+		return err
+	}
+	if s := c.String(); s != "" {
+		done += "; changed: " + s
 	}
 	if err := m.checkpointExit(w, done, "session end ("+reason+")"); err != nil {
 		return err

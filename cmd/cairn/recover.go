@@ -163,11 +163,8 @@ func recoverSession(ctx context.Context, st *store, w *workspace.Workspace, ref 
 			r.Frames = append(r.Frames, f)
 		}
 	}
-	if c := changeOf(nil, frames, r.Session); r.Changed != nil || len(c.Pushed) > 0 {
-		if r.Changed != nil {
-			c.SessionChanges = r.Changed.SessionChanges
-		}
-		r.Changed = c
+	if r.Changed != nil { // its ends recorded what it changed: its frames are part of it
+		r.Changed = changeOf(&r.Changed.SessionChanges, frames, r.Session)
 	}
 	if r.Stored != nil {
 		if err := r.fromStore(ctx, st, frames, n); err != nil {

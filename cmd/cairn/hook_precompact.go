@@ -74,12 +74,14 @@ func (m *Main) prepareRevive(ctx context.Context, st *store, in *claudecode.Hook
 	if err != nil {
 		return "", nil, err
 	}
+	// A collapse that cannot be weighed or made leaves revive's default.
 	var mat *cairn.Materialization
-	if weight, err = surgery.FinishedWeight(ctx, sst, session, frames, held); err == nil && weight.Pays() {
-		mat, err = surgery.ReviveFrames(ctx, sst, session, frames, cairn.FullFidelity)
+	if w, err := surgery.FinishedWeight(ctx, sst, session, frames, held); err == nil && w.Pays() {
+		if collapsed, err := surgery.ReviveFrames(ctx, sst, session, frames, cairn.FullFidelity); err == nil {
+			mat, weight = collapsed, w
+		}
 	}
 	if mat == nil {
-		weight = nil
 		if mat, err = surgery.Revive(ctx, sst, session, "", "", cairn.FullFidelity); err != nil {
 			return "", nil, err
 		}

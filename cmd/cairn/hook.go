@@ -35,12 +35,16 @@ hand.
   SessionStart      print the assembled context (core, current frame and
                     stack, relay state, index) as additionalContext, within
                     Claude Code's 10,000 characters; the whole context goes
-                    to .cairn/context/<session>.xml when it does not fit
+                    to .cairn/context/<session>.xml when it does not fit;
+                    record the relay files' state, for SessionEnd's line
   UserPromptSubmit  add short lines to the prompt: when the context the
                     client holds has crossed a threshold of .cairn/config
                     (pressure = 70,85), the percentage, what advise
                     recommends (after inscribing the transcript, so that
-                    advise sees all of it) and the command; when a frame
+                    advise sees all of it) and the command (when finished
+                    frames hold a quarter of the context, the command that
+                    resumes a revived session cairn prepared with them
+                    collapsed); when a frame
                     operation is suggested (cairn suggest: size, area,
                     prompt, plan; once per frame and rule). It inscribes
                     nothing else: the prompt waits for it, and Stop
@@ -60,7 +64,9 @@ hand.
   PreCompact        inscribe everything before the compaction drops it;
                     when the client compacts by itself (auto: the context
                     ran out) also checkpoint, trace it and prepare a
-                    revived session, which SessionStart then names
+                    revived session (finished frames collapsed when they
+                    hold a quarter of the context), which SessionStart
+                    then names
   SessionEnd        inscribe the rest, then checkpoint on exit (a line on
                     the current board, saying what the session changed:
                     decisions recorded, todos added, finished or blocked,

@@ -40,15 +40,15 @@ func TestRoundBlocksPaged(t *testing.T) {
 		var page cairnhttp.RoundResponse
 		MustGet(t, s, fmt.Sprintf("/api/sessions/%s/rounds/1?blocks_from=%d", id, from), &page)
 		pages++
-		if len(page.Round.Blocks) > cairnhttp.MaxPageBlocks || page.BlocksFrom != from {
-			t.Fatalf("page %d: %d blocks from %d", pages, len(page.Round.Blocks), page.BlocksFrom)
+		if len(page.Blocks) > cairnhttp.MaxPageBlocks || page.BlocksFrom != from {
+			t.Fatalf("page %d: %d blocks from %d", pages, len(page.Blocks), page.BlocksFrom)
 		}
-		for i, b := range page.Round.Blocks {
+		for i, b := range page.Blocks {
 			if want := fmt.Sprintf("block %d", from+i-1); from+i > 0 && b.Content != want {
 				t.Fatalf("block %d = %q, want %q", from+i, b.Content, want)
 			}
 		}
-		seen += len(page.Round.Blocks)
+		seen += len(page.Blocks)
 		if page.NextBlocks == 0 {
 			if page.BlocksTotal != n+1 || seen != n+1 {
 				t.Fatalf("%d blocks seen of %d, want %d", seen, page.BlocksTotal, n+1)

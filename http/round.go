@@ -105,8 +105,12 @@ type StepView struct {
 }
 
 // newRoundResponse cuts rd's blocks into its prompt and its steps.
+// The round itself goes without them, so that the page holds its blocks
+// once in Blocks and once in Prompt and Steps, not three times.
 func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
-	resp := &RoundResponse{Round: rd, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
+	bare := *rd
+	bare.Blocks = nil
+	resp := &RoundResponse{Round: &bare, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
 	steps := cairn.Steps(rd.Blocks, rd.LastLine)
 	inStep := len(rd.Blocks)
 	if len(steps) > 0 {
@@ -125,7 +129,7 @@ func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
 // whatever the round's size.
 const (
 	MaxPageBlocks = 1000
-	MaxPageBytes  = 4 << 20
+	MaxPageBytes  = 2 << 20
 )
 
 // handleRound handles GET /api/sessions/{id}/rounds/{seq}?fidelity=…&blocks_from=N:

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -326,7 +327,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		rw := &redactingWriter{ResponseWriter: w, status: http.StatusOK}
 		s.mux.ServeHTTP(rw, r)
 		w.WriteHeader(rw.status)
-		w.Write([]byte(s.Redact(rw.buf.String())))
+		io.WriteString(w, s.Redact(rw.buf.String()))
 		return
 	}
 	s.mux.ServeHTTP(w, r)

@@ -72,7 +72,7 @@ func TestStalledFlood(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", s.Port())
 	dialFrom(t, "", addr, Stalled, "")
 	dialFrom(t, "", addr, Stalled/2, "GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n") // a header never ended
-	time.Sleep(100 * time.Millisecond)                                                   // all accepted
+	time.Sleep(100 * time.Millisecond)                                                    // all accepted
 	var worst time.Duration
 	for range 5 {
 		worst = max(worst, timedGet(t, s.URL()+"/api/sessions", ""))

@@ -3,8 +3,8 @@ package http_test
 import (
 	"bufio"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"

@@ -110,13 +110,6 @@ func (g *gate) trust(c *gatedConn) bool {
 	return true
 }
 
-// counts returns the pending and trusted connections open.
-func (g *gate) counts() (pending, trusted int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.npending, g.ntrusted
-}
-
 type connState int
 
 const (

@@ -196,9 +196,10 @@ func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cair
 	return out, rows.Err()
 }
 
-// FindRoundPage implements [cairn.RoundStore]: the page's block ids first,
-// then those blocks, each content read no further than the page's byte
-// limit.
+// FindRoundPage implements [cairn.RoundStore]: the page's block ids first
+// (in id order, which is round order: an import inserts a round's blocks
+// all at once and in order), then those blocks, each content read no
+// further than the page's byte limit.
 func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq int, page cairn.BlockPage) (_ *cairn.Round, total int, err error) {
 	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
@@ -223,8 +224,8 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		SELECT b.id, b.line_no, b.idx, b.role, b.kind, b.timestamp, substr(b.content, 1, $3), octet_length(b.content), b.tool_name,
 			b.tool_id, b.agent_id, b.is_error, b.sidechain, b.message_id
 		FROM blocks b WHERE b.id IN (
-			SELECT id FROM blocks WHERE session_id = $1 AND round_seq = $2 ORDER BY line_no, idx LIMIT $4 OFFSET $5)
-		ORDER BY b.line_no, b.idx`, sessionID, seq, max(page.Bytes, 0), page.Limit, max(page.From, 0))
+			SELECT id FROM blocks WHERE session_id = $1 AND round_seq = $2 ORDER BY id LIMIT $4 OFFSET $5)
+		ORDER BY b.id`, sessionID, seq, max(page.Bytes, 0), page.Limit, max(page.From, 0))
 	if err != nil {
 		return nil, 0, err
 	}

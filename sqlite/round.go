@@ -275,8 +275,11 @@ func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...an
 const toolSep = "\x1f"
 
 // FindRoundPage implements [cairn.RoundStore]: the page's block ids first,
-// sorted from the round's index entries alone, then those blocks, each
-// content read once and no further than the page's byte limit.
+// read off the round's index entries alone (blocks_round, whose entries
+// are in id order: an import inserts a round's blocks all at once and in
+// order, so their ids are), then those blocks, each content read once and
+// no further than the page's byte limit. Sorting a million blocks by line
+// and index instead took a second a page.
 func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq int, page cairn.BlockPage) (_ *cairn.Round, total int, err error) {
 	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
@@ -297,7 +300,7 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 	if page.Limit <= 0 || page.From >= total {
 		return r, total, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM blocks WHERE session_id = ? AND round_seq = ? ORDER BY line_no, idx LIMIT ? OFFSET ?`,
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM blocks WHERE session_id = ? AND round_seq = ? ORDER BY id LIMIT ? OFFSET ?`,
 		sessionID, seq, page.Limit, max(page.From, 0))
 	if err != nil {
 		return nil, 0, err
@@ -317,7 +320,7 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 	}
 	rows, err = tx.QueryContext(ctx, `
 		SELECT id, line_no, idx, role, kind, timestamp, substr(content, 1, ?), octet_length(content), tool_name, tool_id, agent_id, is_error, sidechain, message_id
-		FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY line_no, idx`, append([]any{max(page.Bytes, 0)}, ids...)...)
+		FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY id`, append([]any{max(page.Bytes, 0)}, ids...)...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -55,4 +55,7 @@ type Block struct {
 	// Detail is set on a block a materialization condensed: its Content is
 	// then a reference or summary, not what was stored.
 	Detail Detail `json:"detail,omitempty"`
+	// Size is the stored content's length in bytes, set only when a paged
+	// read ([BlockPage]) cut Content shorter.
+	Size int `json:"size,omitempty"`
 }

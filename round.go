@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"time"
+	"unicode/utf8"
 )
 
 // A Round is one real user message plus everything the agent produced
@@ -69,4 +70,39 @@ type RoundStore interface {
 
 	// CountRounds returns how many rounds match filter, ignoring its Last.
 	CountRounds(ctx context.Context, filter RoundFilter) (int, error)
+
+	// FindRoundPage returns one round with the page of its blocks that
+	// page selects, read without the others, and how many blocks the
+	// round has. Returns ENOTFOUND if the session or round does not exist.
+	FindRoundPage(ctx context.Context, sessionID string, seq int, page BlockPage) (*Round, int, error)
+}
+
+// A BlockPage selects part of a round's blocks, in round order: from the
+// From'th (0-based), at most Limit of them, and no more than Bytes bytes of
+// content in all, except that a page always holds its first block. A block
+// longer than Bytes is cut to it (Block.Size then says how long it is). A
+// store reads only the page's blocks, each block's content at most once,
+// so a page costs about Bytes of memory whatever the round's size.
+type BlockPage struct {
+	From, Limit, Bytes int
+}
+
+// Full reports whether a page that holds n blocks of size bytes of content
+// has no room for a block of next bytes.
+func (p BlockPage) Full(n, size, next int) bool {
+	return n >= p.Limit || (n > 0 && size+min(next, p.Bytes) > p.Bytes)
+}
+
+// Cut cuts b's content, size bytes long as stored and read as at most its
+// first Bytes characters, to Bytes bytes at a character boundary, and sets
+// b.Size when it cut.
+func (p BlockPage) Cut(b *Block, size int) {
+	if len(b.Content) <= p.Bytes && size <= p.Bytes {
+		return
+	}
+	cut := min(p.Bytes, len(b.Content))
+	for cut > 0 && cut < len(b.Content) && !utf8.RuneStart(b.Content[cut]) {
+		cut--
+	}
+	b.Content, b.Size = b.Content[:cut], size
 }

@@ -10,6 +10,16 @@
 // on another site cannot send without a CORS preflight this server never
 // answers. Only embedded files and the store are served: no request names
 // a path on disk.
+//
+// # Limits
+//
+// Stalled and unauthenticated clients cannot hold the server down: until
+// a request on it is authorized, a connection is pending, and the oldest
+// pending ones are closed to make room for new ones (limit.go), so a
+// client that sends the token is always served. Heavy requests take one
+// of [Server.MaxHeavy] slots, and a round's blocks are read a page at a
+// time ([MaxPageBlocks], [MaxPageBytes]), so memory is bounded whatever
+// the round's size and however many ask at once.
 package http
 
 import (

@@ -40,15 +40,15 @@ func TestRoundBlocksPaged(t *testing.T) {
 		var page cairnhttp.RoundResponse
 		MustGet(t, s, fmt.Sprintf("/api/sessions/%s/rounds/1?blocks_from=%d", id, from), &page)
 		pages++
-		if len(page.Round.Blocks) > cairnhttp.MaxPageBlocks || page.BlocksFrom != from {
-			t.Fatalf("page %d: %d blocks from %d", pages, len(page.Round.Blocks), page.BlocksFrom)
+		if len(page.Blocks) > cairnhttp.MaxPageBlocks || page.BlocksFrom != from {
+			t.Fatalf("page %d: %d blocks from %d", pages, len(page.Blocks), page.BlocksFrom)
 		}
-		for i, b := range page.Round.Blocks {
+		for i, b := range page.Blocks {
 			if want := fmt.Sprintf("block %d", from+i-1); from+i > 0 && b.Content != want {
 				t.Fatalf("block %d = %q, want %q", from+i, b.Content, want)
 			}
 		}
-		seen += len(page.Round.Blocks)
+		seen += len(page.Blocks)
 		if page.NextBlocks == 0 {
 			if page.BlocksTotal != n+1 || seen != n+1 {
 				t.Fatalf("%d blocks seen of %d, want %d", seen, page.BlocksTotal, n+1)
@@ -86,25 +86,64 @@ func TestStalledClients(t *testing.T) {
 		t.Fatalf("a stalled body held its connection %v", took)
 	}
 
-	// Two silent connections take the cap; a third request waits for one
-	// of them to go.
+	// Two silent connections fill the pending budget; a request on a third
+	// is served at once, and the oldest silent one is closed for it.
+	s.Close()
+	s = cairnhttp.NewServer()
+	st.Serve(s)
+	s.MaxPending, s.PendingPerIP = 2, 2
+	MustOpen(t, s)
+	addr = fmt.Sprintf("127.0.0.1:%d", s.Port())
 	a, _ := net.Dial("tcp", addr)
+	defer a.Close()
+	time.Sleep(20 * time.Millisecond) // accepted first
 	b, _ := net.Dial("tcp", addr)
 	defer b.Close()
-	time.Sleep(50 * time.Millisecond)
-	client := &http.Client{Timeout: 150 * time.Millisecond}
-	if _, err := client.Get(s.URL() + "/api/sessions"); err == nil {
-		t.Fatal("a request beyond the cap was served at once")
-	}
-	a.Close()
-	client.Timeout = 3 * time.Second
+	time.Sleep(20 * time.Millisecond)
+	client := &http.Client{Timeout: time.Second}
 	resp, err := client.Get(s.URL() + "/api/sessions")
 	if err != nil {
-		t.Fatalf("after a connection closed: %v", err)
+		t.Fatalf("a request beyond the pending budget: %v", err)
 	}
 	defer resp.Body.Close()
 	var v any
 	if resp.StatusCode != 200 || json.NewDecoder(resp.Body).Decode(&v) != nil {
 		t.Fatalf("status %d", resp.StatusCode)
+	}
+	a.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := a.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the oldest silent connection: %v, want it closed", err)
+	}
+}
+
+// TestTrustedCap: trusted connections beyond MaxConns are answered 503
+// and closed; one closing makes room.
+func TestTrustedCap(t *testing.T) {
+	st := MustOpenStore(t)
+	s := cairnhttp.NewServer()
+	st.Serve(s)
+	s.MaxConns = 1
+	MustOpen(t, s)
+	one := &http.Client{Transport: &http.Transport{}}
+	two := &http.Client{Transport: &http.Transport{}}
+	get := func(c *http.Client) int {
+		resp, err := c.Get(s.URL() + "/api/sessions")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get(one); got != 200 {
+		t.Fatalf("first: %d", got)
+	}
+	if got := get(two); got != http.StatusServiceUnavailable {
+		t.Fatalf("second, while the first is kept alive: %d, want 503", got)
+	}
+	one.CloseIdleConnections()
+	time.Sleep(50 * time.Millisecond)
+	if got := get(two); got != 200 {
+		t.Fatalf("second, the first closed: %d", got)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"cairn"
 	"cairn/export"
@@ -106,8 +105,12 @@ type StepView struct {
 }
 
 // newRoundResponse cuts rd's blocks into its prompt and its steps.
+// The round itself goes without them, so that the page holds its blocks
+// once in Blocks and once in Prompt and Steps, not three times.
 func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
-	resp := &RoundResponse{Round: rd, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
+	bare := *rd
+	bare.Blocks = nil
+	resp := &RoundResponse{Round: &bare, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
 	steps := cairn.Steps(rd.Blocks, rd.LastLine)
 	inStep := len(rd.Blocks)
 	if len(steps) > 0 {
@@ -122,12 +125,17 @@ func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
 
 // Limits of one page of a round's blocks: how many, and how many bytes of
 // content. A single block longer than the byte limit is cut to it, marked.
+// The store reads only the page's blocks, so a page costs about its bytes
+// whatever the round's size.
 const (
 	MaxPageBlocks = 1000
-	MaxPageBytes  = 4 << 20
+	MaxPageBytes  = 2 << 20
 )
 
-// handleRound handles GET /api/sessions/{id}/rounds/{seq}?fidelity=….
+// handleRound handles GET /api/sessions/{id}/rounds/{seq}?fidelity=…&blocks_from=N:
+// the round with the page of its blocks that starts at the N'th. A
+// fidelity applies to the page's blocks: a tool result whose call is on
+// an earlier page stays when calls are left out.
 func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	seq, err := strconv.Atoi(r.PathValue("seq"))
@@ -141,19 +149,6 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	sess, err := s.Sessions.FindSessionByID(ctx, r.PathValue("id"))
-	if err != nil {
-		Error(w, r, err)
-		return
-	}
-	rd, err := s.Rounds.FindRound(ctx, sess.ID, seq)
-	if err != nil {
-		Error(w, r, err)
-		return
-	}
-	if fid == "" {
-		fid = "full"
-	}
 	from := 0
 	if v := r.URL.Query().Get("blocks_from"); v != "" {
 		if from, err = strconv.Atoi(v); err != nil || from < 0 {
@@ -161,41 +156,33 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rd = render(rd)
-	total, next := pageBlocks(rd, from)
-	resp := newRoundResponse(rd, fid)
-	resp.BlocksFrom, resp.BlocksTotal, resp.NextBlocks = from, total, next
-	writeJSON(w, http.StatusOK, resp)
-}
-
-// pageBlocks keeps in rd the page of its blocks that starts at from, and
-// returns how many blocks it had and where the next page starts (0: none).
-func pageBlocks(rd *cairn.Round, from int) (total, next int) {
-	all := rd.Blocks
-	total = len(all)
-	from = min(from, total)
-	var page []*cairn.Block
-	size := 0
-	for i := from; i < total; i++ {
-		if len(page) == MaxPageBlocks || (len(page) > 0 && size+len(all[i].Content) > MaxPageBytes) {
-			next = i
-			break
-		}
-		b := all[i]
-		if len(b.Content) > MaxPageBytes {
-			c := *b
-			cut := MaxPageBytes
-			for cut > 0 && !utf8.RuneStart(c.Content[cut]) {
-				cut--
-			}
-			c.Content = c.Content[:cut] + fmt.Sprintf("\n… [cut: %d more bytes; `cairn show` prints the whole block]", len(b.Content)-cut)
-			b = &c
-		}
-		size += len(b.Content)
-		page = append(page, b)
+	sess, err := s.Sessions.FindSessionByID(ctx, r.PathValue("id"))
+	if err != nil {
+		Error(w, r, err)
+		return
 	}
-	rd.Blocks = page
-	return total, next
+	rd, total, err := s.Rounds.FindRoundPage(ctx, sess.ID, seq, cairn.BlockPage{From: from, Limit: MaxPageBlocks, Bytes: MaxPageBytes})
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	if fid == "" {
+		fid = "full"
+	}
+	next := from + len(rd.Blocks)
+	if len(rd.Blocks) == 0 || next >= total {
+		next = 0
+	}
+	for i, b := range rd.Blocks {
+		if b.Size > len(b.Content) {
+			c := *b
+			c.Content += fmt.Sprintf("\n… [cut: %d more bytes; `cairn show` prints the whole block]", b.Size-len(b.Content))
+			rd.Blocks[i] = &c
+		}
+	}
+	resp := newRoundResponse(render(rd), fid)
+	resp.BlocksFrom, resp.BlocksTotal, resp.NextBlocks = min(from, total), total, next
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // fidelity returns what renders a round at the fidelity named by s: full

@@ -112,11 +112,11 @@ func TestRound(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		var got cairnhttp.RoundResponse
 		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/1", &got)
-		if got.Round.Seq != 1 || len(got.Round.Blocks) == 0 || got.Fidelity != "full" {
-			t.Fatalf("round %d with %d blocks at %q", got.Round.Seq, len(got.Round.Blocks), got.Fidelity)
+		if got.Round.Seq != 1 || len(got.Blocks) == 0 || got.Fidelity != "full" {
+			t.Fatalf("round %d with %d blocks at %q", got.Round.Seq, len(got.Blocks), got.Fidelity)
 		}
 		kinds := map[cairn.BlockKind]bool{}
-		for _, b := range got.Round.Blocks {
+		for _, b := range got.Blocks {
 			kinds[b.Kind] = true
 		}
 		if !kinds[cairn.UserText] {
@@ -189,7 +189,7 @@ func TestRound(t *testing.T) {
 		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2", &full)
 		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2?fidelity=text", &text)
 		MustGet(t, s, "/api/sessions/"+sessionA+"/rounds/2?fidelity=partial", &partial)
-		count := func(r *cairn.Round, k cairn.BlockKind) (n int) {
+		count := func(r *cairnhttp.RoundResponse, k cairn.BlockKind) (n int) {
 			for _, b := range r.Blocks {
 				if b.Kind == k {
 					n++
@@ -197,13 +197,13 @@ func TestRound(t *testing.T) {
 			}
 			return n
 		}
-		if count(full.Round, cairn.ToolUse) == 0 || count(text.Round, cairn.ToolUse) != 0 || count(text.Round, cairn.Thinking) != 0 {
-			t.Fatalf("tool calls: full %d, text %d", count(full.Round, cairn.ToolUse), count(text.Round, cairn.ToolUse))
+		if count(&full, cairn.ToolUse) == 0 || count(&text, cairn.ToolUse) != 0 || count(&text, cairn.Thinking) != 0 {
+			t.Fatalf("tool calls: full %d, text %d", count(&full, cairn.ToolUse), count(&text, cairn.ToolUse))
 		}
-		if count(text.Round, cairn.AssistantText) != count(full.Round, cairn.AssistantText) {
+		if count(&text, cairn.AssistantText) != count(&full, cairn.AssistantText) {
 			t.Fatal("text fidelity must keep the assistant's words")
 		}
-		for _, b := range partial.Round.Blocks {
+		for _, b := range partial.Blocks {
 			if b.Kind == cairn.ToolUse && !strings.HasPrefix(b.Content, "[tool_use:") {
 				t.Fatalf("partial tool call %q: want a summary", b.Content)
 			}

@@ -7,10 +7,12 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,9 +74,19 @@ type Server struct {
 	// `cairn eval retention` measures, by the same function.
 	Retention RetentionFunc
 
-	// MaxConns caps the connections served at once; more wait to be
-	// accepted. 0 means no cap.
-	MaxConns int
+	// MaxConns caps the trusted connections (those whose requests were
+	// authorized) open at once; a request that would make one more is
+	// answered 503. MaxPending caps the connections not yet trusted, and
+	// PendingPerIP those from one address: beyond either, the oldest
+	// pending connection (of the address with the most) is closed, so
+	// stalled or unauthenticated clients never hold a slot a client with
+	// the token needs. 0 means no cap. See limit.go.
+	MaxConns, MaxPending, PendingPerIP int
+
+	// MaxHeavy caps the heavy requests (a round's page of blocks,
+	// surgery, retention) served at once; more wait their turn. With
+	// [MaxPageBytes] it bounds their memory: see [HeavyRoutes].
+	MaxHeavy int
 
 	// Redact, when set, replaces secrets in every API response; it is
 	// required to listen beyond loopback, where the viewer never shows
@@ -88,20 +100,45 @@ type Server struct {
 
 	// ReadTimeout bounds reading a request, body included, and
 	// IdleTimeout how long a kept-alive connection may wait for the
-	// next; zero keeps NewServer's (30 s and a minute).
+	// next; zero keeps NewServer's ([DefaultReadTimeout] and
+	// [DefaultIdleTimeout]).
 	ReadTimeout, IdleTimeout time.Duration
+
+	gate  *gate
+	heavy semaphore
 }
 
-// DefaultMaxConns is the connections the viewer serves at once.
-const DefaultMaxConns = 64
+// Defaults of NewServer: trusted connections and heavy requests at once,
+// and the timeouts of reading a request's header, all of it, and of a
+// kept-alive connection's wait for its next request. A request body is
+// at most MaxBodyBytes.
+const (
+	DefaultMaxConns          = 64
+	DefaultMaxHeavy          = 2
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 30 * time.Second
+	MaxBodyBytes             = 1 << 20
+)
+
+// HeavyRoutes are the routes whose requests take one of [Server.MaxHeavy]
+// slots: each may hold tens of megabytes while it runs.
+var HeavyRoutes = []string{
+	"GET /api/sessions/{id}/rounds/{seq}",
+	"GET /api/sessions/{id}/retention",
+	"POST /api/sessions/{id}/split",
+	"POST /api/sessions/{id}/extract",
+	"POST /api/sessions/{id}/revive",
+}
 
 // NewServer returns a Server with its routes registered.
 func NewServer() *Server {
-	// A client that stalls (a body that never ends, a connection kept
-	// idle) is dropped, so stalled clients cannot exhaust descriptors.
-	s := &Server{server: &http.Server{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}, mux: http.NewServeMux(), MaxConns: DefaultMaxConns,
-		events: events{closed: make(chan struct{})}}
+	// A client that stalls (a header or body that never ends, a
+	// connection kept idle) is dropped; see also limit.go.
+	s := &Server{server: &http.Server{ReadHeaderTimeout: DefaultReadHeaderTimeout, ReadTimeout: DefaultReadTimeout,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: DefaultIdleTimeout, MaxHeaderBytes: 64 << 10, ConnContext: connContext},
+		mux: http.NewServeMux(), MaxConns: DefaultMaxConns, MaxPending: DefaultMaxPending, PendingPerIP: DefaultPendingPerIP,
+		MaxHeavy: DefaultMaxHeavy, events: events{closed: make(chan struct{})}}
 	s.server.Handler = http.HandlerFunc(s.serveHTTP)
 
 	s.mux.HandleFunc("/", s.handleUI)
@@ -135,8 +172,10 @@ func (s *Server) Open() (err error) {
 	if s.ln, err = net.Listen("tcp", s.Addr); err != nil {
 		return err
 	}
-	if s.MaxConns > 0 {
-		s.ln = limitListener(s.ln, s.MaxConns)
+	s.gate = newGate(s.ln, s.MaxPending, s.PendingPerIP, s.MaxConns)
+	s.ln = s.gate
+	if s.MaxHeavy > 0 {
+		s.heavy = make(semaphore, s.MaxHeavy)
 	}
 	if s.ReadTimeout > 0 {
 		s.server.ReadTimeout = s.ReadTimeout
@@ -254,19 +293,33 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+
 	switch {
 	case s.Token == "" && !loopbackHost(r.Host):
 		// Bound to loopback without a token: a page that rebinds its own
 		// DNS name to 127.0.0.1 must not read the store.
+		h.Set("Connection", "close") // an untrusted connection is not kept
 		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Host " + r.Host + " is not this machine."})
 		return
 	case r.URL.Path == "/login":
 	case !s.authorized(r):
+		h.Set("Connection", "close")
 		writeJSON(w, http.StatusUnauthorized, &ErrorResponse{Error: "Token required: open the login URL cairn serve printed, or send Authorization: Bearer TOKEN."})
+		return
+	case !s.trust(r):
+		h.Set("Connection", "close")
+		writeJSON(w, http.StatusServiceUnavailable, &ErrorResponse{Error: "Too many connections: close some and try again."})
 		return
 	case mutating(r.Method) && !sameSite(r):
 		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Cross-site request refused: send the " + CSRFHeader + " header from this origin."})
 		return
+	}
+	if _, pattern := s.mux.Handler(r); s.heavy != nil && slices.Contains(HeavyRoutes, pattern) {
+		if !s.heavy.acquire(r.Context()) {
+			return // the client went away
+		}
+		defer s.heavy.release() // after redaction, which holds the response twice
 	}
 	// The event stream names changed sessions only, and must not be held
 	// back: it is not redacted.
@@ -274,7 +327,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		rw := &redactingWriter{ResponseWriter: w, status: http.StatusOK}
 		s.mux.ServeHTTP(rw, r)
 		w.WriteHeader(rw.status)
-		w.Write([]byte(s.Redact(rw.buf.String())))
+		io.WriteString(w, s.Redact(rw.buf.String()))
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -294,6 +347,13 @@ func (w *redactingWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
 // authorized reports whether r carries the token, when one is required.
 func (s *Server) authorized(r *http.Request) bool {
 	return hasToken(r, s.Token)
+}
+
+// trust makes the connection of r, an authorized request, trusted, and
+// reports false when [Server.MaxConns] are open already.
+func (s *Server) trust(r *http.Request) bool {
+	c, ok := r.Context().Value(connKey{}).(*gatedConn)
+	return !ok || c.gate.trust(c)
 }
 
 // hasToken reports whether r carries token as a bearer header or in the

@@ -195,3 +195,56 @@ func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cair
 	}
 	return out, rows.Err()
 }
+
+// FindRoundPage implements [cairn.RoundStore]: the page's block ids first
+// (in id order, which is round order: an import inserts a round's blocks
+// all at once and in order), then those blocks, each content read no
+// further than the page's byte limit.
+func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq int, page cairn.BlockPage) (_ *cairn.Round, total int, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback(ctx)
+	rounds, err := findRounds(ctx, tx, cairn.RoundFilter{SessionID: sessionID, FromSeq: seq, ToSeq: seq})
+	if err != nil {
+		return nil, 0, err
+	} else if len(rounds) == 0 {
+		return nil, 0, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", sessionID, seq)
+	}
+	r := rounds[0]
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM blocks WHERE session_id = $1 AND round_seq = $2`, sessionID, seq).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if page.Limit <= 0 || page.From >= total {
+		return r, total, nil
+	}
+	rows, err := tx.Query(ctx, `
+		SELECT b.id, b.line_no, b.idx, b.role, b.kind, b.timestamp, substr(b.content, 1, $3), octet_length(b.content), b.tool_name,
+			b.tool_id, b.agent_id, b.is_error, b.sidechain, b.message_id
+		FROM blocks b WHERE b.id IN (
+			SELECT id FROM blocks WHERE session_id = $1 AND round_seq = $2 ORDER BY id LIMIT $4 OFFSET $5)
+		ORDER BY b.id`, sessionID, seq, max(page.Bytes, 0), page.Limit, max(page.From, 0))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	r.Blocks = []*cairn.Block{}
+	size := 0
+	for rows.Next() {
+		b := cairn.Block{SessionID: sessionID, RoundSeq: seq}
+		var n int
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, scanTime{&b.Timestamp}, &b.Content, &n, &b.ToolName,
+			&b.ToolID, &b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
+			return nil, 0, err
+		}
+		if page.Full(len(r.Blocks), size, n) {
+			break
+		}
+		page.Cut(&b, n)
+		size += len(b.Content)
+		r.Blocks = append(r.Blocks, &b)
+	}
+	return r, total, rows.Err()
+}

@@ -44,6 +44,48 @@ func testRounds(t *testing.T, open Open) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		_, err := st.Rounds.FindRound(ctx, s.s.ID, 99)
 		wantCode(t, err, cairn.ENOTFOUND)
+		_, _, err = st.Rounds.FindRoundPage(ctx, s.s.ID, 99, cairn.BlockPage{Limit: 10, Bytes: 100})
+		wantCode(t, err, cairn.ENOTFOUND)
+	})
+	// Round 3's six blocks: its prompt, thinking, answer and three calls.
+	t.Run("FindRoundPage", func(t *testing.T) {
+		whole, err := st.Rounds.FindRound(ctx, s.s.ID, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			page cairn.BlockPage
+			want []string
+			size int // of the first block, when cut
+		}{
+			{"First", cairn.BlockPage{Limit: 2, Bytes: 1 << 20}, []string{"question number 3", "secret musing answer number 3"}, 0},
+			{"Last", cairn.BlockPage{From: 4, Limit: 10, Bytes: 1 << 20}, []string{"{}", "{}"}, 0},
+			{"Beyond", cairn.BlockPage{From: 6, Limit: 10, Bytes: 1 << 20}, []string{}, 0},
+			{"Bytes", cairn.BlockPage{Limit: 10, Bytes: 20}, []string{"question number 3"}, 0},
+			{"Cut", cairn.BlockPage{From: 1, Limit: 10, Bytes: 6}, []string{"secret"}, 29},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				r, total, err := st.Rounds.FindRoundPage(ctx, s.s.ID, 3, c.page)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if total != 6 || r.Seq != 3 || r.UserPreview != whole.UserPreview || len(r.Blocks) != len(c.want) {
+					t.Fatalf("round %d of %d blocks, page of %d, want %d", r.Seq, total, len(r.Blocks), len(c.want))
+				}
+				for i, b := range r.Blocks {
+					w := *whole.Blocks[c.page.From+i]
+					w.Content, w.Size = c.want[i], 0
+					if i == 0 {
+						w.Size = c.size
+					}
+					if got := *b; got.Content != w.Content || got.Size != w.Size || got.LineNo != w.LineNo || got.Index != w.Index ||
+						got.Kind != w.Kind || got.ToolID != w.ToolID || !got.Timestamp.Equal(w.Timestamp) {
+						t.Fatalf("block %d = %+v, want %+v", c.page.From+i, got, w)
+					}
+				}
+			})
+		}
 	})
 	t.Run("FindRounds", func(t *testing.T) {
 		for _, c := range []struct {

@@ -1,0 +1,6 @@
+//go:build race
+
+package http_test
+
+// raceEnabled: the race detector makes timings meaningless.
+const raceEnabled = true

@@ -294,13 +294,13 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		return nil, 0, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", sessionID, seq)
 	}
 	r := rounds[0]
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks WHERE session_id = ? AND round_seq = ?`, sessionID, seq).Scan(&total); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks b WHERE b.session_id = ? AND b.round_seq = ? AND `+unstaged, sessionID, seq).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	if page.Limit <= 0 || page.From >= total {
 		return r, total, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM blocks WHERE session_id = ? AND round_seq = ? ORDER BY id LIMIT ? OFFSET ?`,
+	rows, err := tx.QueryContext(ctx, `SELECT b.id FROM blocks b WHERE b.session_id = ? AND b.round_seq = ? AND `+unstaged+` ORDER BY b.id LIMIT ? OFFSET ?`,
 		sessionID, seq, page.Limit, max(page.From, 0))
 	if err != nil {
 		return nil, 0, err

@@ -166,7 +166,7 @@ func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) error {
 		text = fmt.Sprintf("# %s\n\n%s\n", situationTitle(w.Root, situation), checkpointsHeading)
 	}
 	if c.Auto != "" {
-		text = pruneAuto(text, c.Session, cairn.AutoCheckpoints)
+		text = pruneAuto(text, c.Session, c.Auto, cairn.AutoCheckpoints)
 	}
 	return writeFile(path, []byte(insertCheckpoint(text, formatCheckpoint(c))))
 }
@@ -179,15 +179,18 @@ func situationTitle(root, situation string) string {
 }
 
 // pruneAuto drops automatic checkpoints (with an "- Auto:" line) from the
-// checkpoints section: those of session, and all but the last keep-1 of
-// the others, so the entry about to be added makes keep. Everything else
-// is kept byte for byte.
-func pruneAuto(text, session string, keep int) string {
+// checkpoints section: those of session for the same reason as auto (a
+// session's end replaces its earlier end, never the context's exhaustion,
+// which names the session prepared for it), and all but the last keep-1
+// of the others, so the entry about to be added makes keep. Everything
+// else is kept byte for byte.
+func pruneAuto(text, session, auto string, keep int) string {
 	lines := strings.SplitAfter(text, "\n")
 	type entry struct {
 		start, end int
 		session    string
 		auto       bool
+		reason     string
 	}
 	var entries []entry
 	in := false
@@ -209,7 +212,7 @@ func pruneAuto(text, session string, keep int) string {
 		if m := checkpointHeading().FindStringSubmatch(l); m != nil {
 			entries = append(entries, entry{start: i, end: -1, session: m[2]})
 		} else if n := len(entries); n > 0 && entries[n-1].end < 0 && strings.HasPrefix(l, "- Auto: ") {
-			entries[n-1].auto = true
+			entries[n-1].auto, entries[n-1].reason = true, strings.TrimPrefix(l, "- Auto: ")
 		}
 	}
 	if n := len(entries); n > 0 && entries[n-1].end < 0 {
@@ -222,7 +225,7 @@ func pruneAuto(text, session string, keep int) string {
 		if !e.auto {
 			continue
 		}
-		if e.session != session {
+		if e.session != session || autoKind(e.reason) != autoKind(auto) {
 			others++
 			if others < keep {
 				continue
@@ -239,6 +242,13 @@ func pruneAuto(text, session string, keep int) string {
 		}
 	}
 	return b.String()
+}
+
+// autoKind is an automatic checkpoint's reason without its detail:
+// "exit: session end (other)" and "exit: session end (clear)" are one kind.
+func autoKind(reason string) string {
+	kind, _, _ := strings.Cut(reason, " (")
+	return kind
 }
 
 // insertCheckpoint puts entry at the end of the checkpoints section: before

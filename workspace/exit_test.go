@@ -51,3 +51,26 @@ func TestExit_AutoBounded(t *testing.T) {
 		t.Errorf("the board grew from %d to %d bytes", sizes[19], sizes[39])
 	}
 }
+
+// TestExit_ExhaustionKept: a session's end replaces its earlier end, not
+// the checkpoint of its context's exhaustion, which names the session
+// prepared for it.
+func TestExit_ExhaustionKept(t *testing.T) {
+	w := MustInit(t)
+	w.Session = "mine"
+	if _, err := w.Exit(".", &cairn.Checkpoint{Done: "Context exhausted: claude --resume 0000"}, "exhaustion (auto-compact)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, why := range []string{"session end (other)", "session end (clear)", "session end (other)"} {
+		if _, err := w.Exit(".", &cairn.Checkpoint{Done: "Session mine ended"}, why); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := w.FindBoard(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(b.Text, "- Auto: exit: session end") != 1 || !strings.Contains(b.Text, "Context exhausted") {
+		t.Errorf("want the exhaustion and one session end:\n%s", b.Text)
+	}
+}

@@ -42,7 +42,7 @@ func generateShapes(t *testing.T, bin string) []string {
 			t.Fatal(err)
 		}
 		api := fakeapi.New(s.turns...)
-		api.Summary = s.summary
+		api.SetSummary(s.summary)
 		api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
 		if len(s.refuse) > 0 {
 			api.Refuse = refuseAt(s.refuse...)

@@ -38,11 +38,11 @@ func TestReviveFullWindow(t *testing.T) {
 func reviveFullWindow(t *testing.T, c claudetest.Client, cairnBin string) {
 	api := fakeapi.New()
 	defer api.Close()
-	api.Summary = clientSummary
+	api.SetSummary(clientSummary)
 	home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
 	// A note at every 5 % crossing: the revive's first prompt gets one
 	// that says how full cairn measures it.
-	mustCairn(t, cairnBin, proj, "install", "claude", "--pressure", "5")
+	mustCairn(t, cairnBin, proj, "install", "claude", "--pressure", "1")
 
 	first := claudetest.Run(t, c.Path, home, proj, api.URL, "-p", "the first prompt")
 	api.SetInputTokens(995_000)
@@ -119,12 +119,15 @@ func reviveFullWindow(t *testing.T, c claudetest.Client, cairnBin string) {
 	}
 
 	// cairn's hook measures the revive as the client does: its own size.
-	note := regexp.MustCompile(`your context is (\d+)% full \(([\d,]+) of ([\d,]+) tokens`).FindStringSubmatch(body)
+	note := regexp.MustCompile(`your context is (\d+)% of the way to where the client compacts it \(([\d,]+) of ([\d,]+) tokens`).FindStringSubmatch(body)
 	if note == nil {
 		t.Fatalf("no pressure note in the request for the new prompt (the revive reports %d tokens)", own)
 	}
-	if want := fmt.Sprint(own); strings.ReplaceAll(note[2], ",", "") != want || note[3] != "200,000" {
-		t.Errorf("pressure note: %s%% full, %s of %s tokens; want %s of 200,000 (the revive's own size)", note[1], note[2], note[3], want)
+	// The denominator is where this client compacts this model (its
+	// window less the reply and margin, cairn.ClaudeCodeWindow): the
+	// default model's 1M window with 2.1.330, 200k with 2.1.197's.
+	if want := fmt.Sprint(own); strings.ReplaceAll(note[2], ",", "") != want || (note[3] != "967,000" && note[3] != "167,000") {
+		t.Errorf("pressure note: %s%%, %s of %s tokens; want %s (the revive's own size) of where the client compacts", note[1], note[2], note[3], want)
 	}
 	t.Logf("%s: revive of a session whose last reply reported 995,000 tokens: its last reply reports %d; pressure note %s%% (%s of %s); first request %d bytes, %d messages, %d compaction requests",
 		c.Version, own, note[1], note[2], note[3], len(conv.Body), len(req.Messages), compactions)

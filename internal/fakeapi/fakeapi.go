@@ -222,6 +222,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// SetSummary sets the text s answers compaction requests with, under s's
+// lock: a test that sets it while s serves does so without a race.
+func (s *Server) SetSummary(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Summary = text
+}
+
 // isCompaction reports whether req asks for a summary that s answers.
 func (s *Server) isCompaction(req *MessagesRequest) bool {
 	if s.Summary == "" || len(req.Messages) == 0 {

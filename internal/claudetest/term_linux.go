@@ -30,6 +30,7 @@ type Term struct {
 
 	mu   sync.Mutex
 	out  bytes.Buffer // everything the client wrote, escapes and all
+	last time.Time    // when it last wrote
 	scr  *screen      // what it shows
 	done chan struct{}
 	err  error // how the client ended, once done is closed
@@ -105,6 +106,9 @@ func (t *Term) read() {
 		n, err := t.master.Read(buf)
 		t.mu.Lock()
 		t.out.Write(buf[:n])
+		if n > 0 {
+			t.last = time.Now()
+		}
 		t.scr.Write(buf[:n])
 		t.mu.Unlock()
 		if err != nil { // EIO once the client and its children closed the terminal
@@ -194,6 +198,20 @@ func (t *Term) WaitScreen(what string, match func(line string) bool, timeout tim
 		t.tb.Fatalf("the screen did not show %s within %v; it shows:\n%s", what, timeout, t.Screen())
 	}
 	return found
+}
+
+// Idle waits until the client has written nothing for quiet (while it
+// works, its spinner moves), and fails the test if it does not within
+// timeout.
+func (t *Term) Idle(quiet, timeout time.Duration) {
+	t.tb.Helper()
+	if !t.await(func() bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return time.Since(t.last) >= quiet
+	}, timeout) {
+		t.tb.Fatalf("the client did not settle within %v; the screen:\n%s", timeout, t.Screen())
+	}
 }
 
 // await polls cond until it holds, the client ends or timeout passes.

@@ -67,7 +67,7 @@ func (db *DB) describe(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "The store " + path + " did not answer in time (another cairn process may hold it): try again."
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		return "The store " + path + " is read-only for this user: check the permissions of the file and its folder."
+		return db.readOnlyMessage()
 	case errors.Is(err, syscall.ENOSPC):
 		return "The disk holding the store " + path + " is full: free some space and try again; nothing was half-written."
 	case !errors.As(err, &se):
@@ -77,7 +77,7 @@ func (db *DB) describe(err error) string {
 	case sqliteBusy, sqliteLocked:
 		return "The store " + path + " stayed busy: another cairn process held its write lock for over " + db.busyTimeout().String() + ". Try again; if it persists, look for a stuck cairn process."
 	case sqliteReadOnly, sqlitePerm, sqliteAuth:
-		return "The store " + path + " is read-only for this user: check the permissions of the file, its folder and the -wal and -shm files beside it."
+		return db.readOnlyMessage()
 	case sqliteFull:
 		return "The disk holding the store " + path + " is full: free some space and try again; nothing was half-written."
 	case sqliteCantOpen:
@@ -101,9 +101,32 @@ func (db *DB) describe(err error) string {
 	return "The store " + path + " failed (error code " + strconv.Itoa(se.Code()) + "): try again; if it persists, report it with the cause CAIRN_DEBUG=1 prints."
 }
 
+// readOnlyMessage is what a write to a store this user may not write
+// says, whichever way it was found out.
+func (db *DB) readOnlyMessage() string {
+	return "The store " + db.Path + " is read-only for this user: it can be read (sessions, show, search, export) but not written. To write to it, check the permissions of the file, its folder and the -wal and -shm files beside it, or name a store you may write with --store or CAIRN_STORE."
+}
+
 // given marks an error that is not the store's (a caller's callback
 // returned it): [DB.storeError] leaves it as it is.
 type given struct{ err error }
 
 func (g given) Error() string { return g.err.Error() }
 func (g given) Unwrap() error { return g.err }
+
+// mayNotWrite reports whether err says the store cannot be written by
+// this user (permissions, a read-only file system), as opposed to broken.
+func mayNotWrite(err error) bool {
+	var se *sqlite.Error
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return true
+	}
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqliteReadOnly, sqlitePerm, sqliteCantOpen:
+		return true
+	}
+	return false
+}

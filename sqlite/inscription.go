@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,22 +123,71 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *
 	return rounds[0], nil
 }
 
-// Inscribe implements [cairn.InscriptionStore].
+// Inscribe implements [cairn.InscriptionStore]. An inscription of more
+// than stageBlocks blocks has them written ahead of its transaction,
+// stageBlocks to a transaction, as staged blocks no reader sees
+// ([stage]); its transaction then makes them visible with the rest.
 func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) (err error) {
 	defer s.db.explain(&err)
+	if err := s.dropStaged(ctx, in.Session.ID, ""); err != nil {
+		return err
+	}
+	next, stop := iter.Pull(in.AllBlocks())
+	defer stop()
+	var steps cairn.StepCounter // counts across the staged blocks and the rest
+	var st *staging
+	pending, more := pullBlocks(next)
+	for more {
+		if st == nil {
+			st = &staging{token: strconv.FormatInt(rand.Int64(), 36)}
+			defer func() {
+				if err != nil {
+					// Best effort: the next import of the session drops
+					// what is left (a crash's too).
+					_ = s.dropStaged(context.WithoutCancel(ctx), in.Session.ID, st.token)
+				}
+			}()
+		}
+		if err := s.stage(ctx, in.Session.ID, st, pending, &steps); err != nil {
+			return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+		}
+		pending, more = pullBlocks(next)
+	}
+	rest := *in
+	rest.Blocks, rest.BlockSeq = nil, func(yield func([]*cairn.Block) bool) {
+		for _, b := range pending {
+			if !yield(b) {
+				return
+			}
+		}
+	}
 	chunks := makeChunks(in.Lines)
+	if st != nil {
+		st.wait()
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := inscribe(ctx, tx, in, chunks); err != nil {
+	below := int64(math.MaxInt64)
+	if st != nil {
+		below = st.first
+	}
+	if err := inscribe(ctx, tx, &rest, chunks, &steps, below); err != nil {
 		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
+	}
+	if st != nil {
+		if err := st.publish(ctx, tx, in.Session.ID); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }
 
-func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk) error {
+// inscribe writes in in tx: its staged blocks, if any, have ids from
+// below on; the rest of its blocks are numbered on by steps.
+func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk, steps *cairn.StepCounter, below int64) error {
 	if err := in.Session.Validate(); err != nil {
 		return err
 	}
@@ -180,7 +232,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 		}
 		replaced = &t
 	}
-	if err := deleteIndex(ctx, tx, in.Session.ID, fromSeq); err != nil {
+	if err := deleteIndexBelow(ctx, tx, in.Session.ID, fromSeq, below); err != nil {
 		return err
 	}
 	if err := insertChunks(ctx, tx, in.Session.ID, in.Source.Generation, chunks); err != nil {
@@ -192,7 +244,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 	if err := autoTag(ctx, tx, in); err != nil {
 		return err
 	}
-	if err := insertBlocks(ctx, tx, in.AllBlocks()); err != nil {
+	if _, _, err := writeBlocks(ctx, tx, in.AllBlocks(), steps); err != nil {
 		return err
 	}
 	if err := insertMessages(ctx, tx, in.Session.ID, in.Messages); err != nil {
@@ -240,13 +292,20 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 // deleteIndex removes the rounds from seq onwards, their blocks, their
 // messages and their search entries; lines are never deleted.
 func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
+	return deleteIndexBelow(ctx, tx, sessionID, seq, math.MaxInt64)
+}
+
+// deleteIndexBelow is deleteIndex of the blocks whose id is below id
+// only: an inscription's staged blocks, about to replace them, all have
+// later ids than the blocks there were when it began.
+func deleteIndexBelow(ctx context.Context, tx *Tx, sessionID string, seq int, below int64) error {
 	for _, q := range []string{
-		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_id = ? AND round_seq >= ? AND searchable = 1)`,
-		`DELETE FROM blocks WHERE session_id = ? AND round_seq >= ?`,
-		`DELETE FROM rounds WHERE session_id = ? AND seq >= ?`,
-		`DELETE FROM messages WHERE session_id = ? AND round_seq >= ?`,
+		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_id = ?1 AND round_seq >= ?2 AND id < ?3 AND searchable = 1)`,
+		`DELETE FROM blocks WHERE session_id = ?1 AND round_seq >= ?2 AND id < ?3`,
+		`DELETE FROM rounds WHERE session_id = ?1 AND seq >= ?2`,
+		`DELETE FROM messages WHERE session_id = ?1 AND round_seq >= ?2`,
 	} {
-		if _, err := tx.ExecContext(ctx, q, sessionID, seq); err != nil {
+		if _, err := tx.ExecContext(ctx, q, sessionID, seq, below); err != nil {
 			return err
 		}
 	}
@@ -275,11 +334,19 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 // insertBlocks inserts the blocks seq yields, then their search entries.
 // It holds at most blockBuffer of them at a time.
 func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) error {
+	var steps cairn.StepCounter // seq yields whole rounds, in order
+	_, _, err := writeBlocks(ctx, tx, seq, &steps)
+	return err
+}
+
+// writeBlocks inserts the blocks seq yields, numbering their steps with
+// steps, then their search entries, and returns the first and last id
+// given (0, 0 if none): ids given in one transaction are consecutive.
+func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], steps *cairn.StepCounter) (first, last int64, err error) {
 	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "step"}
 	var stamp time.Time
 	var stampText string
-	var steps cairn.StepCounter // seq yields whole rounds, in order
 	values := func(b *cairn.Block, dst []any) []any {
 		// The blocks of a line share its timestamp: formatted once.
 		if !b.Timestamp.Equal(stamp) || stampText == "" {
@@ -289,7 +356,6 @@ func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) err
 			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}
-	var first, last int64
 	buf := make([]*cairn.Block, 0, blockBuffer)
 	flush := func() error {
 		if len(buf) == 0 {
@@ -320,20 +386,20 @@ func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) err
 			buf, blocks = append(buf, blocks[:n]...), blocks[n:]
 			if len(buf) == cap(buf) {
 				if err := flush(); err != nil {
-					return err
+					return 0, 0, err
 				}
 			}
 		}
 	}
 	if err := flush(); err != nil || first == 0 {
-		return err
+		return 0, 0, err
 	}
 	// One statement for the whole search index: FTS5 writes its pending
 	// terms out at every statement, so a statement per few rows leaves
 	// many small segments to merge (most of the time of an import).
-	_, err := tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
+	_, err = tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
 		SELECT id, `+indexTextFunc+`(kind, tool_name, content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, first, last)
-	return err
+	return first, last, err
 }
 
 // blockBuffer is how many blocks insertBlocks holds between two writes: a

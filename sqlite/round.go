@@ -172,7 +172,7 @@ func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Roun
 	// WHERE repeated, so the index serves it): no block is read.
 	calls := "0"
 	if f.ToolCalls {
-		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND b.sidechain = 0)`
+		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND b.sidechain = 0 AND ` + unstaged + `)`
 	}
 	// A tag's rounds are ordered by the tag index's (session_id, seq),
 	// which t shares with r: the last ones are read from it, nothing sorted.
@@ -252,7 +252,7 @@ func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cair
 func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...any) ([]*cairn.Block, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
-		FROM blocks WHERE session_id = ? AND `+cond+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
+		FROM blocks b WHERE session_id = ? AND `+cond+` AND `+unstaged+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
 	if err != nil {
 		return nil, err
 	}

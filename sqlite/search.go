@@ -163,7 +163,7 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 	rows, err := tx.QueryContext(ctx, `
 		SELECT b.id, b.session_id, s.project, b.round_seq, b.step, b.timestamp, b.kind, b.tool_name
 		FROM blocks b JOIN sessions s ON s.id = b.session_id
-		WHERE b.id IN (?`+strings.Repeat(", ?", len(cands)-1)+`)`+cond, append(args, condArgs...)...)
+		WHERE b.id IN (?`+strings.Repeat(", ?", len(cands)-1)+`) AND `+unstaged+cond, append(args, condArgs...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -35,6 +36,10 @@ type DB struct {
 	cancel func()
 	locks  sessionLocks
 	newer  string // the newest migration recorded in the store that this cairn lacks
+
+	// readOnly is set by Open when this user may not write the store:
+	// reads are served, writes refused ([DB.ReadOnly]).
+	readOnly bool
 
 	// Path is the database file.
 	Path string
@@ -112,7 +117,74 @@ func (db *DB) Open() (err error) {
 		return err
 	}
 	db.db.SetMaxOpenConns(1)
-	return db.migrate()
+	err = db.migrate()
+	if err != nil && mayNotWrite(err) {
+		if _, serr := os.Stat(db.Path); serr == nil {
+			return db.openReadOnly(dsn, rdsn[len(dsn):], err)
+		}
+	}
+	// A store file this user may not write, beside a -shm file that is
+	// there, opens as if it could be written (SQLite falls back to reading
+	// it): its writes are refused before they begin, as above.
+	db.readOnly = err == nil && !writable(db.Path)
+	return err
+}
+
+// ReadOnly reports whether the store was opened read-only because this
+// user may not write it (the file, its folder, or its -wal and -shm files
+// beside it): reads are served, and every write fails with EINVALID,
+// saying so.
+func (db *DB) ReadOnly() bool { return db.readOnly }
+
+// openReadOnly reopens a store this user may not write for reads only,
+// after opening it for writes failed with cause. SQLite reads a WAL store
+// read-only (mode=ro) as long as its -shm file exists or can be made;
+// where neither is true (a read-only folder holding the store alone, as a
+// store closed cleanly leaves it), nothing can be in a -wal file, all is
+// in the store file, which is then read as immutable: without locks, as
+// nobody who cannot write the folder can write the store either. A -wal
+// file that is there but cannot be read through its -shm is never
+// skipped: its transactions would be missing, so the store is refused.
+func (db *DB) openReadOnly(dsn, pragmas string, cause error) error {
+	db.db.Close()
+	db.rdb.Close()
+	db.db, db.rdb = nil, nil
+	ro := dsn + "&mode=ro" + pragmas
+	if !db.readable(ro) {
+		if info, err := os.Stat(db.Path + "-wal"); err == nil && info.Size() > 0 || err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &cairn.Error{Code: cairn.EINVALID, Err: cause, Message: "The store " + db.Path + " is read-only for this user, and its last transactions (in " + db.Path + "-wal) can only be read by a user who may write its folder: run the command as that user, or copy the store with its -wal file to a folder you may write."}
+		}
+		ro = dsn + "&immutable=1" + pragmas
+		if !db.readable(ro) {
+			return cause
+		}
+	}
+	db.readOnly = true
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	if !db.current(names) {
+		return &cairn.Error{Code: cairn.EINVALID, Err: cause, Message: "The store " + db.Path + " is read-only for this user and was written by an older cairn: open it once as a user who may write it (its file and its folder), which upgrades it, then read it as this user."}
+	}
+	return nil
+}
+
+// readable opens the read pool at dsn and reports whether it reads the
+// store; when it does not, the pool is closed.
+func (db *DB) readable(dsn string) bool {
+	rdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return false
+	}
+	var n int
+	if rdb.QueryRow(`SELECT COUNT(*) FROM sqlite_master`).Scan(&n) != nil {
+		rdb.Close()
+		return false
+	}
+	db.rdb = rdb
+	return true
 }
 
 // refuseEmpty returns an error if path is an empty file: SQLite would take
@@ -250,6 +322,8 @@ func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (_ *Tx, err erro
 	if opts != nil && opts.ReadOnly {
 		pool = db.rdb
 		opts = nil
+	} else if db.readOnly {
+		return nil, cairn.Errorf(cairn.EINVALID, "%s", db.readOnlyMessage())
 	}
 	tx, err := pool.BeginTx(ctx, opts)
 	if err != nil {

@@ -3,6 +3,7 @@ package surgery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"cairn"
@@ -147,4 +148,77 @@ func collapsedSummary(b *strings.Builder, m *cairn.Materialization) {
 			fmt.Fprintf(b, "  Decision: %s\n", oneLine(d, 1<<30))
 		}
 	}
+}
+
+// CollapseShare is the share of what the client holds that finished
+// frames' rounds must reach before the hooks collapse them (the pressure
+// note, the revive PreCompact prepares): below it a collapse frees too
+// little to be worth moving to a new session.
+const CollapseShare = 0.25
+
+// A FramesWeight is what a session's finished frames hold of what the
+// client holds for it.
+type FramesWeight struct {
+	Frames []string `json:"frames"` // their ids, in order of first round
+	Rounds int      `json:"rounds"`
+	Tokens int64    `json:"tokens"` // their rounds' estimate
+	Held   int64    `json:"held"`   // what the client holds
+}
+
+// Percent is Tokens as a percentage of Held.
+func (w *FramesWeight) Percent() int {
+	if w.Held <= 0 {
+		return 0
+	}
+	return int(w.Tokens * 100 / w.Held)
+}
+
+// Pays reports whether collapsing the finished frames pays: they hold at
+// least [CollapseShare] of what the client holds.
+func (w *FramesWeight) Pays() bool {
+	return w.Held > 0 && len(w.Frames) > 0 && float64(w.Tokens) >= CollapseShare*float64(w.Held)
+}
+
+// FinishedWeight measures what the rounds of session worked under a
+// finished frame among frames hold, against held, what the client holds
+// (0: what it loads when it resumes the session, [Resume]). Rounds the
+// client compacted away, and the last round, which a collapse keeps, do
+// not count. Returns ENOTFOUND if the session does not exist.
+func FinishedWeight(ctx context.Context, st Store, session string, frames []*cairn.Frame, held int64) (*FramesWeight, error) {
+	sz, err := st.measure(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	if held <= 0 {
+		orig, err := Resume(ctx, st, sz.session.ID)
+		if err != nil {
+			return nil, err
+		}
+		held = Estimate(orig)
+	}
+	w := &FramesWeight{Held: held}
+	byID := make(map[string]*cairn.Frame, len(frames))
+	for _, fr := range frames {
+		byID[fr.ID] = fr
+	}
+	from := 0 // the client loads from its last compaction on
+	for i, r := range sz.rounds {
+		for _, b := range r.Blocks {
+			if b.Kind == cairn.CompactionBlock {
+				from = i
+			}
+		}
+	}
+	for i, r := range sz.rounds[:len(sz.rounds)-1] {
+		fr := byID[r.FrameID]
+		if i < from || fr == nil || !Finished(fr) {
+			continue
+		}
+		if !slices.Contains(w.Frames, fr.ID) {
+			w.Frames = append(w.Frames, fr.ID)
+		}
+		w.Rounds++
+		w.Tokens += sz.size[i]
+	}
+	return w, nil
 }

@@ -100,3 +100,82 @@ func TestCompressFrames(t *testing.T) {
 		t.Fatalf("auth has no rounds in %s: %+v, %v", tools, c, err)
 	}
 }
+
+// TestFinishedWeight: the share rule. Finished frames' rounds count
+// against what the client holds; a frame still open, the last round and
+// rounds the client compacted away do not; collapsing pays from
+// CollapseShare on. ReviveFrames then collapses them within revive's
+// budget.
+func TestFinishedWeight(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpenSamples(t)
+	const id = "7e570003-0000-4000-8000-000000000003"
+	big := strings.Repeat("finished work ", 6000) // a third of what the client loads with its overhead
+	mustImport(t, st, writeSession(t, id,
+		"user", "Round one: build the parser.",
+		"assistant", []any{map[string]any{"type": "text", "text": big}},
+		"user", "Round two: the lexer.",
+		"assistant", []any{map[string]any{"type": "text", "text": "Lexer done."}},
+		"user", "Round three: and now?",
+		"assistant", []any{map[string]any{"type": "text", "text": "Next."}},
+	))
+	for _, tag := range []struct {
+		seq   int
+		frame string
+	}{{1, "parser"}, {2, "lexer"}, {3, "parser"}} {
+		if err := st.tags.TagRounds(ctx, id, []int{tag.seq}, "work", tag.frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames := []*cairn.Frame{
+		{ID: "parser", Title: "Parser", Status: cairn.FrameCompleted, Results: "PARSER-RESULTS"},
+		{ID: "lexer", Title: "Lexer", Status: cairn.FrameInProgress},
+	}
+	w, err := surgery.FinishedWeight(ctx, st.Store, id, frames, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Frames) != 1 || w.Frames[0] != "parser" || w.Rounds != 1 || w.Tokens < 20000 || w.Held <= w.Tokens {
+		t.Fatalf("weight %+v: want round 1 of parser only (round 3 is the last, lexer is open)", w)
+	}
+	if !w.Pays() {
+		t.Errorf("%d%% of what the client loads (%+v) does not pay", w.Percent(), w)
+	}
+	for _, c := range []struct {
+		tokens, held int64
+		pays         bool
+	}{{250, 1000, true}, {249, 1000, false}, {10, 0, false}} {
+		if got := (&surgery.FramesWeight{Frames: []string{"a"}, Tokens: c.tokens, Held: c.held}).Pays(); got != c.pays {
+			t.Errorf("%d of %d tokens: pays %v, want %v", c.tokens, c.held, got, c.pays)
+		}
+	}
+	w, err = surgery.FinishedWeight(ctx, st.Store, id, frames, w.Tokens*10)
+	if err != nil || w.Pays() {
+		t.Errorf("a tenth of what the client holds pays: %+v %v", w, err)
+	}
+
+	m, err := surgery.ReviveFrames(ctx, st.Store, id, frames, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Operation != cairn.OpRevive || len(m.Collapsed) != 1 || !strings.Contains(surgery.Summary(m), "PARSER-RESULTS") {
+		t.Errorf("revive with frames: %s, %d collapsed:\n%s", m.Operation, len(m.Collapsed), surgery.Summary(m))
+	}
+	orig, err := surgery.Resume(ctx, st.Store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if surgery.Estimate(m) >= surgery.Estimate(orig) {
+		t.Errorf("the collapsed revive (%d tokens) is not lighter than the session (%d)", surgery.Estimate(m), surgery.Estimate(orig))
+	}
+
+	// The compact sample's finished frames lie before its compaction: the
+	// client no longer loads them, and they weigh nothing.
+	if err := st.tags.TagRounds(ctx, compact, []int{1}, "work", "parser"); err != nil {
+		t.Fatal(err)
+	}
+	w, err = surgery.FinishedWeight(ctx, st.Store, compact, frames, 0)
+	if err != nil || w.Tokens != 0 || w.Pays() {
+		t.Errorf("rounds before the client's compaction weigh: %+v %v", w, err)
+	}
+}

@@ -17,6 +17,23 @@ import (
 // client loads for the session today (see [Resume]) when that is smaller, so
 // a successor always starts lighter. Its operation is revive.
 func Revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
+	return reviveBy(ctx, st, session, func(st Store) (*cairn.Materialization, error) {
+		return revive(ctx, st, session, before, engagement, f)
+	})
+}
+
+// ReviveFrames is [Revive] of the session shaped as [CompressFrames] shapes
+// it: each finished frame among frames stands as one entry, its results,
+// in place of its rounds, and the rest fits revive's budget. Returns
+// EINVALID if no round of the session was worked under a finished frame.
+func ReviveFrames(ctx context.Context, st Store, session string, frames []*cairn.Frame, f cairn.Fidelity) (*cairn.Materialization, error) {
+	return reviveBy(ctx, st, session, func(st Store) (*cairn.Materialization, error) {
+		return CompressFrames(ctx, st, session, frames, f)
+	})
+}
+
+// reviveBy fits what op makes of the session in revive's budget.
+func reviveBy(ctx context.Context, st Store, session string, op func(Store) (*cairn.Materialization, error)) (*cairn.Materialization, error) {
 	orig, err := Resume(ctx, st, session)
 	if err != nil {
 		return nil, err
@@ -43,7 +60,7 @@ func Revive(ctx context.Context, st Store, session, before, engagement string, f
 			continue
 		}
 		st.Limits.Budget = b
-		m, err = revive(ctx, st, session, before, engagement, f)
+		m, err = op(st)
 		if cairn.ErrorCode(err) != cairn.EINVALID || b == budget {
 			break
 		}

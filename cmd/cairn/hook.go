@@ -35,12 +35,16 @@ hand.
   SessionStart      print the assembled context (core, current frame and
                     stack, relay state, index) as additionalContext, within
                     Claude Code's 10,000 characters; the whole context goes
-                    to .cairn/context/<session>.xml when it does not fit
+                    to .cairn/context/<session>.xml when it does not fit;
+                    record the relay files' state, for SessionEnd's line
   UserPromptSubmit  add short lines to the prompt: when the context the
                     client holds has crossed a threshold of .cairn/config
                     (pressure = 70,85), the percentage, what advise
                     recommends (after inscribing the transcript, so that
-                    advise sees all of it) and the command; when a frame
+                    advise sees all of it) and the command (when finished
+                    frames hold a quarter of the context, the command that
+                    resumes a revived session cairn prepared with them
+                    collapsed); when a frame
                     operation is suggested (cairn suggest: size, area,
                     prompt, plan; once per frame and rule). It inscribes
                     nothing else: the prompt waits for it, and Stop
@@ -60,9 +64,14 @@ hand.
   PreCompact        inscribe everything before the compaction drops it;
                     when the client compacts by itself (auto: the context
                     ran out) also checkpoint, trace it and prepare a
-                    revived session, which SessionStart then names
+                    revived session (finished frames collapsed when they
+                    hold a quarter of the context), which SessionStart
+                    then names
   SessionEnd        inscribe the rest, then checkpoint on exit (a line on
-                    the current board and an exit move in the trace) and
+                    the current board, saying what the session changed:
+                    decisions recorded, todos added, finished or blocked,
+                    frames pushed and popped, files written; and an exit
+                    move in the trace) and
                     sync: state.json names this session as the last one,
                     and what changed in the relay files is recorded
   PreToolUse        (Task|Agent only) record a hand-off in state.json: the
@@ -237,6 +246,9 @@ func (m *Main) hookSessionStart(ctx context.Context, w *workspace.Workspace, in 
 	}
 	if text, err = givenOnce(w, in.SessionID, in.Source, text); err != nil {
 		return err
+	}
+	if err := w.StartSession(); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+		return err // EINVALID: no session id that names a file, nothing to compare at its end
 	}
 	if line := revivedLine(w, in); line != "" {
 		text = strings.TrimRight(text, "\n") + "\n\n" + line + "\n"
@@ -446,6 +458,13 @@ func (m *Main) hookSessionEnd(ctx context.Context, w *workspace.Workspace, in *c
 	done := fmt.Sprintf("Session %s ended (%s)", shortID(w.Session), reason)
 	if last != nil {
 		done += fmt.Sprintf(" after %d rounds; last: %q", last.Seq, clipLine(last.UserPreview, 100))
+	}
+	c, err := m.sessionChanged(ctx, w, in)
+	if err != nil {
+		return err
+	}
+	if s := c.String(); s != "" {
+		done += "; changed: " + s
 	}
 	if err := m.checkpointExit(w, done, "session end ("+reason+")"); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"cairn"
 	"cairn/claudecode"
@@ -16,7 +17,9 @@ import (
 // context ran out, seed 004's exhaustion: cairn also checkpoints on the
 // current board, records the moment in the trace, and prepares a revived
 // session beside the transcript, which the SessionStart hook after the
-// compaction names. A manual /compact only inscribes.
+// compaction names; when finished frames hold [surgery.CollapseShare] of
+// the context, that session has them collapsed to their results. A manual
+// /compact only inscribes.
 func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
 	last, err := m.hookInscribe(ctx, w, in)
 	if err != nil || in.Trigger != "auto" || last == nil {
@@ -28,29 +31,21 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	}
 	defer st.Close()
 	session := last.SessionID
-	tokens := ""
+	tokens, held := "", int64(0)
 	if f, _ := m.openTranscript(in.TranscriptPath); f != nil {
 		if occ, err := claudecode.LastOccupancy(f, cairn.WindowSignals{}); err == nil && occ != nil {
-			tokens = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens))
+			tokens, held = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens)), occ.Tokens
 		}
 		f.Close()
 	}
-	resume := ""
-	sst := st.surgery()
-	sst.LinesOnly = true
-	mat, err := surgery.Revive(ctx, sst, session, "", "", cairn.FullFidelity)
-	if err == nil {
-		f := &surgeryFlags{out: filepath.Dir(in.TranscriptPath), cwd: in.Cwd}
-		var e *exported
-		if e, err = m.exportClaude(ctx, st, f, mat); err == nil {
-			resume = e.Resume
-		}
-	}
+	resume, weight, err := m.prepareRevive(ctx, st, in, session, held)
 	done := fmt.Sprintf("Context exhausted%s: the client compacts session %s after %d rounds", tokens, shortID(session), last.Seq)
 	switch {
 	case err != nil: // the checkpoint still holds; it says why there is no revived session
 		resume = ""
 		done += "; not revived: " + errorText(err)
+	case resume != "" && weight != nil:
+		done += fmt.Sprintf("; revived within budget, finished frames collapsed: %s", resume)
 	case resume != "":
 		done += "; revived within budget: " + resume
 	}
@@ -60,7 +55,42 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	if resume == "" {
 		return nil
 	}
-	return w.SetRevived(in.SessionID, fmt.Sprintf("The context ran out and the client compacted it%s; cairn prepared a revived session within budget, with the recent rounds in full and the rest as an index: %s", tokens, resume))
+	kept := "with the recent rounds in full and the rest as an index"
+	if weight != nil {
+		kept = fmt.Sprintf("with the finished frames (%s: %d%% of the context) collapsed to their results, the recent rounds in full and the rest as an index", strings.Join(weight.Frames, ", "), weight.Percent())
+	}
+	return w.SetRevived(in.SessionID, fmt.Sprintf("The context ran out and the client compacted it%s; cairn prepared a revived session within budget, %s: %s", tokens, kept, resume))
+}
+
+// prepareRevive exports a revived session of session beside the hook's
+// transcript and returns the command that resumes it: with the finished
+// frames collapsed when they hold [surgery.CollapseShare] of held (what
+// the client holds; 0: what it loads), then weight says what they hold;
+// else revive's default.
+func (m *Main) prepareRevive(ctx context.Context, st *store, in *claudecode.HookInput, session string, held int64) (resume string, weight *surgery.FramesWeight, err error) {
+	sst := st.surgery()
+	sst.LinesOnly = true
+	frames, err := st.frames.FindFrames(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	// A collapse that cannot be weighed or made leaves revive's default.
+	var mat *cairn.Materialization
+	if w, err := surgery.FinishedWeight(ctx, sst, session, frames, held); err == nil && w.Pays() {
+		if collapsed, err := surgery.ReviveFrames(ctx, sst, session, frames, cairn.FullFidelity); err == nil {
+			mat, weight = collapsed, w
+		}
+	}
+	if mat == nil {
+		if mat, err = surgery.Revive(ctx, sst, session, "", "", cairn.FullFidelity); err != nil {
+			return "", nil, err
+		}
+	}
+	e, err := m.exportClaude(ctx, st, &surgeryFlags{out: filepath.Dir(in.TranscriptPath), cwd: in.Cwd}, mat)
+	if err != nil {
+		return "", nil, err
+	}
+	return e.Resume, weight, nil
 }
 
 // revivedLine is the line the SessionStart hook adds after an automatic

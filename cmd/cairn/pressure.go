@@ -14,7 +14,9 @@ import (
 // hookPressure is the UserPromptSubmit hook's check of the context the
 // client holds: when it has crossed a threshold of .cairn/config since the
 // last prompt, it returns a short note for the agent (the percentage, what
-// advise recommends and the command); else "". Reading the occupancy costs
+// advise recommends and the command; when finished frames hold
+// [surgery.CollapseShare] of the context, the command that resumes a
+// revived session it prepared with them collapsed); else "". Reading the occupancy costs
 // a read of the transcript's end; the transcript is inscribed and advise
 // run only on a crossing.
 func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) (string, error) {
@@ -41,20 +43,44 @@ func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *cla
 	if _, err := m.hookInscribe(ctx, w, in); err != nil {
 		return "", err
 	}
-	var advice *surgery.Advice
-	if st, err := m.openStore(""); err == nil {
-		advice, _ = surgery.AdviseAt(ctx, st.surgery(), in.SessionID, occ)
-		st.Close()
+	st, err := m.openStore("")
+	if err != nil {
+		return pressureNote(occ, crossed, in.SessionID, nil, nil), nil
 	}
-	return pressureNote(occ, crossed, in.SessionID, advice), nil
+	defer st.Close()
+	// Finished frames holding a share of the context: a revived session
+	// with them collapsed, ready to resume, is the one command.
+	if frames, err := st.frames.FindFrames(ctx); err == nil {
+		if w, err := surgery.FinishedWeight(ctx, st.surgery(), in.SessionID, frames, occ.Tokens); err == nil && w.Pays() {
+			if resume, weight, err := m.prepareRevive(ctx, st, in, in.SessionID, occ.Tokens); err == nil && weight != nil {
+				return pressureNote(occ, crossed, in.SessionID, nil, &collapseNote{weight, resume}), nil
+			}
+		}
+	}
+	advice, _ := surgery.AdviseAt(ctx, st.surgery(), in.SessionID, occ)
+	return pressureNote(occ, crossed, in.SessionID, advice, nil), nil
+}
+
+// A collapseNote is the revived session the pressure hook prepared with
+// finished frames collapsed, and what they held.
+type collapseNote struct {
+	weight *surgery.FramesWeight
+	resume string
 }
 
 // pressureNote is what the agent reads when its context crosses a
 // threshold.
-func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.Advice) string {
+func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.Advice, c *collapseNote) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn: your context is %d%% of the way to where the client compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% the client compacts it, lossily.",
 		occ.Percent(), thousands(occ.Tokens), thousands(occ.Window.CompactAt), thousands(occ.Window.Size), crossed)
+	if c != nil {
+		w := c.weight
+		fmt.Fprintf(&b, "\nFinished frames (%s) hold %d%% of it (~%s tokens in %d rounds): cairn prepared a revived session with them collapsed to their results, the rest within budget (their rounds stay readable: cairn inject %s ROUND).\nCommand: %s (resumes the lighter session).",
+			strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), w.Rounds, session, c.resume)
+		b.WriteString("\nBefore that: checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
+		return b.String()
+	}
 	op, command, reason := "revive", "cairn revive "+session, "a fresh session from this one, compressed, within budget"
 	if a != nil && a.Command != "" {
 		op, command, reason = a.Operation, a.Command, a.Reason

@@ -25,7 +25,9 @@ situations it went through and the checkpoints it wrote there.
 
 It prints where the session was (folder, engagement, current frame, the
 situation it last engaged), what it was doing (last prompt and answer, the
-last rounds' index lines, the frames it pushed or planned, open frames and
+last rounds' index lines, what it changed (decisions recorded, todos
+added, finished or blocked, frames pushed and popped, files written, as
+its ends recorded them), the frames it pushed or planned, open frames and
 todos, its compactions) and the commands that continue it.
 
 Examples:
@@ -81,6 +83,7 @@ type recovery struct {
 	OpenFrames  []*cairn.Frame `json:"open_frames,omitempty"`
 	Frames      []*cairn.Frame `json:"frames,omitempty"` // the frames it pushed or planned
 	OpenTodos   []*cairn.Todo  `json:"open_todos,omitempty"`
+	Changed     *sessionChange `json:"changed,omitempty"` // what its ends recorded it changed, and its frames
 	Compactions []compaction   `json:"compactions,omitempty"`
 	Continue    []string       `json:"continue"` // commands
 }
@@ -142,6 +145,11 @@ func recoverSession(ctx context.Context, st *store, w *workspace.Workspace, ref 
 		if todos, err := w.ReadTodos(); err == nil {
 			r.OpenTodos = workspace.OpenTodos(todos)
 		}
+		if rel, err := w.SessionChangesOf(r.Session); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+			return nil, err
+		} else if rel != nil {
+			r.Changed = &sessionChange{SessionChanges: *rel}
+		}
 	}
 	frames, err := st.frames.FindFrames(ctx)
 	if err != nil {
@@ -154,6 +162,9 @@ func recoverSession(ctx context.Context, st *store, w *workspace.Workspace, ref 
 		if f.SessionID == r.Session {
 			r.Frames = append(r.Frames, f)
 		}
+	}
+	if r.Changed != nil { // its ends recorded what it changed: its frames are part of it
+		r.Changed = changeOf(&r.Changed.SessionChanges, frames, r.Session)
 	}
 	if r.Stored != nil {
 		if err := r.fromStore(ctx, st, frames, n); err != nil {
@@ -322,6 +333,9 @@ func (r *recovery) print(m *Main) {
 		for _, l := range r.LastRounds {
 			fmt.Fprintf(out, "    %s\n", l)
 		}
+	}
+	if c := r.Changed; c != nil && c.String() != "" {
+		fmt.Fprintf(out, "  what it changed: %s\n", c.String())
 	}
 	if len(r.Frames) > 0 {
 		fmt.Fprintln(out, "  frames it pushed or planned:")

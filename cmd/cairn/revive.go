@@ -20,7 +20,8 @@ become text saying what was called and what it returned, and thinking, which
 cannot cross, is dropped and counted. --before T compresses the
 rounds before T (a round number or a time); --engagement ID collapses that
 finished engagement; --frames collapses finished frames as
-compress-frames does. With none, the recent quarter of the session (by
+compress-frames does, within revive's budget (the hooks offer it when
+finished frames hold a quarter of the context). With none, the recent quarter of the session (by
 size, at least two rounds) stays in full and the rest becomes the index.
 The session always fits the budget (see Size below): in a long autonomous
 round, the prompt and the recent steps stay in full. Its lineage is revive.
@@ -96,7 +97,11 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	sst.Limits = limits
 	var mat *cairn.Materialization
 	if *frames {
-		mat, err = m.compressFrames(ctx, st, f.format, pos[0], fid)
+		var all []*cairn.Frame
+		if all, err = st.frames.FindFrames(ctx); err != nil {
+			return err
+		}
+		mat, err = surgery.ReviveFrames(ctx, sst, pos[0], all, fid)
 	} else {
 		mat, err = surgery.Revive(ctx, sst, pos[0], *before, *engagement, fid)
 	}

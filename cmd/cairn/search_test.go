@@ -60,7 +60,7 @@ func TestSurgicalSessionsApart(t *testing.T) {
 	if out := c.run("search", "--surgical", "migration"); out == before {
 		t.Errorf("search --surgical finds no more than before:\n%s", out)
 	}
-	if out := c.run("advise", tools); !strings.Contains(out, "context window: ~") {
+	if out := c.run("advise", tools); !strings.Contains(out, "context: ") || !strings.Contains(out, "tokens; window ") {
 		t.Errorf("advise does not say its tokens are the context window:\n%s", out)
 	}
 }

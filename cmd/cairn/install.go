@@ -37,8 +37,9 @@ for every project of yours):
                           the answer to the client's "New MCP server
                           found" question, without which it does not
                           start it) and its tools allowed ("permissions":
-                          "mcp__cairn"); the file is yours, not the
-                          project's: the client keeps it out of git
+                          "mcp__cairn"); the client's personal project
+                          settings, yours, not the project's: keep it
+                          out of git
   CLAUDE.md               with --agents-md: a few lines teaching the agent
                           the loop: frames, the pressure note, advise and
                           revive, hand-offs
@@ -48,8 +49,9 @@ for every project of yours):
                           the agent its context is filling up (off: never)
 With --user the hooks go to ~/.claude/settings.json and the server to
 ~/.claude.json, which needs no approval; the client asks before each call
-of a cairn tool unless you allow "mcp__cairn" in /permissions. A project that is not a workspace yet is made one (cairn
-init): the hooks stay silent outside a workspace.
+of a cairn tool unless you allow "mcp__cairn" in /permissions. A project
+that is not a workspace yet is made one (cairn init): the hooks stay
+silent outside a workspace.
 
 Everything else in those files is kept as it is. Running it again changes
 nothing; "cairn uninstall claude" removes the entries it added (the

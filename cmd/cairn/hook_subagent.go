@@ -17,6 +17,12 @@ import (
 // PreToolUse updatedInput, which needs a permission decision: cairn does
 // not use it); SubagentStop carries agent_id, agent_transcript_path and
 // last_assistant_message. The hooks chain them through state.json.
+//
+// A sub-agent's shell carries nothing of its own: its Bash environment is
+// the parent's, $CLAUDE_CODE_SESSION_ID included (both releases; the hook
+// payloads of its tool calls carry agent_id, which a command it runs never
+// sees). So SubagentStart tells the sub-agent its own cairn session, to
+// pass as --session: the one way its own cairn commands are filed under it.
 
 // hookPreToolUse records a hand-off for a sub-agent the agent is starting.
 func (m *Main) hookPreToolUse(w *workspace.Workspace, in *claudecode.HookInput) error {
@@ -50,8 +56,9 @@ func (m *Main) hookSubagentStart(w *workspace.Workspace, in *claudecode.HookInpu
 	}
 	var b strings.Builder
 	if h != nil {
-		fmt.Fprintf(&b, "You are a sub-agent working on hand-off %s for session %s; cairn records your final answer as its result in state.json.\n\n", h.ID, shortID(h.Parent))
+		fmt.Fprintf(&b, "You are a sub-agent working on hand-off %s for session %s; cairn records your final answer as its result in state.json.\n", h.ID, shortID(h.Parent))
 	}
+	fmt.Fprintf(&b, "%s\n\n", subagentSessionNote(subagentSession(w.Session, in.AgentID)))
 	prime, err := w.Prime(hookContextChars - b.Len())
 	if err != nil {
 		return err
@@ -67,6 +74,12 @@ func (m *Main) hookSubagentStop(w *workspace.Workspace, in *claudecode.HookInput
 	}
 	_, err := w.FinishChild(subagentSession(w.Session, in.AgentID), in.LastAssistantMessage)
 	return err
+}
+
+// subagentSessionNote tells a sub-agent the session its own cairn
+// commands are to be filed under.
+func subagentSessionNote(child string) string {
+	return "Your cairn session is " + child + ": your shell's $CLAUDE_CODE_SESSION_ID is the parent's, so give your cairn commands `--session " + child + "` (`cairn push TITLE --session " + child + "`) or run them as `CAIRN_SESSION=" + child + " cairn …`, for what you push, plan, engage or checkpoint to be filed under you."
 }
 
 // subagentSession is the stored id of a 2.1.x sub-agent's session.

@@ -32,6 +32,14 @@ for every project of yours):
                           new rounds), PreCompact (inscribe before
                           compaction), SessionEnd (checkpoint)
   .mcp.json               the cairn MCP server ("cairn mcp")
+  .claude/settings.local.json
+                          the server approved ("enabledMcpjsonServers":
+                          the answer to the client's "New MCP server
+                          found" question, without which it does not
+                          start it) and its tools allowed ("permissions":
+                          "mcp__cairn"); the client's personal project
+                          settings, yours, not the project's: keep it
+                          out of git
   CLAUDE.md               with --agents-md: a few lines teaching the agent
                           the loop: frames, the pressure note, advise and
                           revive, hand-offs
@@ -40,8 +48,10 @@ for every project of yours):
   .cairn/config           with --pressure 70,85: where the prompt hook tells
                           the agent its context is filling up (off: never)
 With --user the hooks go to ~/.claude/settings.json and the server to
-~/.claude.json. A project that is not a workspace yet is made one (cairn
-init): the hooks stay silent outside a workspace.
+~/.claude.json, which needs no approval; the client asks before each call
+of a cairn tool unless you allow "mcp__cairn" in /permissions. A project
+that is not a workspace yet is made one (cairn init): the hooks stay
+silent outside a workspace.
 
 Everything else in those files is kept as it is. Running it again changes
 nothing; "cairn uninstall claude" removes the entries it added (the
@@ -89,6 +99,20 @@ Examples:
 	}
 	if err := m.editFile(p.mcp, func(b []byte) ([]byte, bool, error) { return claudecode.InstallMCP(b, *bin) }, "MCP server"); err != nil {
 		return err
+	}
+	if !f.user {
+		var rejected bool
+		if err := m.editFile(p.local(), func(b []byte) ([]byte, bool, error) {
+			out, changed, r, err := claudecode.ApproveMCP(b)
+			rejected = r
+			return out, changed, err
+		}, "MCP server approval"); err != nil {
+			return err
+		}
+		if rejected {
+			fmt.Fprintf(m.Stderr, "warning: you rejected the %q MCP server in %s (disabledMcpjsonServers); cairn left that as it is: to use its tools, approve it in the client's /mcp or remove it from that list\n",
+				claudecode.MCPServerName, m.rel(p.local()))
+		}
 	}
 	if f.statusLine {
 		var other string
@@ -185,6 +209,11 @@ Examples:
 	if err := m.removeFrom(p.mcp, claudecode.UninstallMCP, "MCP server"); err != nil {
 		return err
 	}
+	if !f.user {
+		if err := m.removeFrom(p.local(), claudecode.UnapproveMCP, "MCP server approval"); err != nil {
+			return err
+		}
+	}
 	for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
 		path := filepath.Join(p.project, name)
 		if err := m.removeFrom(path, func(b []byte) ([]byte, bool, error) {
@@ -201,6 +230,11 @@ Examples:
 type claudePaths struct {
 	project       string // the project folder (for --user: the current one)
 	settings, mcp string
+}
+
+// local returns the project's settings file that is the user's own.
+func (p claudePaths) local() string {
+	return filepath.Join(p.project, ".claude", claudecode.LocalSettingsFile)
 }
 
 // notes returns the file agent notes go to: CLAUDE.md, unless the project

@@ -199,6 +199,12 @@ Start here:
 The store is .cairn/cairn.db in the nearest folder holding .cairn/, else in the
 current folder; --store or CAIRN_STORE choose another file, or a postgres:// URL
 for a store a team shares ("cairn migrate" copies one into it).
+A workspace command acts as --session, else $CAIRN_SESSION, else
+$CLAUDE_CODE_SESSION_ID (what Claude Code gives its agent's commands),
+else "default". A Claude Code sub-agent's shell has its parent's
+$CLAUDE_CODE_SESSION_ID and nothing of its own (hook payloads name the
+sub-agent, the commands it runs cannot see them): cairn's SubagentStart
+tells the sub-agent its session, PARENT-agent-ID, to pass as --session.
 "cairn <command> -h" says more.
 `)
 }

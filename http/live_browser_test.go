@@ -46,9 +46,15 @@ func TestBrowserLive(t *testing.T) {
 		}
 	}
 	write(lines[:cut])
+	// The watcher ends before the test does: left running, it imported
+	// into a store the test's cleanup was closing.
 	wctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go st.importer.Watch(wctx, []string{watched}, 50*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { s.Notify(fr.SessionID) })
+	watching := make(chan struct{})
+	defer func() { cancel(); <-watching }()
+	go func() {
+		defer close(watching)
+		st.importer.Watch(wctx, []string{watched}, 50*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { s.Notify(fr.SessionID) })
+	}()
 
 	// The page opens once the watcher has stored the session: on a busy
 	// machine its first import may come after the page would have asked.

@@ -69,6 +69,22 @@ func Artifacts(tb testing.TB) string {
 	return dir
 }
 
+// Slack is how much longer than promised a timed test lets a step take
+// under CI: CI runs the whole suite with the race detector, on a machine
+// shared with other jobs, where a step promised in a second has taken
+// several. What was measured is logged either way.
+func Slack() time.Duration {
+	if os.Getenv("CI") != "" {
+		return 5
+	}
+	return 1
+}
+
+// StateDeadline is how long a test waits for a state it expects (a page
+// element, a stored session): long, since reaching it early ends the wait
+// and only a failure waits it out.
+const StateDeadline = 60 * time.Second
+
 // Step runs actions with a deadline, failing the test with what was being
 // done.
 func Step(tb testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -114,7 +130,7 @@ func Screenshot(tb testing.TB, ctx context.Context, dir, name string) {
 // Wait polls a JavaScript condition until it holds.
 func Wait(tb testing.TB, ctx context.Context, what, cond string) {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(StateDeadline)
 	for {
 		if Eval[bool](tb, ctx, "!!("+cond+")") {
 			return

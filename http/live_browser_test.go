@@ -46,17 +46,23 @@ func TestBrowserLive(t *testing.T) {
 		}
 	}
 	write(lines[:cut])
+	// The watcher ends before the test does: left running, it imported
+	// into a store the test's cleanup was closing.
 	wctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go st.importer.Watch(wctx, []string{watched}, 50*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { s.Notify(fr.SessionID) })
+	watching := make(chan struct{})
+	defer func() { cancel(); <-watching }()
+	go func() {
+		defer close(watching)
+		st.importer.Watch(wctx, []string{watched}, 50*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { s.Notify(fr.SessionID) })
+	}()
 
 	// The page opens once the watcher has stored the session: on a busy
 	// machine its first import may come after the page would have asked.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(StateDeadline); ; time.Sleep(20 * time.Millisecond) {
 		if code, _ := Do(t, s, "GET", "/api/sessions/"+id, ""); code == 200 {
 			break
 		} else if time.Now().After(deadline) {
-			t.Fatalf("the watcher did not store %s in 30 s (last status %d)", id, code)
+			t.Fatalf("the watcher did not store %s in %v (last status %d)", id, StateDeadline, code)
 		}
 	}
 	Step(t, ctx, "open the running session", chromedp.Navigate(s.URL()+"/#/session/"+id))
@@ -68,8 +74,8 @@ func TestBrowserLive(t *testing.T) {
 	Wait(t, ctx, "the new round on screen", `document.querySelectorAll("#timeline .round").length > `+itoa(before))
 	took := time.Since(start)
 	t.Logf("a new round on screen %v after the transcript grew", took)
-	if took > time.Second {
-		t.Fatalf("the new round took %v to show, want under a second", took)
+	if took > time.Second*Slack() {
+		t.Fatalf("the new round took %v to show, want under a second (×%d)", took, Slack())
 	}
 	if got := Eval[string](t, ctx, `document.getElementById("session-rounds").textContent`); got != itoa(before)+" rounds" {
 		t.Fatalf("header reads %q after the round arrived, want %d rounds", got, before)

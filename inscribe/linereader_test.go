@@ -4,9 +4,39 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
+
+// fewestBytes returns the fewest bytes allocated by one of up to tries
+// runs, each made by prepare (whose own allocations are not counted),
+// stopping at the first run within limit. runtime.MemStats counts the
+// whole process, not the run alone: under the race detector sync.Pool
+// drops a quarter of what it is given, on purpose, and a collection
+// empties it, so a run may pay for a read buffer the pool lost (one run
+// in 70 of TestLineReader_Reused did, under -race, loaded or not); and a
+// goroutine another test left behind may allocate meanwhile. Both only
+// add, so the fewest of a few runs is the run's own cost. Like
+// testing.AllocsPerRun it runs on one P, and with the collector off, so
+// the pool keeps what it is given.
+func fewestBytes(tries int, limit uint64, prepare func() (run func())) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	fewest := uint64(math.MaxUint64)
+	var before, after runtime.MemStats
+	for range tries {
+		run := prepare()
+		runtime.ReadMemStats(&before)
+		run()
+		runtime.ReadMemStats(&after)
+		if fewest = min(fewest, after.TotalAlloc-before.TotalAlloc); fewest <= limit {
+			break
+		}
+	}
+	return fewest
+}
 
 // TestLineReader_Long checks that a line longer than the reader's buffer
 // comes back whole, in memory of its size: growing a buffer as the line
@@ -14,23 +44,25 @@ import (
 func TestLineReader_Long(t *testing.T) {
 	long := append(bytes.Repeat([]byte("x"), 8<<20), '\n')
 	data := append(append([]byte("short\n"), long...), "tail"...)
-	lr := newLineReader(io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data))))
-	if line, err := lr.next(); err != nil || string(line) != "short\n" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	before := m.TotalAlloc
-	line, err := lr.next()
-	runtime.ReadMemStats(&m)
-	if err != nil || !bytes.Equal(line, long) {
-		t.Fatalf("long line of %d bytes (%v), want %d", len(line), err, len(long))
-	}
-	if allocated := m.TotalAlloc - before; allocated > uint64(len(long))+1<<20 {
+	limit := uint64(len(long)) + 1<<20
+	allocated := fewestBytes(5, limit, func() func() {
+		lr := newLineReader(io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data))))
+		if line, err := lr.next(); err != nil || string(line) != "short\n" {
+			t.Fatalf("first line %q, %v", line, err)
+		}
+		return func() {
+			defer lr.close()
+			line, err := lr.next()
+			if err != nil || !bytes.Equal(line, long) {
+				t.Fatalf("long line of %d bytes (%v), want %d", len(line), err, len(long))
+			}
+			if line, err := lr.next(); err != io.EOF || string(line) != "tail" {
+				t.Errorf("last line %q, %v; want \"tail\", EOF", line, err)
+			}
+		}
+	})
+	if allocated > limit {
 		t.Errorf("%d bytes allocated to read a line of %d", allocated, len(long))
-	}
-	if line, err := lr.next(); err != io.EOF || string(line) != "tail" {
-		t.Errorf("last line %q, %v; want \"tail\", EOF", line, err)
 	}
 }
 
@@ -101,15 +133,15 @@ func TestLineReader_Reused(t *testing.T) {
 			t.Fatalf("line %d of the first file became %q after the second was read, want %q", i+1, first[i], want[i])
 		}
 	}
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	before := m.TotalAlloc
 	const files = 20
-	for range files {
-		read("a line\nanother\n")
-	}
-	runtime.ReadMemStats(&m)
-	if perFile := (m.TotalAlloc - before) / files; perFile > arenaSize/2 {
+	allocated := fewestBytes(5, files*arenaSize/2, func() func() {
+		return func() {
+			for range files {
+				read("a line\nanother\n")
+			}
+		}
+	})
+	if perFile := allocated / files; perFile > arenaSize/2 {
 		t.Errorf("%d bytes allocated to read a file of two lines", perFile)
 	}
 }

@@ -160,7 +160,10 @@ func TestStoreError_Busy(t *testing.T) {
 	defer conn.ExecContext(ctx, "ROLLBACK")
 
 	db := sqlite.NewDB(path)
-	db.BusyTimeout = 300 * time.Millisecond
+	// A second: five waits (5 s) stay apart from one (1 s) plus what a
+	// loaded machine adds; at 300 ms the bound of four was 1.2 s, within
+	// reach of one wait on a busy CI machine.
+	db.BusyTimeout = time.Second
 	if err := db.Open(); err != nil {
 		t.Fatal(err)
 	}

@@ -60,8 +60,8 @@ func TestSurgicalSessionsApart(t *testing.T) {
 	if out := c.run("search", "--surgical", "migration"); out == before {
 		t.Errorf("search --surgical finds no more than before:\n%s", out)
 	}
-	if out := c.run("advise", tools); !strings.Contains(out, "context: ") || !strings.Contains(out, "tokens; window ") {
-		t.Errorf("advise does not say its tokens are the context window:\n%s", out)
+	if out := c.run("advise", tools); !strings.Contains(out, "of the way to where the client compacts (~") || !strings.Contains(out, "; window ") {
+		t.Errorf("advise does not say what its tokens are measured against (the compaction point, in the window):\n%s", out)
 	}
 }
 

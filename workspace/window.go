@@ -55,7 +55,7 @@ func (w *Workspace) ReportedWindow(session, model string) (int64, string, error)
 			return 0, "", err
 		}
 		size, m, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
-		if i == 0 && model != "" && m != model {
+		if i == 0 && model != "" && !sameModel(m, model) {
 			continue // the session changed models since (/model)
 		}
 		if n, err := strconv.ParseInt(size, 10, 64); err == nil && n > 0 {
@@ -63,6 +63,15 @@ func (w *Workspace) ReportedWindow(session, model string) (int64, string, error)
 		}
 	}
 	return 0, "", nil
+}
+
+// sameModel reports whether two names are one model as a session runs it:
+// the status line may name it with the "[1m]" the transcript of an older
+// client leaves out (2.1.197 writes claude-opus-4-8 for
+// claude-opus-4-8[1m]).
+func sameModel(a, b string) bool {
+	base := func(s string) string { return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s), "[1m]")) }
+	return base(a) == base(b)
 }
 
 func modelFile(model string) string {

@@ -42,10 +42,18 @@ func TestBrowserSessions(t *testing.T) {
 	// Sort by tokens: the long sessions first, then ascending.
 	Step(t, ctx, "sort by tokens", chromedp.Click(chromedp.CSS(`#sessions th a[title="sort by tokens"]`)))
 	Wait(t, ctx, "sorted", `location.hash.includes("sort=tokens")`)
-	Wait(t, ctx, "listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 6`)
-	tokens := func() []float64 {
-		return Eval[[]float64](t, ctx, `[...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => { const s = r.children[5].textContent; return parseFloat(s) * (s.endsWith("M") ? 1e6 : s.endsWith("k") ? 1e3 : 1); })`)
+	// The sorted list replaces the one before: wait for rows in order,
+	// not for rows (the old list has six too).
+	const rowTokens = `[...document.querySelectorAll("#sessions .session-row:not(.child)")].map(r => { const s = r.children[5].textContent; return parseFloat(s) * (s.endsWith("M") ? 1e6 : s.endsWith("k") ? 1e3 : 1); })`
+	inOrder := func(desc bool) string {
+		cmp := "<="
+		if desc {
+			cmp = ">="
+		}
+		return `((t) => t.length === 6 && t.every((x, i) => i === 0 || t[i-1] ` + cmp + ` x))(` + rowTokens + `)`
 	}
+	tokens := func() []float64 { return Eval[[]float64](t, ctx, rowTokens) }
+	Wait(t, ctx, "listed in descending order", inOrder(true))
 	got := tokens()
 	for i := 1; i < len(got); i++ {
 		if got[i-1] < got[i] {
@@ -54,7 +62,7 @@ func TestBrowserSessions(t *testing.T) {
 	}
 	Step(t, ctx, "sort ascending", chromedp.Click(chromedp.CSS(`#sessions th a[title="sort by tokens"]`)))
 	Wait(t, ctx, "ascending", `location.hash.includes("order=asc")`)
-	Wait(t, ctx, "listed", `document.querySelectorAll("#sessions .session-row:not(.child)").length === 6`)
+	Wait(t, ctx, "listed in ascending order", inOrder(false))
 	got = tokens()
 	for i := 1; i < len(got); i++ {
 		if got[i-1] > got[i] {

@@ -50,6 +50,11 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 		ew.printf("\n")
 	}
 	collapsedMarkdown(ew, m)
+	if len(m.Ledger) > 0 {
+		var b strings.Builder
+		Ledger(&b, m.Ledger)
+		ew.printf("\n## What to carry on with\n\nKept verbatim from the whole session; each line starts with the step it comes from (`cairn inject SESSION REF` prints it).\n\n%s", b.String())
+	}
 
 	for i := 0; i < len(m.Pieces); {
 		p := m.Pieces[i]
@@ -63,6 +68,9 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 			if ew.err == nil {
 				ew.err = IndexTable(ew, run)
 			}
+			for _, p := range m.Pieces[i:j] {
+				stepEntries(ew, p, "steps")
+			}
 			i = j
 			continue
 		}
@@ -74,13 +82,7 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 			ew.printf("*Claude Code compacted this session at line %d (%s, %d tokens before); its own summary stands for what came before:*\n\n> %s\n\n",
 				c.Line, c.Trigger, c.PreTokens, strings.ReplaceAll(strings.TrimSpace(c.Summary), "\n", "\n> "))
 		}
-		if len(p.Index) > 0 {
-			ew.printf("*Round %d: earlier steps, one line each:*\n\n", p.Round.Seq)
-			for _, e := range p.Index {
-				ew.printf("- %s\n", e.Line)
-			}
-			ew.printf("\n")
-		}
+		stepEntries(ew, p, "earlier steps")
 		roundMarkdown(ew, p.Round, voice(m, p.Round.SessionID))
 		if len(m.Sources) > 1 {
 			ew.printf("\n*— round %d%s*\n", p.Round.Seq, from(m, p.Round.SessionID))
@@ -137,5 +139,24 @@ func collapsedMarkdown(ew *errWriter, m *cairn.Materialization) {
 		if f.ResultsCompacted != "" && f.ResultsCompacted != f.Results {
 			ew.printf("- compaction: %s\n", f.ResultsCompacted)
 		}
+	}
+}
+
+// stepEntries lists the index entries that name a round's steps left out
+// (a step or a run of steps; a row's own entry is its table line).
+func stepEntries(ew *errWriter, p *cairn.Piece, what string) {
+	first := true
+	for _, e := range p.Index {
+		if e.From == 0 {
+			continue
+		}
+		if first {
+			ew.printf("\n*Round %d: %s not in full (`cairn inject SESSION REF` prints one):*\n\n", p.Round.Seq, what)
+			first = false
+		}
+		ew.printf("- %s\n", e.Line)
+	}
+	if !first {
+		ew.printf("\n")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"cairn"
+	"cairn/export"
 	"cairn/surgery"
 )
 
@@ -152,9 +153,23 @@ func TestReachableSummaryNamesEntries(t *testing.T) {
 				t.Errorf("%s: round %d has no row in the summary", short(id), p.Round.Seq)
 			}
 		}
+		var md strings.Builder
+		if err := export.MaterializationMarkdown(&md, m); err != nil {
+			t.Fatal(err)
+		}
 		for _, it := range m.Ledger {
 			if !strings.Contains(sum, "- "+it.Ref()) || !strings.Contains(sum, it.Text) {
 				t.Errorf("%s: ledger item %s %q is not in the summary", short(id), it.Ref(), it.Text)
+			}
+			if !strings.Contains(md.String(), it.Text) {
+				t.Errorf("%s: ledger item %s %q is not in the Markdown", short(id), it.Ref(), it.Text)
+			}
+		}
+		for _, p := range m.Pieces {
+			for _, e := range p.Index {
+				if e.From > 0 && !strings.Contains(md.String(), "- "+e.Line+"\n") {
+					t.Errorf("%s: entry %s is not in the Markdown", short(id), e.Ref())
+				}
 			}
 		}
 	}

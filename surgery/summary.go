@@ -125,40 +125,13 @@ func orUnknown(s string) string {
 	return s
 }
 
-// ledgerHeadings introduce the ledger's kinds, in the order shown.
-var ledgerHeadings = [...]struct{ kind, heading string }{
-	{cairn.LedgerPrompt, "The user's prompts (ROUND: the prompt)"},
-	{cairn.LedgerTodo, "The latest todo list"},
-	{cairn.LedgerError, "Errors not followed by a success of the same call"},
-	{cairn.LedgerArtifact, "Files changed, at their last change"},
-	{cairn.LedgerCommand, "Commands run, at their last run, with their outcome"},
-	{cairn.LedgerStated, "What the agent said, latest"},
-}
-
-// ledgerSummary writes the ledger: a heading per kind, an item a line,
-// each starting with the step it comes from.
+// ledgerSummary writes the ledger under its one-line introduction.
 func ledgerSummary(b *strings.Builder, m *cairn.Materialization) {
 	if len(m.Ledger) == 0 {
 		return
 	}
 	b.WriteString("\nWhat to carry on with, kept verbatim from the whole session (each line starts with the step it comes from):\n")
-	for _, h := range ledgerHeadings {
-		first := true
-		for _, it := range m.Ledger {
-			if it.Kind != h.kind {
-				continue
-			}
-			if first {
-				fmt.Fprintf(b, "%s:\n", h.heading)
-				first = false
-			}
-			sep := " "
-			if it.Step == 0 {
-				sep = ": "
-			}
-			fmt.Fprintf(b, "- %s%s%s\n", it.Ref(), sep, it.Text)
-		}
-	}
+	export.Ledger(b, m.Ledger)
 }
 
 // indexSummary writes the layered index below the rows: for each round,

@@ -52,6 +52,7 @@ func reviveBy(ctx context.Context, st Store, session string, op func(Store) (*ca
 	// which resuming the original carries too: the half is asked with it.
 	// When even the half does not fit (the latest steps are most of it),
 	// the least that is still lighter, then the budget itself.
+	st.loads = Estimate(orig)
 	now := Estimate(orig) * 16 / 15
 	half := ShareBudget(orig, ReviveShare)
 	var m *cairn.Materialization

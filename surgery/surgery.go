@@ -29,6 +29,11 @@ type Store struct {
 	Limits Limits
 
 	sizeOnly bool // fit and estimate only: no line or block is read for writing
+	// loads is what the client loads for the source today ([Resume]'s
+	// [Estimate]) when the caller has measured it already (revive), so
+	// fitNoLarger does not read the whole session again for each budget
+	// it tries; 0: not known.
+	loads int64
 }
 
 // load returns a session and its rounds (without round 0), without blocks.
@@ -99,13 +104,16 @@ func (st Store) fitNoLarger(ctx context.Context, m *cairn.Materialization) error
 	if st.sizeOnly || st.Limits.Budget == 0 || m.Operation == "select" || m.Operation == opResume || m.Operation == cairn.OpRevive {
 		return st.fit(ctx, m)
 	}
-	var now int64
-	for _, s := range m.Sources {
-		r, err := Resume(ctx, st, s.ID)
-		if err != nil {
-			return err
+	now := st.loads
+	if now <= 0 || len(m.Sources) != 1 {
+		now = 0
+		for _, s := range m.Sources {
+			r, err := Resume(ctx, st, s.ID)
+			if err != nil {
+				return err
+			}
+			now += Estimate(r)
 		}
-		now += Estimate(r)
 	}
 	budget := st.Limits.Budget
 	if budget == AutoBudget {

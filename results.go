@@ -46,6 +46,17 @@ var decisionPhrase = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(decided|decision:|chose|choose to|opted|went with|going with|settled on|instead of|rather than|in favou?r of|trade-?off)\b`)
 })
 
+// ShellTool reports whether tool runs a shell command: Claude Code's Bash,
+// or Codex's exec_command, shell, local_shell, container.exec and
+// shell_command, whichever era wrote it.
+func ShellTool(tool string) bool {
+	switch tool {
+	case "Bash", "exec_command", "shell", "local_shell", "container.exec", "shell_command":
+		return true
+	}
+	return false
+}
+
 // WriteField returns the input field naming the file a call of tool (a
 // Claude Code tool) writes or edits, and "" for a tool that writes none.
 func WriteField(tool string) string {

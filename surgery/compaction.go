@@ -135,3 +135,54 @@ func Compactions(ctx context.Context, st Store, session string) ([]*cairn.Compac
 	}
 	return out, nil
 }
+
+// respectCompaction keeps, of each session's rounds, only what follows its
+// last compaction: rounds before it become index lines, the round across it
+// keeps its prompt and the steps after the boundary, and the client's summary
+// stands for what came before.
+func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
+	last := map[string]*cairn.Compaction{}
+	for _, c := range m.Compactions {
+		if l := last[c.SessionID]; l == nil || c.Line > l.Line {
+			last[c.SessionID] = c
+		}
+	}
+	carried := map[string]bool{}
+	for _, pl := range full {
+		r := pl.p.Round
+		c := last[r.SessionID]
+		if pl.opKeep != nil {
+			continue // the lines the operation itself chose (one step) stay as chosen
+		}
+		if c == nil || !pl.loaded || pl.level >= levelIndex || r.LastLine < c.Line {
+			if c != nil && r.LastLine < c.Line && !pl.last {
+				pl.level = levelIndex
+			}
+			continue
+		}
+		if r.FirstLine < c.Line {
+			k := 0
+			for k < len(pl.steps) && pl.steps[k].FirstLine <= c.Line {
+				k++
+			}
+			if k == len(pl.steps) && !pl.last {
+				pl.level = levelIndex
+				continue
+			}
+			if k == len(pl.steps) && k > 0 {
+				k-- // the latest round keeps its last step, whatever it holds
+			}
+			pl.pre = append([]cairn.IndexEntry(nil), pl.lines[:k]...)
+			pl.preSteps, pl.preIdx = append([]*cairn.Step(nil), pl.steps[:k]...), append([]int64(nil), pl.idx[:k]...)
+			if c.RoundSeq == r.Seq && k > 0 {
+				c.StepsBefore = pl.steps[k-1].Seq
+			}
+			pl.full, pl.partial, pl.idx, pl.lines, pl.steps = pl.full[k:], pl.partial[k:], pl.idx[k:], pl.lines[k:], pl.steps[k:]
+		}
+		if !carried[r.SessionID] {
+			carried[r.SessionID] = true
+			pl.comp = c
+			pl.extra += cairn.EstimateTokens(c.Summary) + 60
+		}
+	}
+}

@@ -2,8 +2,6 @@ package surgery
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	"cairn"
@@ -58,7 +56,7 @@ type plan struct {
 	preIdx             []int64
 	roundTok           int64              // the whole round in full: what inject of it prints
 	index              []cairn.IndexEntry // what the layered index names of it
-	extra              int64              // the client's summary and pre-compaction index lines
+	extra              int64              // the client's summary
 	row                int64              // tokens of its index row
 	comp               *cairn.Compaction
 	opKeep             []cairn.LineRange // what the operation itself kept (inject of a step)
@@ -165,9 +163,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 			return err
 		}
 		for _, pl := range plans[lo : i+1] {
-			if err := st.plan(ctx, pl, m.Fidelity, true); err != nil {
-				return err
-			}
+			pl.plan(m.Fidelity)
 			reach += pl.minCost()
 			if !pl.last {
 				rows += pl.row
@@ -209,9 +205,9 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	if before != BeforeFull {
 		respectCompaction(m, full, before)
 	}
-	hop := RunLimit(budget)
+	runLimit := RunLimit(budget)
 	if budget <= 0 {
-		hop = RunLimit(DefaultBudget(facts.model))
+		runLimit = RunLimit(DefaultBudget(facts.model))
 	}
 	content := max(budget-budget/16-m.Overhead-summaryBaseTokens, 0)
 	var items []cairn.LedgerItem
@@ -235,7 +231,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	for _, pl := range plans {
 		all = append(all, &plan{p: pl.p, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
 	}
-	_, least := layIndex(indexUnits(all, before == BeforeIndex), 1<<30, 1<<30, hop, false)
+	_, least := layIndex(indexUnits(all, before == BeforeIndex), 1<<30, 1<<30, runLimit, false)
 	type state struct{ level, keepFrom int }
 	saved := make([]state, len(plans))
 	for i, pl := range plans {
@@ -273,10 +269,10 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 			}
 			share := max(target-m.Overhead-summaryBaseTokens-LedgerTokens(m.Ledger)-costOf(plans), least)
 			if budget <= 0 {
-				share = least // no budget to spend: rows and runs that fit a hop
+				share = least // no budget to spend: rows, and runs within the run limit
 			}
 			if m.Operation != opResume { // what the client loads today names nothing
-				index, _ := buildIndex(indexUnits(plans, before == BeforeIndex), share, hop)
+				index, _ := buildIndex(indexUnits(plans, before == BeforeIndex), share, runLimit)
 				for i, pl := range plans {
 					pl.index = index[i]
 				}
@@ -374,17 +370,11 @@ func (st Store) loadBlocks(ctx context.Context, pls []*plan) error {
 	return nil
 }
 
-// plan splits a loaded round into its prompt and steps and sizes them.
-// Without steps (no budget, no compaction to cut at) the round is sized
-// whole, as its prompt.
-func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity, steps bool) error {
+// plan splits a loaded round into its prompt and steps and sizes them,
+// whatever the budget: the index names the steps of every round an output
+// does not hold in full.
+func (pl *plan) plan(f cairn.Fidelity) {
 	r := pl.p.Round
-	if !steps {
-		pl.prompt = cairn.LineRange{From: r.FirstLine, To: r.LastLine}
-		pl.promptTok = tokensAt(r, r.Blocks, f)
-		pl.promptP = pl.promptTok
-		return nil
-	}
 	all := cairn.Steps(r.Blocks, r.LastLine)
 	pl.prompt = cairn.LineRange{From: r.FirstLine, To: r.LastLine}
 	if len(all) > 0 {
@@ -400,7 +390,6 @@ func (st Store) plan(_ context.Context, pl *plan, f cairn.Fidelity, steps bool) 
 	pl.promptTok, pl.promptP = tokensAt(r, promptBlocks, f), tokensAt(r, promptBlocks, pf)
 	pl.setSteps(all, f, pf)
 	pl.roundTok = pl.promptTok + sum(pl.full)
-	return nil
 }
 
 func (pl *plan) setSteps(steps []*cairn.Step, f, pf cairn.Fidelity) {
@@ -448,57 +437,6 @@ func condense(f cairn.Fidelity) cairn.Fidelity {
 
 func rowTokens(r *cairn.Round) int64 {
 	return cairn.EstimateTokens(export.IndexLine(r)) + 1
-}
-
-// respectCompaction keeps, of each session's rounds, only what follows its
-// last compaction: rounds before it become index lines, the round across it
-// keeps its prompt and the steps after the boundary, and the client's summary
-// stands for what came before.
-func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
-	last := map[string]*cairn.Compaction{}
-	for _, c := range m.Compactions {
-		if l := last[c.SessionID]; l == nil || c.Line > l.Line {
-			last[c.SessionID] = c
-		}
-	}
-	carried := map[string]bool{}
-	for _, pl := range full {
-		r := pl.p.Round
-		c := last[r.SessionID]
-		if pl.opKeep != nil {
-			continue // the lines the operation itself chose (one step) stay as chosen
-		}
-		if c == nil || !pl.loaded || pl.level >= levelIndex || r.LastLine < c.Line {
-			if c != nil && r.LastLine < c.Line && !pl.last {
-				pl.level = levelIndex
-			}
-			continue
-		}
-		if r.FirstLine < c.Line {
-			k := 0
-			for k < len(pl.steps) && pl.steps[k].FirstLine <= c.Line {
-				k++
-			}
-			if k == len(pl.steps) && !pl.last {
-				pl.level = levelIndex
-				continue
-			}
-			if k == len(pl.steps) && k > 0 {
-				k-- // the latest round keeps its last step, whatever it holds
-			}
-			pl.pre = append([]cairn.IndexEntry(nil), pl.lines[:k]...)
-			pl.preSteps, pl.preIdx = append([]*cairn.Step(nil), pl.steps[:k]...), append([]int64(nil), pl.idx[:k]...)
-			if c.RoundSeq == r.Seq && k > 0 {
-				c.StepsBefore = pl.steps[k-1].Seq
-			}
-			pl.full, pl.partial, pl.idx, pl.lines, pl.steps = pl.full[k:], pl.partial[k:], pl.idx[k:], pl.lines[k:], pl.steps[k:]
-		}
-		if !carried[r.SessionID] {
-			carried[r.SessionID] = true
-			pl.comp = c
-			pl.extra += cairn.EstimateTokens(c.Summary) + 60
-		}
-	}
 }
 
 // degrade lowers rounds, oldest first, until the estimate fits budget.
@@ -603,13 +541,6 @@ func dropped(plans []*plan) int {
 	return n
 }
 
-// roundRun is how many rounds a run of rounds names at most, and
-// runLineTokens what its line costs.
-const (
-	roundRun      = 25
-	runLineTokens = 60
-)
-
 // summaryBaseTokens is the summary's text besides its tables and lists.
 const summaryBaseTokens = 150
 
@@ -699,104 +630,4 @@ func Estimate(m *cairn.Materialization) int64 {
 		}
 	}
 	return n
-}
-
-// Window returns the context window of a model: 1M tokens when its name
-// says so ("[1m]", "-1m"), else 200k.
-func Window(model string) int64 {
-	if containsFold(model, "1m") {
-		return 1_000_000
-	}
-	return DefaultWindow
-}
-
-// DefaultBudget is the budget an operation fits in unless told: half the
-// model's window.
-func DefaultBudget(model string) int64 { return Window(model) / 2 }
-
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		match := true
-		for j := 0; j < len(sub); j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
-		}
-	}
-	return false
-}
-
-// facts are what a session's lines say about the client that wrote it.
-type facts struct {
-	model    string
-	overhead int64 // tokens its requests carry besides the conversation
-}
-
-// facts reads a session's first request: its model, and its usage minus
-// the conversation before it is the client's overhead; when the output is
-// for Codex ([Limits].Client), the overhead is Codex's.
-func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
-	fc, err := st.sessionFacts(ctx, s)
-	if st.Limits.Client == cairn.AgentCodex {
-		fc.overhead = cairn.CodexRequestOverhead
-	}
-	return fc, err
-}
-
-// sessionFacts reads what a Claude Code session's first request says about
-// its client.
-func (st Store) sessionFacts(ctx context.Context, s *cairn.Session) (facts, error) {
-	fc := facts{overhead: cairn.DefaultRequestOverhead}
-	lines, err := st.Lines.FindLines(ctx, s.ID, 1, 400)
-	if err != nil {
-		return fc, err
-	}
-	var conv int64
-	for _, l := range lines {
-		if l.Type != "user" && l.Type != "assistant" {
-			continue
-		}
-		var e struct {
-			IsSidechain bool `json:"isSidechain"`
-			Message     struct {
-				Model   string          `json:"model"`
-				Content json.RawMessage `json:"content"`
-				Usage   *struct {
-					Input         int64 `json:"input_tokens"`
-					CacheRead     int64 `json:"cache_read_input_tokens"`
-					CacheCreation int64 `json:"cache_creation_input_tokens"`
-				} `json:"usage"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(l.Raw, &e) != nil || e.IsSidechain {
-			continue
-		}
-		if l.Type == "assistant" && e.Message.Usage != nil {
-			fc.model = e.Message.Model
-			if u := e.Message.Usage.Input + e.Message.Usage.CacheRead + e.Message.Usage.CacheCreation; u > conv {
-				fc.overhead = min(max(u-conv, cairn.DefaultRequestOverhead), cairn.MaxRequestOverhead)
-			}
-			return fc, nil
-		}
-		conv += int64(float64(len(e.Message.Content))/cairn.CharsPerToken) + cairn.BlockOverheadTokens
-	}
-	return fc, nil
-}
-
-// roundRunEntry names a run of consecutive rounds: their span, their
-// steps and size, the first and last prompts.
-func roundRunEntry(run []*cairn.Round) cairn.IndexEntry {
-	first, last := run[0], run[len(run)-1]
-	line := fmt.Sprintf("rounds %d-%d · %s – %s · %q … %q", first.Seq, last.Seq,
-		first.StartedAt.UTC().Format(export.IndexTimeFormat), last.EndedAt.UTC().Format(export.IndexTimeFormat),
-		oneLine(first.UserPreview, 60), oneLine(last.UserPreview, 60))
-	return cairn.IndexEntry{Round: first.Seq, Through: last.Seq, Line: line}
 }

@@ -3,10 +3,12 @@ package surgery
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"cairn"
+	"cairn/export"
 )
 
 // The layered index: every step an output leaves out is named by an
@@ -83,31 +85,31 @@ func indexUnits(plans []*plan, preFine bool) [][]unit {
 // smallest g and k that fit; over share only when even the coarsest runs
 // do not fit, which the caller has reserved. It returns the entries per
 // plan and their cost.
-func buildIndex(units [][]unit, share, hop int64) ([][]cairn.IndexEntry, int64) {
+func buildIndex(units [][]unit, share, runLimit int64) ([][]cairn.IndexEntry, int64) {
 	total := 0
 	for _, us := range units {
 		total += len(us)
 	}
 	for _, g := range []int{1, 2, 4, 8, 16, 32, 64, 1 << 30} {
-		if _, c := layIndex(units, g, total, hop, false); c > share && g < 1<<30 {
+		if _, c := layIndex(units, g, total, runLimit, false); c > share && g < 1<<30 {
 			continue
 		}
-		k := sort.Search(total+1, func(k int) bool { _, c := layIndex(units, g, k, hop, false); return c <= share })
+		k := sort.Search(total+1, func(k int) bool { _, c := layIndex(units, g, k, runLimit, false); return c <= share })
 		if k > total {
 			k = total
 		}
-		return layIndex(units, g, k, hop, true)
+		return layIndex(units, g, k, runLimit, true)
 	}
 	panic("unreachable")
 }
 
 // layIndex names the first k units (oldest first) in runs of at most g
-// steps and hop tokens within a round, the rest one line each. At the
+// steps and runLimit tokens within a round, the rest one line each. At the
 // coarsest (g unbounded, every unit run), a round shown as a row whose
-// whole expansion fits hop needs no line: its row names it.
+// whole expansion fits runLimit needs no line: its row names it.
 //
 // Unless build, runs are only counted, at [runTokens] a line.
-func layIndex(units [][]unit, g, k int, hop int64, build bool) ([][]cairn.IndexEntry, int64) {
+func layIndex(units [][]unit, g, k int, runLimit int64, build bool) ([][]cairn.IndexEntry, int64) {
 	out := make([][]cairn.IndexEntry, len(units))
 	var cost int64
 	seen := 0
@@ -116,7 +118,7 @@ func layIndex(units [][]unit, g, k int, hop int64, build bool) ([][]cairn.IndexE
 			continue
 		}
 		pl := us[0].pl
-		if g == 1<<30 && seen+len(us) <= k && pl.level == levelIndex && pl.roundTok <= hop && !us[0].fine {
+		if g == 1<<30 && seen+len(us) <= k && pl.level == levelIndex && pl.roundTok <= runLimit && !us[0].fine {
 			seen += len(us)
 			continue
 		}
@@ -129,7 +131,7 @@ func layIndex(units [][]unit, g, k int, hop int64, build bool) ([][]cairn.IndexE
 			}
 			e := j + 1
 			tok := us[j].entry.Tokens
-			for e < len(us) && e-j < g && seen+(e-j) < k && !us[e].fine && tok+us[e].entry.Tokens <= hop {
+			for e < len(us) && e-j < g && seen+(e-j) < k && !us[e].fine && tok+us[e].entry.Tokens <= runLimit {
 				tok += us[e].entry.Tokens
 				e++
 			}
@@ -174,11 +176,11 @@ func runEntry(us []unit) cairn.IndexEntry {
 			}
 			switch {
 			case cairn.WriteField(c.Tool) != "" && c.Arg != "":
-				if f := path.Base(c.Arg); !contains(files, f) {
+				if f := path.Base(c.Arg); !slices.Contains(files, f) {
 					files = append(files, f)
 				}
-			case (c.Tool == "Bash" || c.Tool == "exec_command" || c.Tool == "shell") && c.Arg != "":
-				if cmd := oneLine(c.Arg, 40); !contains(cmds, cmd) {
+			case cairn.ShellTool(c.Tool) && c.Arg != "":
+				if cmd := oneLine(c.Arg, 40); !slices.Contains(cmds, cmd) {
 					cmds = append(cmds, cmd)
 				}
 			}
@@ -201,7 +203,7 @@ func runEntry(us []unit) cairn.IndexEntry {
 		case cairn.WriteField(t) != "" && len(files) > 0:
 			b.WriteString(" " + list(files, 4))
 			files = nil
-		case (t == "Bash" || t == "exec_command" || t == "shell") && len(cmds) > 0:
+		case cairn.ShellTool(t) && len(cmds) > 0:
 			b.WriteString(" (`" + strings.Join(cmds[:min(len(cmds), 2)], "`, `") + "`")
 			if len(cmds) > 2 {
 				fmt.Fprintf(&b, " +%d", len(cmds)-2)
@@ -222,15 +224,6 @@ func runEntry(us []unit) cairn.IndexEntry {
 	return cairn.IndexEntry{Round: first.RoundSeq, From: first.Seq, To: last.Seq, Line: b.String(), Tokens: tok}
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 func list(xs []string, n int) string {
 	s := strings.Join(xs[:min(len(xs), n)], ", ")
 	if len(xs) > n {
@@ -245,4 +238,21 @@ func kilo(n int64) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%dk", (n+500)/1000)
+}
+
+// roundRun is how many rounds a run of rounds names at most, and
+// runLineTokens what its line costs.
+const (
+	roundRun      = 25
+	runLineTokens = 60
+)
+
+// roundRunEntry names a run of consecutive rounds: their span, their
+// steps and size, the first and last prompts.
+func roundRunEntry(run []*cairn.Round) cairn.IndexEntry {
+	first, last := run[0], run[len(run)-1]
+	line := fmt.Sprintf("rounds %d-%d · %s – %s · %q … %q", first.Seq, last.Seq,
+		first.StartedAt.UTC().Format(export.IndexTimeFormat), last.EndedAt.UTC().Format(export.IndexTimeFormat),
+		oneLine(first.UserPreview, 60), oneLine(last.UserPreview, 60))
+	return cairn.IndexEntry{Round: first.Seq, Through: last.Seq, Line: line}
 }

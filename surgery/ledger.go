@@ -207,9 +207,15 @@ func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (
 					}
 					key := call.ToolName + " " + arg
 					if b.IsError {
+						// An error stays until a success of the same call;
+						// a failed command also counts as run.
 						it := at
 						it.Kind, it.Text = cairn.LedgerError, call.ToolName+" `"+arg+"` → "+errorLines(b.Content)
 						note(errs, key, it)
+						if cmd := shellCommand(call); cmd != "" {
+							it.Kind, it.Text = cairn.LedgerCommand, "`"+oneLine(cmd, ledgerLen)+"` → failed: "+errorLines(b.Content)
+							note(commands, oneLine(cmd, ledgerLen), it)
+						}
 						continue
 					}
 					delete(errs, key)
@@ -235,20 +241,6 @@ func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (
 					note(commands, oneLine(cmd, ledgerLen), it)
 				}
 			}
-			// A failed call never answered by a success stays an error; a
-			// failed command also counts as run.
-			for _, b := range st.Blocks {
-				if b.Kind != cairn.ToolResult || !b.IsError || b.Sidechain {
-					continue
-				}
-				if call := calls[b.ToolID]; call != nil {
-					if cmd := shellCommand(call); cmd != "" {
-						it := at
-						it.Kind, it.Text = cairn.LedgerCommand, "`"+oneLine(cmd, ledgerLen)+"` → failed: "+errorLines(b.Content)
-						note(commands, oneLine(cmd, ledgerLen), it)
-					}
-				}
-			}
 		}
 	}
 	out := append(prompts, todos...)
@@ -269,9 +261,7 @@ func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (
 // shellCommand returns the command line of a shell call (Claude Code's
 // Bash, Codex's exec_command and shell), "" for any other call.
 func shellCommand(call *cairn.Block) string {
-	switch call.ToolName {
-	case "Bash", "exec_command", "shell", "local_shell", "shell_command":
-	default:
+	if !cairn.ShellTool(call.ToolName) {
 		return ""
 	}
 	for _, k := range []string{"command", "cmd"} {

@@ -77,6 +77,18 @@ type Importer struct {
 	// a file named is read wherever it leads, and a file found in a
 	// folder only if it lies inside that folder. See [Open].
 	Folders []string
+
+	// Keep, when set, is the store's keep setting and its memory of the
+	// sessions dropped on purpose: a file whose session was dropped and
+	// has not changed since, or a new file last changed before the keep
+	// setting's cutoff, is not read ([StatusDropped]). Now is the clock
+	// the cutoff is taken from (time.Now when nil).
+	Keep cairn.KeepStore
+	Now  func() time.Time
+
+	keepOnce sync.Once
+	keepN    int
+	keepErr  error
 }
 
 // DefaultBatchBytes balances commit overhead against memory held per batch.
@@ -350,6 +362,12 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	fr.SessionID = sess.ID
 	if dup {
 		fr.Status = StatusDuplicate
+		return nil, nil
+	}
+	if why, err := im.keeps(ctx, sess, info.ModTime()); err != nil {
+		return nil, err
+	} else if why != "" {
+		fr.Status, fr.Error = StatusDropped, why
 		return nil, nil
 	}
 	defer im.lockSession(sess.ID)()

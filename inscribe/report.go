@@ -127,6 +127,9 @@ func (r *Report) Summary() string {
 	if counts[StatusSkipped] > 0 {
 		fmt.Fprintf(&b, "; %s skipped", plural(counts[StatusSkipped], "path"))
 	}
+	if counts[StatusDropped] > 0 {
+		fmt.Fprintf(&b, "; %s the store lets go (cairn prune, its keep setting)", plural(counts[StatusDropped], "file"))
+	}
 	if counts[StatusEmpty] > 0 {
 		fmt.Fprintf(&b, "; %s with no complete line yet", plural(counts[StatusEmpty], "new file"))
 	}

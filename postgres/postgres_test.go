@@ -31,13 +31,7 @@ func MustOpenDB(tb testing.TB) *postgres.DB {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(tb testing.TB) *storetest.Store {
-		db := MustOpenDB(tb)
-		return &storetest.Store{
-			Sessions: postgres.NewSessionStore(db), Rounds: postgres.NewRoundStore(db), Lines: postgres.NewLineStore(db),
-			Inscription: postgres.NewInscriptionStore(db), Searcher: postgres.NewSearcher(db),
-			Frames: postgres.NewFrameStore(db), Missions: postgres.NewMissionStore(db), Tags: postgres.NewTagStore(db),
-			Engagements: postgres.NewEngagementStore(db),
-		}
+		return stores(MustOpenDB(tb))
 	})
 }
 

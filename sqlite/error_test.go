@@ -24,6 +24,7 @@ func stores(db *sqlite.DB) *storetest.Store {
 		Inscription: sqlite.NewInscriptionStore(db), Searcher: sqlite.NewSearcher(db),
 		Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
 		Tags: sqlite.NewTagStore(db), Engagements: sqlite.NewEngagementStore(db),
+		Keep: sqlite.NewKeepStore(db), Stats: sqlite.NewStatsStore(db),
 	}
 }
 

@@ -37,13 +37,7 @@ func MustOpenDBAt(tb testing.TB, path string) *sqlite.DB {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(tb testing.TB) *storetest.Store {
-		db := MustOpenDB(tb)
-		return &storetest.Store{
-			Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
-			Inscription: sqlite.NewInscriptionStore(db), Searcher: sqlite.NewSearcher(db),
-			Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
-			Tags: sqlite.NewTagStore(db), Engagements: sqlite.NewEngagementStore(db),
-		}
+		return stores(MustOpenDB(tb))
 	})
 }
 

@@ -24,6 +24,8 @@ type Store struct {
 	Missions    cairn.MissionStore // nil: the mission tests are skipped
 	Tags        cairn.TagStore
 	Engagements cairn.EngagementStore // nil: the engagement tests are skipped
+	Keep        cairn.KeepStore
+	Stats       cairn.StatsStore
 }
 
 // Open returns an empty store for one test; the backend closes it in
@@ -45,6 +47,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })
 	t.Run("Engagements", func(t *testing.T) { testEngagements(t, open) })
+	t.Run("Keep", func(t *testing.T) { testKeep(t, open) })
 }
 
 var t0 = time.Date(2026, 3, 19, 10, 23, 0, 0, time.UTC)

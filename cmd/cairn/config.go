@@ -72,6 +72,8 @@ type store struct {
 	missions    cairn.MissionStore
 	tags        cairn.TagStore
 	engagements cairn.EngagementStore
+	keep        cairn.KeepStore
+	stats       cairn.StatsStore
 }
 
 // openStore opens the store the flag, $CAIRN_STORE or the workspace names:
@@ -163,6 +165,7 @@ func openStoreCache(location string, readCache int) (*store, error) {
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 		engagements: sqlite.NewEngagementStore(db),
+		keep:        sqlite.NewKeepStore(db), stats: sqlite.NewStatsStore(db),
 	}, nil
 }
 

@@ -25,5 +25,6 @@ func openPostgres(location string, connect, statement time.Duration) (*store, er
 		inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
 		frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
 		engagements: postgres.NewEngagementStore(db),
+		keep:        postgres.NewKeepStore(db), stats: postgres.NewStatsStore(db),
 	}, nil
 }

@@ -34,7 +34,9 @@ Every line is kept byte for byte; rounds, blocks and the search index are
 built over them. Run it as often as you like: a file already imported adds
 nothing, a file that grew is read from where the last import stopped, and a
 file that was rewritten is inscribed again as a new generation. Lines that
-cannot be parsed are kept raw and reported with file and line.
+cannot be parsed are kept raw and reported with file and line. A store with
+a keep setting (cairn prune --keep) skips files it let go and drops the
+sessions older than the setting after the import.
 
 Examples:
   cairn import
@@ -60,7 +62,7 @@ Examples:
 	}
 	defer st.Close()
 
-	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: transcripts{}}
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: transcripts{}, Keep: st.keep, Now: m.now}
 	if im.Redact, err = lineRedactor(*red); err != nil {
 		return err
 	}
@@ -103,7 +105,7 @@ Examples:
 				fmt.Fprintln(m.Stderr, p)
 			}
 			for _, f := range rep.Files {
-				if f.Error != "" {
+				if f.Error != "" && f.Status != inscribe.StatusDropped {
 					fmt.Fprintf(m.Stderr, "%s: %s\n", f.Path, f.Error)
 				}
 			}
@@ -113,8 +115,31 @@ Examples:
 	if err != nil {
 		return err
 	}
+	if err := m.applyKeep(ctx, st, sf.json); err != nil {
+		return err
+	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("%d of %d files failed; what they held before is intact", rep.Failed, len(rep.Files))
+	}
+	return nil
+}
+
+// applyKeep drops the sessions the store's keep setting lets go, after an
+// import, and says so unless the output is JSON.
+func (m *Main) applyKeep(ctx context.Context, st *store, quiet bool) error {
+	days, err := st.keep.KeepDays(ctx)
+	if err != nil || days == 0 {
+		return err
+	}
+	now := m.now()
+	cutoff := cairn.KeepCutoff(now, days)
+	dropped, err := inscribe.Prune(ctx, st.sessions, st.keep, cutoff, now, false)
+	if err != nil {
+		return err
+	}
+	if len(dropped) > 0 && !quiet {
+		fmt.Fprintf(m.Stdout, "Dropped %s last active before %s (the store keeps %s; cairn prune --keep changes it).\n",
+			plural(len(dropped), "session"), cutoff.UTC().Format(time.DateOnly), plural(days, "day"))
 	}
 	return nil
 }

@@ -108,6 +108,8 @@ var commands = []struct {
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
+	{"stats", command{"what the store holds, its size on disk, its keep setting", (*Main).runStats}},
+	{"prune", command{"drop sessions older than N days from the store, once or as a setting", (*Main).runPrune}},
 	{"scan", command{"list the secrets the store holds, by rule (never printed)", (*Main).runScan}},
 	{"suggest", command{"frame operations suggested now (push, pop, plan), with their reasons", (*Main).runSuggest}},
 	{"compress-frames", command{"finished frames' rounds become their results; open frames stay full", (*Main).runCompressFrames}},
@@ -116,7 +118,7 @@ var commands = []struct {
 
 // commandGroups orders `cairn help` by what a command is for.
 var commandGroups = []struct{ title, names string }{
-	{"Transcripts", "import sessions rounds show export search reindex migrate scan"},
+	{"Transcripts", "import sessions rounds show export search reindex migrate stats prune scan"},
 	{"Surgery", "compress-before compress-engagement compress-frames extract-engagement merge split inject revive advise eval tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase suggest"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},

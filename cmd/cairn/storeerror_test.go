@@ -51,7 +51,7 @@ const storeSession = "0d0d0d0d-0000-4000-8000-00000000e44e"
 // store file.
 var storeCommands = [][]string{
 	{"sessions"}, {"sessions", "--json"}, {"rounds", "0d0d0d0d"}, {"show", "0d0d0d0d"}, {"export", "0d0d0d0d"},
-	{"search", "answer"}, {"reindex"}, {"import", "{transcript}"}, {"scan"}, {"matrix"},
+	{"search", "answer"}, {"reindex"}, {"import", "{transcript}"}, {"scan"}, {"matrix"}, {"stats"}, {"prune", "--older-than", "30"},
 	{"tree"}, {"ready"}, {"push", "Step", "--criteria", "done"}, {"plan", "Later", "--criteria", "done"},
 	{"pop", "--results", "done"}, {"invalidate", "f1"}, {"mission", "set", "Ship it."}, {"mission"},
 	{"phase"}, {"context"}, {"suggest"}, {"recover", "0d0d0d0d"}, {"inject", "0d0d0d0d", "1"}, {"advise", "0d0d0d0d"},

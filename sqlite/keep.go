@@ -1,0 +1,128 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"time"
+
+	"cairn"
+)
+
+// KeepStore implements [cairn.KeepStore].
+type KeepStore struct{ db *DB }
+
+// NewKeepStore returns a KeepStore over db.
+func NewKeepStore(db *DB) *KeepStore { return &KeepStore{db: db} }
+
+var _ cairn.KeepStore = (*KeepStore)(nil)
+
+// keepDaysSetting names the keep setting in the settings table.
+const keepDaysSetting = "keep_days"
+
+// KeepDays implements [cairn.KeepStore].
+func (s *KeepStore) KeepDays(ctx context.Context) (_ int, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var v string
+	err = tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, keepDaysSetting).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
+// SetKeepDays implements [cairn.KeepStore].
+func (s *KeepStore) SetKeepDays(ctx context.Context, days int) (err error) {
+	defer s.db.explain(&err)
+	if days < 0 {
+		return cairn.Errorf(cairn.EINVALID, "Keep setting must be 0 (keep everything) or a number of days, got %d.", days)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if days == 0 {
+		_, err = tx.ExecContext(ctx, `DELETE FROM settings WHERE name = ?`, keepDaysSetting)
+	} else {
+		_, err = tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, keepDaysSetting, strconv.Itoa(days))
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// dropSession deletes everything inscribed of a session, its search
+// entries first (they are found through its blocks).
+var dropSession = []string{
+	`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_id = ?1 AND searchable = 1)`,
+	`DELETE FROM blocks WHERE session_id = ?1`,
+	`DELETE FROM staged_blocks WHERE session_id = ?1`,
+	`DELETE FROM messages WHERE session_id = ?1`,
+	`DELETE FROM round_tags WHERE session_id = ?1`,
+	`DELETE FROM rounds WHERE session_id = ?1`,
+	`DELETE FROM chunks WHERE session_id = ?1`,
+	`DELETE FROM sessions WHERE id = ?1`,
+}
+
+// DropSessions implements [cairn.KeepStore].
+func (s *KeepStore) DropSessions(ctx context.Context, ids []string, at time.Time) (err error) {
+	defer s.db.explain(&err)
+	for _, id := range ids {
+		if err := s.drop(ctx, id, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *KeepStore) drop(ctx context.Context, id string, at time.Time) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	for _, q := range dropSession {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO dropped_sessions (id, dropped_at) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET dropped_at = excluded.dropped_at`, id, formatTime(at)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Dropped implements [cairn.KeepStore].
+func (s *KeepStore) Dropped(ctx context.Context, id string) (_ time.Time, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer tx.Rollback()
+	var at string
+	err = tx.QueryRowContext(ctx, `SELECT dropped_at FROM dropped_sessions
+		WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = dropped_sessions.id)`, id).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, cairn.Errorf(cairn.ENOTFOUND, "Session %s was never dropped.", id)
+	} else if err != nil {
+		return time.Time{}, err
+	}
+	return parseTime(at), nil
+}

@@ -26,7 +26,7 @@ func stores(db *postgres.DB) *storetest.Store {
 		Inscription: postgres.NewInscriptionStore(db), Searcher: postgres.NewSearcher(db),
 		Frames: postgres.NewFrameStore(db), Missions: postgres.NewMissionStore(db), Tags: postgres.NewTagStore(db),
 		Engagements: postgres.NewEngagementStore(db),
-		Keep: postgres.NewKeepStore(db), Stats: postgres.NewStatsStore(db),
+		Keep:        postgres.NewKeepStore(db), Stats: postgres.NewStatsStore(db),
 	}
 }
 

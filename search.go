@@ -33,6 +33,11 @@ type SearchQuery struct {
 	// 0) instead of one per round: a long autonomous session is one round
 	// of hundreds of steps, and a command is found at its own.
 	Steps bool
+
+	// Accept, when set, is asked of each matching block's [IndexText];
+	// a block it refuses is no hit. A redacted view refuses a block that
+	// matched only through a secret, wherever the secret lies in it.
+	Accept func(text string) bool
 }
 
 // A Hit is one round that matched, at the step of its best block, with a

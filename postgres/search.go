@@ -30,6 +30,12 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if limit <= 0 {
 		limit = 20
 	}
+	// A query that refuses blocks (a redacted view) reads more to keep
+	// limit hits after refusals.
+	fetch := limit
+	if q.Accept != nil {
+		fetch = 4 * limit
+	}
 	var w query
 	w.where("b.searchable AND b.tsv @@ to_tsquery('simple', ?)", tsq)
 	if q.SessionID != "" {
@@ -71,7 +77,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 			ORDER BY `+per+`, rank DESC, b.id
 		) h JOIN blocks b ON b.id = h.id
 		ORDER BY h.rank DESC, h.session_id, h.round_seq, b.step
-		LIMIT `+w.arg("?", limit), w.args...)
+		LIMIT `+w.arg("?", fetch), w.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +89,12 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		if err := rows.Scan(&h.SessionID, &h.Project, &h.RoundSeq, &h.Step, scanTime{&h.Timestamp}, &h.Kind, &h.Tool, &text, &h.Rank); err != nil {
 			return nil, err
 		}
+		indexed := cairn.IndexText(h.Kind, h.Tool, text)
+		if len(hits) == limit || q.Accept != nil && !q.Accept(indexed) {
+			continue
+		}
 		h.Ref = cairn.StepRef(h.RoundSeq, h.Step)
-		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, text), words, 24) // as SQLite's: one rule for how a hit is shown
+		h.Snippet = cairn.Snippet(indexed, words, 24) // as SQLite's: one rule for how a hit is shown
 		hits = append(hits, &h)
 	}
 	return hits, rows.Err()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"math"
 	"strings"
 
 	"cairn"
@@ -86,6 +87,9 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		if err != nil {
 			return nil, err
 		}
+		if err := accept(ctx, tx, q.Accept, found); err != nil {
+			return nil, err
+		}
 		for _, c := range batch {
 			h := found[c.id]
 			if h == nil || len(hits) == limit {
@@ -107,7 +111,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if err := ranked.Err(); err != nil {
 		return nil, err
 	}
-	texts, err := snippetTexts(ctx, tx, ids)
+	texts, err := snippetTexts(ctx, tx, ids, snippetBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +119,28 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, texts[ids[i]]), words, 24)
 	}
 	return hits, nil
+}
+
+// accept drops from found the blocks fn refuses (see
+// [cairn.SearchQuery.Accept]).
+func accept(ctx context.Context, tx *Tx, fn func(string) bool, found map[int64]*cairn.Hit) error {
+	if fn == nil || len(found) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(found))
+	for id := range found {
+		ids = append(ids, id)
+	}
+	texts, err := snippetTexts(ctx, tx, ids, math.MaxInt32) // all of it: the index holds up to cairn.IndexChars
+	if err != nil {
+		return err
+	}
+	for id, h := range found {
+		if !fn(cairn.IndexText(h.Kind, h.Tool, texts[id])) {
+			delete(found, id)
+		}
+	}
+	return nil
 }
 
 // A candidate is a matching block, by id, with its bm25 rank (lower is
@@ -183,14 +209,15 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 	return found, rows.Err()
 }
 
-// snippetTexts reads the first snippetBytes of each block's text, in one
-// query: FTS5's snippet() costs a millisecond per hit for a common word,
-// and a snippet is cut in Go from the start of the text.
-func snippetTexts(ctx context.Context, tx *Tx, ids []int64) (map[int64]string, error) {
+// snippetTexts reads the first n bytes of each block's text (snippetBytes
+// to cut a snippet from), in one query: FTS5's snippet() costs a
+// millisecond per hit for a common word, and a snippet is cut in Go from
+// the start of the text.
+func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := []any{snippetBytes}
+	args := []any{n}
 	for _, id := range ids {
 		args = append(args, id)
 	}

@@ -417,3 +417,34 @@ func testSearchTools(t *testing.T, open Open) {
 		}
 	})
 }
+
+// testSearchAccept: a block the query's Accept refuses is no hit, and the
+// other matches still fill the limit.
+func testSearchAccept(t *testing.T, open Open) {
+	ctx := context.Background()
+	st := open(t)
+	a := newSession("7ac00000-0000-0000-0000-000000000000", "/p", t0, 6, func(i int) (string, string) {
+		if i%2 == 0 {
+			return fmt.Sprintf("shared word refused %d", i), "reply"
+		}
+		return fmt.Sprintf("shared word kept %d", i), "reply"
+	})
+	MustInscribe(t, st, a.in)
+	var asked int
+	q := cairn.SearchQuery{Text: "shared", Limit: 3, Accept: func(text string) bool {
+		asked++
+		return !strings.Contains(text, "refused")
+	}}
+	hits, err := st.Searcher.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 3 || asked < 3 {
+		t.Fatalf("%d hits (Accept asked %d times), want the 3 kept rounds", len(hits), asked)
+	}
+	for _, h := range hits {
+		if h.RoundSeq%2 == 0 || strings.Contains(h.Snippet, "refused") {
+			t.Errorf("a refused block is a hit: round %d %q", h.RoundSeq, h.Snippet)
+		}
+	}
+}

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Rounds", func(t *testing.T) { testRounds(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("SearchTools", func(t *testing.T) { testSearchTools(t, open) })
+	t.Run("SearchAccept", func(t *testing.T) { testSearchAccept(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
 	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })

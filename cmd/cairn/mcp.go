@@ -78,6 +78,7 @@ Examples:
 		}
 		s.Redact = func(text string) string { out, _ := r.String(text); return out }
 		s.RedactHits = func(q string, hits []*cairn.Hit) []*cairn.Hit { hits, _ = redactHits(r, q, hits); return hits }
+		s.Searcher = redactedSearcher{st.searcher, r}
 	}
 	switch w, err := m.openWorkspace(wf); cairn.ErrorCode(err) {
 	case "":

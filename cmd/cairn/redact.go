@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -117,6 +118,20 @@ func redactHits(r *redact.Redactor, query string, hits []*cairn.Hit) (_ []*cairn
 		out = append(out, h)
 	}
 	return out, found
+}
+
+// redactedSearcher is a searcher for a redacted view: a block a query
+// matched only through a secret is no hit, wherever the secret lies in it
+// ([redact.Redactor.Found]); redactHits then redacts the snippets shown.
+type redactedSearcher struct {
+	cairn.Searcher
+	r *redact.Redactor
+}
+
+func (s redactedSearcher) Search(ctx context.Context, q cairn.SearchQuery) ([]*cairn.Hit, error) {
+	words := cairn.QueryWords(q.Text)
+	q.Accept = func(text string) bool { return s.r.Found(text, words) }
+	return s.Searcher.Search(ctx, q)
 }
 
 type nopCloser struct{ io.Writer }

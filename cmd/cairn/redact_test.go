@@ -192,6 +192,28 @@ func TestRedact_Edges(t *testing.T) {
 			t.Errorf("search --redact %q finds the round by a secret:\n%s", q, out)
 		}
 	}
+
+	// A query of two words whose secret lies far from the other word, out
+	// of the snippet: the block is still no hit of a redacted view.
+	far := "0d0d0d0d-0000-4000-8000-00000000fa12"
+	prompt = "rollout checklist first. " + strings.Repeat("then review the notes again. ", 100) + "key " + aws
+	path = filepath.Join(dir, far+".jsonl")
+	os.WriteFile(path, []byte(strings.ReplaceAll(strings.Replace(raceLine(far, 1), "question 1", prompt, 1)+raceLine(far, 2), id, far)), 0o644)
+	if _, stderr, err := runMain(t, store, "import", "-q", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	for _, q := range []string{"rollout " + aws, "rollout AKIAZ7VRSQ5T*", "checklist akiaz7vrsq5tkq2mbxna"} {
+		if out, _, _ := runMain(t, store, "search", q); !strings.Contains(out, far) || strings.Contains(out, aws) {
+			t.Fatalf("search %q without --redact does not find the round by a snippet without the key: the test proves nothing\n%s", q, out)
+		}
+		if out, _, _ := runMain(t, store, "search", "--redact", q); strings.Contains(out, far) {
+			t.Errorf("search --redact %q finds the round by a secret outside its snippet:\n%s", q, out)
+		}
+	}
+	if out, _, _ := runMain(t, store, "search", "--redact", "rollout checklist"); !strings.Contains(out, far) {
+		t.Errorf("search --redact finds the round no more by other words:\n%s", out)
+	}
+
 	out, _, err := runMain(t, store, "scan")
 	if err != nil {
 		t.Fatal(err)

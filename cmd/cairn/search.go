@@ -74,15 +74,19 @@ Examples:
 			}
 			q.SessionID = s.ID
 		}
-		hits, err := st.searcher.Search(ctx, q)
+		var r *redact.Redactor
+		searcher := st.searcher
+		if *red {
+			if r, err = redact.New(); err != nil {
+				return fmt.Errorf("redaction rules: %w", err)
+			}
+			searcher = redactedSearcher{searcher, r}
+		}
+		hits, err := searcher.Search(ctx, q)
 		if err != nil {
 			return err
 		}
 		if *red {
-			r, err := redact.New()
-			if err != nil {
-				return fmt.Errorf("redaction rules: %w", err)
-			}
 			var found []redact.Finding
 			if hits, found = redactHits(r, q.Text, hits); len(found) > 0 {
 				fmt.Fprintf(m.Stderr, "redacted %s in snippets\n", countRules(found))

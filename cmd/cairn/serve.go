@@ -75,6 +75,7 @@ Examples:
 		}
 		s.Redact = func(text string) string { out, _ := r.String(text); return out }
 		s.RedactHits = func(q string, hits []*cairn.Hit) []*cairn.Hit { hits, _ = redactHits(r, q, hits); return hits }
+		s.Searcher = redactedSearcher{st.searcher, r}
 	}
 	if err := s.Open(); err != nil {
 		return err

@@ -475,3 +475,87 @@ func TestBrowserHuge(t *testing.T) {
 		t.Fatalf("the mark is at %.0f px, out of view", y)
 	}
 }
+
+// The defects of issue #29, each on the real session that showed it:
+// a round's line and its opened bar counting calls differently (inline
+// subagents' calls), slash commands shown as raw tags, escapes left in
+// meta lines and in a Read of a saved terminal output, ?round=999 ignored
+// in silence, revive's budget unexplained.
+func TestBrowserDefects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	mustImportShared(t, st, "d-kimuson__claude-code-viewer", "marot__spotter/short.jsonl", "marot__spotter/long")
+	dir := Artifacts(t)
+	text := func(sel string) string { t.Helper(); return Eval[string](t, ctx, `document.querySelector(`+jsString(sel)+`).textContent`) }
+
+	// claude-code-viewer's session: /orchestrator with arguments, 13
+	// calls on the main chain and 8 by an inline subagent.
+	Step(t, ctx, "the /orchestrator session", chromedp.Navigate(s.URL()+"/#/session/"+ccvSession+"?round=1"))
+	Wait(t, ctx, "round 1 open", `document.querySelector('.round[data-seq="1"] .body .round-figures')`)
+	line, bar := text(`.round[data-seq="1"] .line .calls`), text(`.round[data-seq="1"] .round-figures`)
+	t.Logf("round line %q, opened %q", line, bar)
+	if line != "13 tool calls" || !strings.Contains(bar, "· 13 tool calls · 8 more by inline subagents") {
+		t.Fatalf("the round's line says %q, the opened round %q: want 13 on both, the subagents' 8 apart", line, bar)
+	}
+	for _, sel := range []string{"h1", `.round[data-seq="1"] .line .index`, `.round[data-seq="1"] .body .prompt`} {
+		if got := text(sel); strings.Contains(got, "<command-") || !strings.Contains(got, "/orchestrator") {
+			t.Fatalf("%s reads %q: want /orchestrator, no tags", sel, got)
+		}
+	}
+	if got := text(`.round[data-seq="1"] .body .prompt code.slash`); got != "/orchestrator" {
+		t.Fatalf("the slash command shows as %q", got)
+	}
+	Screenshot(t, ctx, dir, "defect-slash-command")
+
+	// A local command's output in bold: no escape in its line or body.
+	Step(t, ctx, "the /model session", chromedp.Navigate(s.URL()+"/#/session/"+shortSession+"?round=1"))
+	Wait(t, ctx, "round 1 open", `document.querySelector('.round[data-seq="1"] .body .block')`)
+	Step(t, ctx, "open everything", chromedp.Evaluate[chromedp.Void](`for (const d of document.querySelectorAll(".round .body details")) d.open = true`))
+	body := text(`.round[data-seq="1"] .body`)
+	if strings.Contains(body, "\x1b") || strings.Contains(body, "[22m") || strings.Contains(body, "<command-name>") || strings.Contains(body, "<local-command-stdout>") {
+		t.Fatalf("round 1 holds escapes or tags: %q", body)
+	}
+	if !strings.Contains(body, "/model") || !strings.Contains(body, "Kept model as Default (recommended)") {
+		t.Fatalf("round 1 lost the command or its output: %q", body)
+	}
+	if n := Eval[int](t, ctx, `[...document.querySelectorAll('.round[data-seq="1"] .body details.meta pre.term .b')].filter(b => b.textContent.includes("Default")).length`); n != 1 {
+		t.Fatalf("the output's bold run: %d", n)
+	}
+
+	// A Read of a saved terminal output: its colours, not its escapes.
+	Step(t, ctx, "the long session with the Read", chromedp.Navigate(s.URL()+"/#/session/"+ansiRead+"?round=1"))
+	Wait(t, ctx, "round 1 open", `document.querySelectorAll('.round[data-seq="1"] .step').length > 10`)
+	Step(t, ctx, "open the Reads", chromedp.Evaluate[chromedp.Void](`for (const d of document.querySelectorAll('.round[data-seq="1"] details.call[data-tool="Read"]')) d.open = true`))
+	reads := Eval[string](t, ctx, `[...document.querySelectorAll('.round[data-seq="1"] details.call[data-tool="Read"] .rich')].map(r => r.textContent).join("\n")`)
+	if strings.Contains(reads, "\x1b") || strings.Contains(reads, "[39m") {
+		t.Fatalf("a Read shows escapes: %q", reads[max(0, strings.Index(reads, "\x1b")-80):][:160])
+	}
+	if n := Eval[int](t, ctx, `document.querySelectorAll('.round[data-seq="1"] details.call[data-tool="Read"] .rich pre.term .fg-green').length`); n == 0 {
+		t.Fatal("the saved output's green runs are gone")
+	}
+	if got := Eval[string](t, ctx, `[...document.querySelectorAll('.round .line .index, details.call > summary')].map(e => e.textContent).join("\n")`); strings.Contains(got, "\x1b") {
+		t.Fatal("a collapsed line holds an escape")
+	}
+
+	// A round the session does not have.
+	Step(t, ctx, "round 999", chromedp.Navigate(s.URL()+"/#/session/"+sessionA+"?round=999"))
+	Wait(t, ctx, "said so", `document.getElementById("no-round")`)
+	if got := text("#no-round"); got != "No round 999 in this session: its rounds are 0–3." {
+		t.Fatalf("round 999: %q", got)
+	}
+
+	// Revive's preview says where its budget comes from.
+	Step(t, ctx, "the long session", chromedp.Navigate(s.URL()+"/#/session/"+longSession))
+	Wait(t, ctx, "rounds", `document.querySelector("#timeline .round")`)
+	Step(t, ctx, "revive", jsClick("#revive"))
+	Wait(t, ctx, "the preview", `document.querySelector("#action-preview .budget-why")`)
+	why := text("#action-preview .budget-why")
+	t.Logf("revive: %s", why)
+	if !strings.HasPrefix(why, "Why ") || !strings.Contains(why, "half of the ~") || !strings.Contains(why, surgery.BudgetRule) {
+		t.Fatalf("revive's budget explained as %q", why)
+	}
+	Screenshot(t, ctx, dir, "defect-revive-budget")
+}

@@ -159,8 +159,8 @@ async function sessionsPage(params) {
         lineageBadges(s), sessionLink(s.id, titleOf(s)), el("div", { class: "muted mono small" }, short(s.id))),
       el("td", { class: "muted nowrap" }, s.agent),
       el("td", { class: "mono small" }, s.project || ""),
-      el("td", { class: "num" }, String(s.rounds)),
-      el("td", { class: "num", title: "tool calls" }, String(s.tool_calls || 0)),
+      el("td", { class: "num" }, String(s.rounds), el("span", { class: "unit" }, s.rounds === 1 ? " round" : " rounds")),
+      el("td", { class: "num", title: "tool calls" }, String(s.tool_calls || 0), el("span", { class: "unit" }, s.tool_calls === 1 ? " tool call" : " tool calls")),
       el("td", { class: "num", title: tokensTitle(s.usage) }, human(sessionTokens(s.usage))),
       el("td", { class: "num" }, duration(s.started_at, s.ended_at)),
       el("td", { class: "nowrap" }, when(s.ended_at)),
@@ -462,7 +462,7 @@ function figuresLine(r) {
 function budgetWhy(r) {
   if (!r.budget || !r.budget_rule) return "";
   const lead = r.operation === "revive"
-    ? `Why ${human(r.budget)}: revive keeps at most the client's own overhead plus half of the ~${human(r.source_tokens)} it loads today, less than extract and split, which take the default. The rule: `
+    ? `Why ${human(r.budget)}: revive keeps at most the client's own overhead plus half of the conversation in the ~${human(r.source_tokens)} it loads today, less than extract and split, which take the default. The rule: `
     : `Budget ${human(r.budget)}, the default: `;
   return el("div", { class: "budget-why muted" }, lead + r.budget_rule + ".");
 }

@@ -193,6 +193,8 @@ document.addEventListener("keydown", (e) => {
     else paletteOpen();
   }
 }, true);
-document.getElementById("palette-open").addEventListener("click", paletteOpen);
+const paletteButton = document.getElementById("palette-open");
+paletteButton.addEventListener("click", paletteOpen);
+if (!/Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)) paletteButton.textContent = "Ctrl K";
 // A new page's sessions may differ: ask again next time.
 window.addEventListener("hashchange", () => { palette.sessions = null; });

@@ -101,7 +101,7 @@ function roundBar(data) {
   const tools = new Map();
   for (const s of steps) for (const c of s.calls || []) tools.set(c.tool, (tools.get(c.tool) || 0) + 1);
   const filter = el("select", { class: "tool-filter", title: "show only the steps that call this tool" },
-    el("option", { value: "" }, `all ${steps.length} steps`),
+    el("option", { value: "" }, steps.length === 1 ? "the one step" : `all ${steps.length} steps`),
     [...tools].sort((a, b) => b[1] - a[1]).map(([t, n]) => el("option", { value: t }, `${t} (${n})`)));
   const outline = el("details", { class: "outline" }, el("summary", {}, "Outline"),
     el("ol", {}, steps.map((s) => el("li", {}, el("a", { href: "#", dataset: { step: s.seq }, onclick: (e) => { e.preventDefault(); e.target.closest("details").open = false; goToStep(e.target.closest(".body"), s.seq); } }, stepTitle(s))))));
@@ -201,7 +201,7 @@ function blockView(b) {
       if (isCompactionSummary(b)) return el("details", { class: "block compaction-summary", dataset: anchor }, el("summary", {}, "the summary the client wrote when it compacted · " + human(b.content.length) + " chars"), el("div", { class: "text" }, copy("the summary"), clamped(b.content, markdown)));
       const cmd = slashCommand(b.content);
       const head = cmd ? (cmd.command ? (cmd.command + " " + cmd.args).trim() : "output: " + stripAnsi(cmd.stdout)) : stripAnsi(b.content);
-      const shown = cmd && cmd.stdout !== undefined ? cmd.stdout : b.content;
+      const shown = !cmd ? b.content : cmd.command ? (cmd.command + " " + cmd.args).trim() : cmd.stdout;
       return el("details", { class: "block meta", dataset: anchor }, el("summary", {}, `${b.role} ${b.kind}${side}: ${head.replace(/\s+/g, " ").slice(0, 80)}`),
         copy("the text as stored"), clamped(shown, ansi));
     }

@@ -4,10 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"cairn"
 	"cairn/claudecode"
@@ -30,7 +33,8 @@ The viewer listens on 127.0.0.1 only. To listen beyond this machine, give
 that logs a browser in. Programs send it as "Authorization: Bearer TOKEN".
 
 With --watch, the viewer also imports transcripts as they change (PATH as
-for cairn import; with none, ~/.claude/projects) and open pages show the new
+for cairn import; with none, ~/.claude/projects, watched from when it
+appears if it does not exist yet) and open pages show the new
 rounds of a running session within a second.
 
 Examples:
@@ -49,13 +53,19 @@ Examples:
 		return usageError("serve takes paths only with --watch")
 	}
 	paths := fs.Args()
+	// Without a path, Claude Code's folder, which a machine where the
+	// client has not run yet lacks: the viewer serves the store and
+	// watches the folder once it appears.
+	absent := ""
 	if *watch && len(paths) == 0 {
-		dir, err := claudecode.DefaultProjectsDir()
+		dir, err := m.claudeProjectsDir()
 		if err != nil {
 			return err
 		}
-		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("no transcripts at %s (where Claude Code keeps them): pass the folders to watch", dir)
+		if _, err := os.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+			absent = dir
+		} else if err != nil {
+			return fmt.Errorf("transcripts at %s (where Claude Code keeps them): %w", dir, err)
 		}
 		paths = []string{dir}
 	}
@@ -87,9 +97,17 @@ Examples:
 	}
 	watched := make(chan error, 1)
 	if *watch {
-		fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
+		if absent != "" {
+			fmt.Fprintf(m.Stdout, "no transcripts at %s yet (where Claude Code keeps them): watching for the folder to appear\n", absent)
+		} else {
+			fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
+		}
 		im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
 		go func() {
+			if absent != "" && !appears(ctx, absent) {
+				watched <- nil
+				return
+			}
 			watched <- im.Watch(ctx, paths, 0, func(fr *inscribe.FileReport, problems []inscribe.Problem) {
 				for _, p := range problems {
 					fmt.Fprintln(m.Stderr, p)
@@ -106,9 +124,29 @@ Examples:
 	fmt.Fprintln(m.Stdout, "Ctrl-C stops it.")
 	select {
 	case <-ctx.Done():
+		if *watch {
+			<-watched // an import under way ends before the store closes
+		}
 		return nil
 	case err := <-watched:
 		return err
+	}
+}
+
+// appears waits until path exists, looking as often as the watch does;
+// false when ctx ends first.
+func appears(ctx context.Context, path string) bool {
+	tick := time.NewTicker(inscribe.WatchInterval)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
 	}
 }
 

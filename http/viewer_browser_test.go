@@ -203,15 +203,35 @@ func TestBrowserTheme(t *testing.T) {
 
 	check := func(name string) {
 		t.Helper()
+		Step(t, ctx, "open every round", chromedp.Evaluate[chromedp.Void](`for (const r of document.querySelectorAll(".round:not(.open) .toggle")) r.click()`))
+		Wait(t, ctx, "every round open", `[...document.querySelectorAll(".round")].every(r => r.querySelector(".body") && !r.querySelector(".body").textContent.startsWith("Loading"))`)
 		Step(t, ctx, "open every call and thinking", chromedp.Evaluate[chromedp.Void](`for (const d of document.querySelectorAll(".round .body details")) d.open = true`))
 		Wait(t, ctx, "calls filled", `document.querySelectorAll(".round .body .call-body").length === document.querySelectorAll(".round .body details.call").length`)
-		var got map[string]struct {
+		type ratio struct {
 			Ratio float64 `json:"ratio"`
 			At    string  `json:"at"`
 		}
-		if err := json.Unmarshal([]byte(Eval[string](t, ctx, contrastScript)), &got); err != nil {
-			t.Fatal(err)
+		got := map[string]ratio{}
+		measure := func() {
+			var page map[string]ratio
+			if err := json.Unmarshal([]byte(Eval[string](t, ctx, contrastScript)), &page); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range page {
+				if old, ok := got[k]; !ok || v.Ratio < old.Ratio {
+					got[k] = v
+				}
+			}
 		}
+		measure()
+		Screenshot(t, ctx, dir, "theme-"+name)
+		// The list's badges (subagents, the compaction agent) too.
+		Step(t, ctx, "the list", chromedp.Navigate(s.URL()+"/#/?subagents=true"))
+		Wait(t, ctx, "badges", `document.querySelector("#sessions .badge")`)
+		Step(t, ctx, "children shown", chromedp.Evaluate[chromedp.Void](`for (const b of document.querySelectorAll("#sessions .kids")) b.click()`))
+		measure()
+		Step(t, ctx, "back", chromedp.Navigate(s.URL()+"/#/session/"+sessionA+"?round=2"))
+		Wait(t, ctx, "round 2 open", `document.querySelector('.round[data-seq="2"] .body .step')`)
 		low := math.Inf(1)
 		for k, v := range got {
 			t.Logf("%s theme, %s: %.2f:1 at least (%s)", name, k, v.Ratio, v.At)
@@ -220,10 +240,9 @@ func TestBrowserTheme(t *testing.T) {
 			}
 			low = min(low, v.Ratio)
 		}
-		if len(got) < 9 {
+		if len(got) < 11 {
 			t.Fatalf("%s theme: only %d kinds of text measured: %v", name, len(got), got)
 		}
-		Screenshot(t, ctx, dir, "theme-"+name)
 	}
 	check("light")
 
@@ -489,7 +508,10 @@ func TestBrowserDefects(t *testing.T) {
 	s, st := MustOpenServer(t)
 	mustImportShared(t, st, "d-kimuson__claude-code-viewer", "marot__spotter/short.jsonl", "marot__spotter/long")
 	dir := Artifacts(t)
-	text := func(sel string) string { t.Helper(); return Eval[string](t, ctx, `document.querySelector(`+jsString(sel)+`).textContent`) }
+	text := func(sel string) string {
+		t.Helper()
+		return Eval[string](t, ctx, `document.querySelector(`+jsString(sel)+`).textContent`)
+	}
 
 	// claude-code-viewer's session: /orchestrator with arguments, 13
 	// calls on the main chain and 8 by an inline subagent.
@@ -558,4 +580,71 @@ func TestBrowserDefects(t *testing.T) {
 		t.Fatalf("revive's budget explained as %q", why)
 	}
 	Screenshot(t, ctx, dir, "defect-revive-budget")
+}
+
+// A round of more blocks than a page holds opens page by page: the later
+// pages' steps go on numbering from the first page's (the server cuts
+// each page afresh), a step cut by a page's end goes on under its own
+// number, and no block is lost between pages.
+func TestBrowserRoundPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	id := "0b1e0000-0000-4000-8000-0000000a9e55"
+	const calls = 1200 // a call and its result each: 2,401 blocks, three pages
+	var b strings.Builder
+	n := 0
+	write := func(typ string, msg any) {
+		n++
+		m, _ := json.Marshal(msg)
+		parent := "null"
+		if n > 1 {
+			parent = fmt.Sprintf(`"00000000-0000-4000-8000-%012d"`, n-1)
+		}
+		fmt.Fprintf(&b, `{"parentUuid":%s,"isSidechain":false,"type":%q,"message":%s,"uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-03-19T10:00:00.000Z","sessionId":%q,"cwd":"/w"}`+"\n", parent, typ, m, n, id)
+	}
+	write("user", map[string]any{"role": "user", "content": "go"})
+	for i := range calls {
+		write("assistant", map[string]any{"id": fmt.Sprintf("msg_%d", i), "role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("t%d", i), "name": "Bash", "input": map[string]any{"command": fmt.Sprintf("echo %d", i)}}}})
+		write("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("t%d", i), "content": fmt.Sprintf("out %d", i)}}})
+	}
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fr, problems := st.importer.ImportFile(context.Background(), path); fr.Error != "" || len(problems) > 0 {
+		t.Fatalf("import: %s %v", fr.Error, problems)
+	}
+
+	Step(t, ctx, "open the round", chromedp.Navigate(s.URL()+"/#/session/"+id+"?round=1"))
+	Wait(t, ctx, "its first page", `document.querySelector('.round[data-seq="1"] .body button.more')`)
+	for page := 2; Eval[bool](t, ctx, `!!document.querySelector('.round[data-seq="1"] .body button.more')`); page++ {
+		Step(t, ctx, fmt.Sprintf("page %d", page), jsClick(`.round[data-seq="1"] .body button.more`))
+		Wait(t, ctx, fmt.Sprintf("page %d shown", page), `!document.querySelector('.round[data-seq="1"] .body button.more:disabled')`)
+		if page > 5 {
+			t.Fatal("more than five pages")
+		}
+	}
+	refs := Eval[[]string](t, ctx, `[...document.querySelectorAll('.round[data-seq="1"] .step-ref')].map(b => b.textContent)`)
+	args := Eval[[]string](t, ctx, `[...document.querySelectorAll('.round[data-seq="1"] details.call .arg')].map(a => a.textContent)`)
+	results := Eval[int](t, ctx, `document.querySelectorAll('.round[data-seq="1"] details.call .status-ok').length`)
+	t.Logf("%d step refs, %d calls, %d with their result", len(refs), len(args), results)
+	if len(args) != calls {
+		t.Fatalf("%d calls shown, want %d", len(args), calls)
+	}
+	for i, a := range args {
+		if a != fmt.Sprintf("echo %d", i) {
+			t.Fatalf("call %d shows %q", i, a)
+		}
+	}
+	for i, r := range refs {
+		if r != fmt.Sprintf("1.%d", i+1) {
+			t.Fatalf("step ref %d is %q, want 1.%d (refs %v…)", i, r, i+1, refs[max(0, i-3):i+1])
+		}
+	}
+	if len(refs) != calls {
+		t.Fatalf("%d step refs, want %d", len(refs), calls)
+	}
 }

@@ -42,7 +42,9 @@ async function expand(row, open) {
     const url = `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`;
     const data = withSteps(await api("GET", url));
     b.replaceChildren(...roundBody(data));
-    // A long round's blocks come a page at a time: a button fetches the next.
+    // A long round's blocks come a page at a time: a button fetches the
+    // next, whose steps go on from the last page's.
+    let last = data.last;
     const more = (next, total) => {
       if (!next) return;
       const btn = el("button", { class: "more" }, `More blocks (${total - next} left)`);
@@ -50,8 +52,10 @@ async function expand(row, open) {
         e.stopPropagation();
         btn.disabled = true;
         try {
-          const page = withSteps(await api("GET", `${url}&blocks_from=${next}`));
-          btn.replaceWith(...page.steps.map((s) => stepView(s, page.session)));
+          const page = withSteps(await api("GET", `${url}&blocks_from=${next}`), last);
+          const cont = page.promptBlocks.filter(visible);
+          btn.replaceWith(cont.length ? continuedView(last, cont) : "", ...page.steps.map((s) => stepView(s)));
+          last = page.last;
           more(page.next_blocks, page.blocks_total);
         } catch (err) {
           btn.replaceWith(el("span", { class: "error" }, err.message));
@@ -70,11 +74,34 @@ async function expand(row, open) {
 // withSteps hands each step of a round's page its blocks: the page sends
 // each block once, in blocks; the prompt is the first data.prompt of them,
 // a step the run block_from..block_to.
-function withSteps(data) {
+//
+// A later page of a long round (prev: the last page's last step, {seq,
+// msg}) numbers its steps afresh: they go on from prev's. Its blocks
+// before its first step are prev's; its first step is prev again when it
+// goes on with prev's message. data.last is the page's last step.
+function withSteps(data, prev) {
   const blocks = data.blocks || [];
-  data.steps = (data.steps || []).map((s) => ({ ...s, blocks: blocks.slice(s.block_from, s.block_to) }));
+  const steps = data.steps || [];
+  let offset = 0;
+  if (prev) {
+    const first = steps.length ? blocks[steps[0].block_from] : null;
+    const same = !data.prompt && first && first.message_id && first.message_id === prev.msg;
+    offset = prev.seq - (same ? 1 : 0);
+  }
+  data.steps = steps.map((s) => ({ ...s, seq: s.seq + offset, blocks: blocks.slice(s.block_from, s.block_to) }));
   data.promptBlocks = blocks.slice(0, data.prompt || 0);
+  const end = data.steps[data.steps.length - 1];
+  const msg = (st) => (st.blocks.find((b) => b.role === "assistant" && b.message_id) || {}).message_id;
+  data.last = end ? { seq: end.seq, round: end.round, msg: msg(end) } : prev || null;
   return data;
+}
+
+// continuedView shows the blocks a page begins with that belong to the
+// last page's last step.
+function continuedView(last, blocks) {
+  return el("section", { class: "step continued", dataset: { step: last ? last.seq : 0, tools: "" } },
+    el("div", { class: "step-head" }, el("span", { class: "seq mono muted" }, last ? `${last.round}.${last.seq} (cont.)` : "(cont.)")),
+    el("div", { class: "step-body" }, blocksView(blocks, null)));
 }
 
 // plural writes a count with its noun: 1 round, 2 rounds.

@@ -1,7 +1,8 @@
 // The theme: the system's (the default), light or dark, as the reader sets
 // it in the header or the command palette; kept in localStorage, so it
 // holds across pages, reloads and tabs. The page's colours follow
-// <html data-theme>, which is always the theme in effect.
+// <html data-theme>, which is always the theme in effect. Loaded before
+// the page's body, not deferred, so a dark page never flashes light.
 "use strict";
 
 const themes = ["system", "light", "dark"];
@@ -34,4 +35,7 @@ function setTheme(t) {
 applyTheme();
 darkQuery.addEventListener("change", applyTheme);
 window.addEventListener("storage", (e) => { if (e.key === "cairn-theme") applyTheme(); });
-document.getElementById("theme").addEventListener("change", (e) => setTheme(e.target.value));
+document.addEventListener("DOMContentLoaded", () => {
+  applyTheme();
+  document.getElementById("theme").addEventListener("change", (e) => setTheme(e.target.value));
+});

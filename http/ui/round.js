@@ -220,7 +220,7 @@ function blockView(b) {
       return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side, copy("the prompt")), el("div", { class: "text" }, clamped(b.content, markdown)));
     }
     case "assistant-text":
-      return el("div", { class: "block assistant", dataset: anchor }, el("div", { class: "who" }, side ? "Assistant" + side : "", copy("the answer")), el("div", { class: "text" }, clamped(b.content, markdown)));
+      return el("div", { class: "block assistant", dataset: anchor }, side ? el("div", { class: "who" }, "Assistant" + side) : "", el("div", { class: "text" }, copy("the answer"), clamped(b.content, markdown)));
     case "thinking":
       return el("details", { class: "block thinking think", dataset: anchor }, el("summary", {}, `thinking${side} · ${human(b.content.length)} chars`), el("div", { class: "text" }, copy("the thinking"), clamped(b.content, markdown)));
     default: {

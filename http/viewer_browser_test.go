@@ -95,6 +95,13 @@ func TestBrowserPalette(t *testing.T) {
 	Step(t, ctx, "Enter", chromedp.KeyEvent("\r"))
 	Wait(t, ctx, "the step flashes", `document.querySelector('.round[data-seq="2"] .step[data-step="2"].flash')`)
 
+	// A step by its number, in a round not opened yet.
+	Step(t, ctx, "Ctrl+K", ctrlK())
+	typeIn("3.2")
+	Wait(t, ctx, "go to the step first", first+` === "Go to step 3.2"`)
+	Step(t, ctx, "Enter", chromedp.KeyEvent("\r"))
+	Wait(t, ctx, "step 3.2 flashes", `document.querySelector('.round[data-seq="3"] .step[data-step="2"].flash')`)
+
 	// An action with its argument: tag the selection.
 	Step(t, ctx, "select round 1", jsClick(`.round[data-seq="1"] .pick`))
 	Step(t, ctx, "Ctrl+K", ctrlK())

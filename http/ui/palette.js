@@ -59,6 +59,16 @@ function paletteItems(q) {
   if (arg && onSession && arg[1].toLowerCase() === "tag") items.push({ group: "Action", label: `Tag the selection as ${arg[2]}`, detail: view.selected.size ? ranges(view.selected) : "select rounds first", run: () => tagSelection(arg[2].trim()), exact: true });
   if (arg && onSession && arg[1].toLowerCase() === "extract") items.push({ group: "Action", label: `Extract ${arg[2]}: preview`, detail: "its rounds, in full, as a new session", run: () => extract(arg[2].trim()), exact: true });
   if (arg && onSession && arg[1].toLowerCase() === "find") items.push({ group: "Action", label: `Find “${arg[2]}” in the opened rounds`, run: () => { document.getElementById("find").value = arg[2]; find(arg[2]); }, exact: true });
+  // "12" or "12.7": a round or a step by its number, loaded or not yet.
+  const num = words.match(/^(?:round\s*|step\s*)?(\d+)(?:\.(\d+))?$/i);
+  if (num && onSession) {
+    const seq = Number(num[1]), step = num[2] ? Number(num[2]) : 0;
+    items.push({ group: step ? "Step" : "Round", label: step ? `Go to step ${seq}.${step}` : `Go to round ${seq}`, detail: "", exact: true,
+      run: async () => {
+        const body = await openRound(seq);
+        if (body && step && !goToStep(body, step)) toast(`No step ${seq}.${step} on the round's first page.`, true);
+      } });
+  }
   if (onSession) {
     add("Action", "Revive: preview", "compress older work into a session to resume", revive);
     if (view.selected.size) {
@@ -89,15 +99,16 @@ function paletteItems(q) {
 }
 
 // openRound opens round seq of the session page and goes to it, loading
-// the timeline's pages up to it.
+// the timeline's pages up to it; returns the round's body, or null.
 async function openRound(seq) {
   while (view.next >= 0 && view.next <= seq && !view.rounds.some((r) => r.seq === seq)) await loadMore();
   const row = document.querySelector(`.round[data-seq="${seq}"]`);
-  if (!row) return toast(`No round ${seq} in this session.`, true);
+  if (!row) { toast(`No round ${seq} in this session.`, true); return null; }
   view.cursor = seq;
   showCursor();
-  if (!row.querySelector(".body")) await expand(row, true);
+  const body = row.querySelector(".body") || await expand(row, true);
   row.scrollIntoView({ block: "start" });
+  return body;
 }
 
 // paletteRender lists the items matching the input, best first.

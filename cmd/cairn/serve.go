@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"cairn"
 	"cairn/claudecode"
@@ -53,6 +52,11 @@ Examples:
 		return usageError("serve takes paths only with --watch")
 	}
 	paths := fs.Args()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("watch %s: %w", p, err)
+		}
+	}
 	// Without a path, Claude Code's folder, which a machine where the
 	// client has not run yet lacks: the viewer serves the store and
 	// watches the folder once it appears.
@@ -95,19 +99,14 @@ Examples:
 	} else {
 		fmt.Fprintf(m.Stdout, "cairn viewer: %s/\n", s.URL())
 	}
+	if absent != "" {
+		fmt.Fprintf(m.Stdout, "no transcripts at %s yet (where Claude Code keeps them): watching for the folder to appear\n", absent)
+	}
 	watched := make(chan error, 1)
 	if *watch {
-		if absent != "" {
-			fmt.Fprintf(m.Stdout, "no transcripts at %s yet (where Claude Code keeps them): watching for the folder to appear\n", absent)
-		} else {
-			fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
-		}
+		fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
 		im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}}
 		go func() {
-			if absent != "" && !appears(ctx, absent) {
-				watched <- nil
-				return
-			}
 			watched <- im.Watch(ctx, paths, 0, func(fr *inscribe.FileReport, problems []inscribe.Problem) {
 				for _, p := range problems {
 					fmt.Fprintln(m.Stderr, p)
@@ -130,23 +129,6 @@ Examples:
 		return nil
 	case err := <-watched:
 		return err
-	}
-}
-
-// appears waits until path exists, looking as often as the watch does;
-// false when ctx ends first.
-func appears(ctx context.Context, path string) bool {
-	tick := time.NewTicker(inscribe.WatchInterval)
-	defer tick.Stop()
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick.C:
-		}
 	}
 }
 

@@ -393,3 +393,21 @@ func TestServe_WatchAbsent(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A path given to --watch that does not exist is a mistake, named at once.
+func TestServe_WatchMissingPath(t *testing.T) {
+	var out, errOut strings.Builder
+	m := NewMain(strings.NewReader(""), &out, &errOut)
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	m.Getenv = func(k string) string {
+		if k == "CAIRN_STORE" {
+			return store
+		}
+		return ""
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	err := m.Run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--watch", missing})
+	if err == nil || !strings.Contains(err.Error(), "watch "+missing) {
+		t.Fatalf("serve --watch %s: %v (printed %q)", missing, err, out.String())
+	}
+}

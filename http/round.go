@@ -77,15 +77,18 @@ func (s *Server) handleRounds(w http.ResponseWriter, r *http.Request) {
 }
 
 // RoundResponse is the body of GET /api/sessions/{id}/rounds/{seq}: one
-// round with its blocks at the fidelity asked for, and the same blocks cut
+// round with its blocks at the fidelity asked for, and those blocks cut
 // into the round's prompt and its steps by [cairn.Steps], so the page and
-// surgery agree on what a step is. Blocks, Prompt and Steps are always
-// arrays, empty for a round without blocks (round 0 often has none).
+// surgery agree on what a step is. Each block is sent once, in Blocks: the
+// prompt is Blocks[:Prompt], a step names its run of them by index
+// (BlockFrom, BlockTo), as a round's steps are consecutive runs of its
+// blocks. Blocks and Steps are always arrays, empty for a round without
+// blocks (round 0 often has none).
 type RoundResponse struct {
 	Round    *cairn.Round   `json:"round"`
 	Fidelity string         `json:"fidelity"`
 	Blocks   []*cairn.Block `json:"blocks"`
-	Prompt   []*cairn.Block `json:"prompt"` // the blocks before the first step
+	Prompt   int            `json:"prompt"` // how many of Blocks come before the first step
 	Steps    []*StepView    `json:"steps"`
 
 	// A round's blocks come a page at a time (a message of a million
@@ -97,28 +100,39 @@ type RoundResponse struct {
 	NextBlocks  int `json:"next_blocks,omitempty"`
 }
 
-// A StepView is a step with its blocks, in round order: its assistant
-// text and thinking, its tool calls and the results that answer them.
+// A StepView is a step and where its blocks are in the response's Blocks:
+// Blocks[BlockFrom:BlockTo], in round order, its assistant text and
+// thinking, its tool calls and the results that answer them.
 type StepView struct {
 	*cairn.Step
-	Blocks []*cairn.Block `json:"blocks"`
+	BlockFrom int `json:"block_from"`
+	BlockTo   int `json:"block_to"`
 }
 
-// newRoundResponse cuts rd's blocks into its prompt and its steps.
-// The round itself goes without them, so that the page holds its blocks
-// once in Blocks and once in Prompt and Steps, not three times.
+// PromptBlocks returns the blocks of r's prompt.
+func (r *RoundResponse) PromptBlocks() []*cairn.Block { return r.Blocks[:r.Prompt] }
+
+// StepBlocks returns the blocks of r's step i (0-based).
+func (r *RoundResponse) StepBlocks(i int) []*cairn.Block {
+	return r.Blocks[r.Steps[i].BlockFrom:r.Steps[i].BlockTo]
+}
+
+// newRoundResponse cuts rd's blocks into its prompt and its steps, each a
+// run of indexes into the blocks the response holds once.
 func newRoundResponse(rd *cairn.Round, fid string) *RoundResponse {
 	bare := *rd
 	bare.Blocks = nil
-	resp := &RoundResponse{Round: &bare, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Prompt: []*cairn.Block{}, Steps: []*StepView{}}
+	resp := &RoundResponse{Round: &bare, Fidelity: fid, Blocks: orEmpty(rd.Blocks), Steps: []*StepView{}}
 	steps := cairn.Steps(rd.Blocks, rd.LastLine)
-	inStep := len(rd.Blocks)
-	if len(steps) > 0 {
-		inStep = slices.Index(rd.Blocks, steps[0].Blocks[0])
-	}
-	resp.Prompt = append(resp.Prompt, rd.Blocks[:inStep]...)
-	for _, st := range steps {
-		resp.Steps = append(resp.Steps, &StepView{Step: st, Blocks: st.Blocks})
+	resp.Prompt = len(rd.Blocks)
+	at := 0
+	for i, st := range steps {
+		from := slices.Index(rd.Blocks[at:], st.Blocks[0]) + at
+		if i == 0 {
+			resp.Prompt = from
+		}
+		at = from + len(st.Blocks)
+		resp.Steps = append(resp.Steps, &StepView{Step: st, BlockFrom: from, BlockTo: at})
 	}
 	return resp
 }

@@ -129,7 +129,7 @@ func TestRound(t *testing.T) {
 		for _, id := range []string{sessionA, sessionB} {
 			var raw map[string]json.RawMessage
 			MustGet(t, s, "/api/sessions/"+id+"/rounds/0", &raw)
-			for _, k := range []string{"blocks", "prompt", "steps"} {
+			for _, k := range []string{"blocks", "steps"} {
 				if v := string(raw[k]); v == "" || v == "null" || v[0] != '[' {
 					t.Fatalf("session %s round 0: %s is %q, want an array", id, k, v)
 				}
@@ -145,14 +145,17 @@ func TestRound(t *testing.T) {
 			t.Fatal("round 2 has no steps")
 		}
 		var all []*cairn.Block
-		all = append(all, got.Prompt...)
+		all = append(all, got.PromptBlocks()...)
 		calls, results := 0, 0
 		for i, st := range got.Steps {
 			if st.Seq != i+1 || st.RoundSeq != 2 {
 				t.Fatalf("step %d is %d.%d", i, st.RoundSeq, st.Seq)
 			}
+			if st.BlockFrom != len(all) || st.BlockTo <= st.BlockFrom {
+				t.Fatalf("step %d holds blocks %d–%d, want from %d", st.Seq, st.BlockFrom, st.BlockTo, len(all))
+			}
 			ids := map[string]bool{}
-			for _, b := range st.Blocks {
+			for _, b := range got.StepBlocks(i) {
 				if b.Kind == cairn.ToolUse {
 					ids[b.ToolID] = true
 					calls++
@@ -167,7 +170,7 @@ func TestRound(t *testing.T) {
 			if len(st.Calls) != len(ids) {
 				t.Fatalf("step %d: %d calls listed, %d in its blocks", st.Seq, len(st.Calls), len(ids))
 			}
-			all = append(all, st.Blocks...)
+			all = append(all, got.StepBlocks(i)...)
 		}
 		if calls == 0 || results == 0 {
 			t.Fatalf("round 2: %d calls, %d results", calls, results)
@@ -180,8 +183,8 @@ func TestRound(t *testing.T) {
 				t.Fatalf("block %d out of order", i)
 			}
 		}
-		if len(got.Prompt) == 0 || got.Prompt[0].Kind != cairn.UserText {
-			t.Fatalf("prompt %v: want the user's words first", got.Prompt)
+		if p := got.PromptBlocks(); len(p) == 0 || p[0].Kind != cairn.UserText {
+			t.Fatalf("prompt %v: want the user's words first", p)
 		}
 	})
 	t.Run("Fidelity", func(t *testing.T) {
@@ -217,4 +220,32 @@ func TestRound(t *testing.T) {
 		WantError(t, s, "GET", "/api/sessions/"+sessionA+"/rounds/x", "", 400, "want a round number")
 		WantError(t, s, "GET", "/api/sessions/"+sessionA+"/rounds/1?fidelity=blurry", "", 400, "blurry")
 	})
+}
+
+// TestRoundBlocksOnce: a round's page carries each block once, its steps
+// naming their blocks by index; on the long real session's first round
+// the response is its blocks and a quarter more at most (steps' previews), not twice or three times
+// them (2.9 MB of blocks were sent as 8.7 MB).
+func TestRoundBlocksOnce(t *testing.T) {
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	code, body := Do(t, s, "GET", "/api/sessions/"+longSession+"/rounds/1", "")
+	if code != 200 {
+		t.Fatalf("%d %s", code, body)
+	}
+	var got cairnhttp.RoundResponse
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := json.Marshal(got.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("round 1: %d blocks, %d steps; blocks %d bytes, response %d bytes (%.2f×)", len(got.Blocks), len(got.Steps), len(blocks), len(body), float64(len(body))/float64(len(blocks)))
+	if len(got.Steps) < 50 || len(body) > len(blocks)*5/4 {
+		t.Fatalf("%d steps in a response of %d bytes for %d bytes of blocks: want each block once", len(got.Steps), len(body), len(blocks))
+	}
+	if got.Steps[len(got.Steps)-1].BlockTo != len(got.Blocks) && got.NextBlocks == 0 {
+		t.Fatalf("the last step ends at block %d of %d", got.Steps[len(got.Steps)-1].BlockTo, len(got.Blocks))
+	}
 }

@@ -206,7 +206,7 @@ func TestServer_UI(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		for path, want := range map[string]string{"/": "<title>cairn</title>", "/app.js": "X-Cairn", "/style.css": "mark",
 			"/render.js": "markdown", "/round.js": "cairn.Steps", "/find.js": "queryWords", "/keys.js": "keydown",
-			"/favicon.svg": "<svg", "/favicon.ico": "<svg"} {
+			"/theme.js": "prefers-color-scheme", "/palette.js": "fuzzy", "/copy.js": "clipboard", "/favicon.svg": "<svg", "/favicon.ico": "<svg"} {
 			if code, body := Do(t, s, "GET", path, ""); code != 200 || !strings.Contains(body, want) {
 				t.Errorf("GET %s: %d, want 200 with %q", path, code, want)
 			}

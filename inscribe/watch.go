@@ -18,6 +18,8 @@ const WatchInterval = 300 * time.Millisecond
 // A file that fails is reported through changed with its error and tried
 // again when it changes next; a file [Import] skips (a link out of the
 // folders, a FIFO, a device) is reported as skipped, once, and never read.
+// A path that does not exist yet (Claude Code's folder before the client
+// first runs) is watched for: its files are imported once it appears.
 // Watch itself fails only if paths cannot be listed at all.
 func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Duration, changed func(*FileReport, []Problem)) error {
 	if interval <= 0 {
@@ -31,7 +33,7 @@ func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Dur
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		files, err := transcriptFiles(paths, im.Folders)
+		files, err := transcriptFiles(existing(paths), im.Folders)
 		if err != nil {
 			return err
 		}
@@ -66,4 +68,15 @@ func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Dur
 		case <-tick.C:
 		}
 	}
+}
+
+// existing returns the paths that exist, in order.
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }

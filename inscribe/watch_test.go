@@ -75,3 +75,40 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A folder that does not exist yet is watched for: Watch waits instead of
+// failing, and imports its transcripts once it appears.
+func TestWatch_Absent(t *testing.T) {
+	dir := t.TempDir()
+	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
+	im := newImporter(st)
+	projects := filepath.Join(dir, "projects")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := make(chan *inscribe.FileReport, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- im.Watch(ctx, []string{projects}, 20*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { reports <- fr })
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("Watch of an absent folder returned %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := os.Mkdir(projects, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(projects, sid+".jsonl"), chainLine(1, "user", "first question"), chainLine(2, "assistant", "first answer"))
+	select {
+	case fr := <-reports:
+		if fr.SessionID != sid || fr.Rounds != 1 {
+			t.Fatalf("once the folder appeared: %+v", fr)
+		}
+	case <-time.After(60 * time.Second): // only a failure waits it out
+		t.Fatal("nothing imported within 60 s of the folder appearing")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

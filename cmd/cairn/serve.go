@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +32,8 @@ The viewer listens on 127.0.0.1 only. To listen beyond this machine, give
 that logs a browser in. Programs send it as "Authorization: Bearer TOKEN".
 
 With --watch, the viewer also imports transcripts as they change (PATH as
-for cairn import; with none, ~/.claude/projects) and open pages show the new
+for cairn import; with none, ~/.claude/projects, watched from when it
+appears if it does not exist yet) and open pages show the new
 rounds of a running session within a second.
 
 Examples:
@@ -49,13 +52,24 @@ Examples:
 		return usageError("serve takes paths only with --watch")
 	}
 	paths := fs.Args()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("watch %s: %w", p, err)
+		}
+	}
+	// Without a path, Claude Code's folder, which a machine where the
+	// client has not run yet lacks: the viewer serves the store and
+	// watches the folder once it appears.
+	absent := ""
 	if *watch && len(paths) == 0 {
-		dir, err := claudecode.DefaultProjectsDir()
+		dir, err := m.claudeProjectsDir()
 		if err != nil {
 			return err
 		}
-		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("no transcripts at %s (where Claude Code keeps them): pass the folders to watch", dir)
+		if _, err := os.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+			absent = dir
+		} else if err != nil {
+			return fmt.Errorf("transcripts at %s (where Claude Code keeps them): %w", dir, err)
 		}
 		paths = []string{dir}
 	}
@@ -86,6 +100,9 @@ Examples:
 	} else {
 		fmt.Fprintf(m.Stdout, "cairn viewer: %s/\n", s.URL())
 	}
+	if absent != "" {
+		fmt.Fprintf(m.Stdout, "no transcripts at %s yet (where Claude Code keeps them): watching for the folder to appear\n", absent)
+	}
 	watched := make(chan error, 1)
 	if *watch {
 		fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
@@ -107,6 +124,9 @@ Examples:
 	fmt.Fprintln(m.Stdout, "Ctrl-C stops it.")
 	select {
 	case <-ctx.Done():
+		if *watch {
+			<-watched // an import under way ends before the store closes
+		}
 		return nil
 	case err := <-watched:
 		return err

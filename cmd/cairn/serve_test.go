@@ -343,3 +343,71 @@ func TestServe_RetentionSameAsCLI(t *testing.T) {
 		t.Errorf("an unknown session: %d, want 404", res.StatusCode)
 	}
 }
+
+// serve --watch without a path on a machine where Claude Code has not run
+// yet serves the store, says so, and imports the folder's transcripts once
+// it appears (it exited: "no transcripts at …").
+func TestServe_WatchAbsent(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	claude := filepath.Join(t.TempDir(), "claude")
+	out := startServe(t, store, claude, "--addr", "127.0.0.1:0", "--watch")
+	projects := filepath.Join(claude, "projects")
+	if !strings.Contains(strings.Join(out, "\n"), "no transcripts at "+projects+" yet") {
+		t.Fatalf("serve printed %q", out)
+	}
+	base := urlPattern.FindString(out[0])
+	resp, err := http.Get(base + "/api/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("sessions: %d", resp.StatusCode)
+	}
+
+	const a = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
+	data, err := os.ReadFile(filepath.Join(samples, a+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(projects, "-tmp-proj")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, a+".jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second) // only a failure waits it out
+	for {
+		resp, err := http.Get(base + "/api/sessions/" + a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session written once the folder appeared was not imported: %d", resp.StatusCode)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A path given to --watch that does not exist is a mistake, named at once.
+func TestServe_WatchMissingPath(t *testing.T) {
+	var out, errOut strings.Builder
+	m := NewMain(strings.NewReader(""), &out, &errOut)
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	m.Getenv = func(k string) string {
+		if k == "CAIRN_STORE" {
+			return store
+		}
+		return ""
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	err := m.Run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--watch", missing})
+	if err == nil || !strings.Contains(err.Error(), "watch "+missing) {
+		t.Fatalf("serve --watch %s: %v (printed %q)", missing, err, out.String())
+	}
+}

@@ -61,6 +61,9 @@ function tzName() {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   return (off === 0 ? "UTC" : `UTC${off > 0 ? "+" : "−"}${Math.floor(Math.abs(off) / 60)}${Math.abs(off) % 60 ? ":" + String(Math.abs(off) % 60).padStart(2, "0") : ""}`) + (zone && zone !== "UTC" ? ` (${zone})` : "");
 }
+// titleOf is a session's title as a reader wants it: a slash command as
+// typed, no escapes; its id's head when it has none.
+const titleOf = (s) => (s.title ? promptText(s.title) : "") || short(s.id);
 const sessionLink = (id, label) => el("a", { href: "#/session/" + encodeURIComponent(id) }, label || short(id));
 
 function lineageBadges(s) {
@@ -153,11 +156,11 @@ async function sessionsPage(params) {
     const tr = el("tr", { class: "session-row" + (depth ? " child" : ""), dataset: { id: s.id, depth } },
       el("td", { class: "title-cell" }, depth ? el("span", { class: "indent" }, "↳ ") : "",
         kids.length ? el("button", { class: "kids", title: "show the sessions that came from it", "aria-expanded": "false" }, `▸ ${kids.length}`) : "",
-        lineageBadges(s), sessionLink(s.id, s.title || short(s.id)), el("div", { class: "muted mono small" }, short(s.id))),
+        lineageBadges(s), sessionLink(s.id, titleOf(s)), el("div", { class: "muted mono small" }, short(s.id))),
       el("td", { class: "muted nowrap" }, s.agent),
       el("td", { class: "mono small" }, s.project || ""),
-      el("td", { class: "num" }, String(s.rounds)),
-      el("td", { class: "num", title: "tool calls" }, String(s.tool_calls || 0)),
+      el("td", { class: "num", dataset: { unit: s.rounds === 1 ? " round" : " rounds" } }, String(s.rounds)),
+      el("td", { class: "num", title: "tool calls", dataset: { unit: s.tool_calls === 1 ? " tool call" : " tool calls" } }, String(s.tool_calls || 0)),
       el("td", { class: "num", title: tokensTitle(s.usage) }, human(sessionTokens(s.usage))),
       el("td", { class: "num" }, duration(s.started_at, s.ended_at)),
       el("td", { class: "nowrap" }, when(s.ended_at)),
@@ -199,7 +202,7 @@ async function sessionPage(params, id) {
   const data = await api("GET", "/api/sessions/" + encodeURIComponent(id));
   const s = data.session;
   view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
-  main.append(el("h1", {}, s.title || s.id));
+  main.append(el("h1", {}, titleOf(s)));
   main.append(metaView(s));
   const lin = lineageView(data);
   main.append(lin, toolbar(), el("div", { id: "results" }), suggestPanel(), el("div", { class: "timeline", id: "timeline" }), el("div", { class: "more", id: "more" }));
@@ -209,14 +212,22 @@ async function sessionPage(params, id) {
   const want = params.get("round");
   if (want !== null) {
     while (view.next >= 0 && !view.rounds.some((r) => r.seq === Number(want)) && view.next <= Number(want)) await loadMore();
-    const row = document.querySelector(`.round[data-seq="${Number(want)}"]`);
+    const row = /^\d+$/.test(want) ? document.querySelector(`.round[data-seq="${Number(want)}"]`) : null;
+    if (!row) {
+      // A link to a round the session does not have says so, rather
+      // than leave the reader at its top wondering.
+      const last = view.rounds.length ? view.rounds[view.rounds.length - 1].seq : -1;
+      document.getElementById("results").replaceChildren(el("p", { class: "error", id: "no-round", role: "alert" },
+        `No round ${want} in this session: ` + (last < 0 ? "it has no rounds." : `its rounds are 0–${last}.`)));
+    }
     if (row) {
       row.scrollIntoView({ block: "start" });
       view.cursor = Number(want);
       const body = await expand(row, true);
       // Land on the step a search hit names, then on the match: the
       // words of the search marked in the round, the first in view.
-      if (body && params.get("step")) goToStep(body, Number(params.get("step")));
+      if (body && params.get("step") && !goToStep(body, Number(params.get("step"))))
+        document.getElementById("results").replaceChildren(el("p", { class: "error", id: "no-step", role: "alert" }, `No step ${want}.${params.get("step")} on the round's first page.`));
       if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
     }
   }
@@ -227,7 +238,7 @@ async function sessionPage(params, id) {
 function metaView(s) {
   return el("div", { class: "meta", id: "session-meta" },
     el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
-    el("span", { id: "session-rounds" }, `${s.rounds} rounds`), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
+    el("span", { id: "session-rounds" }, plural(s.rounds, "round")), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
     el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
     el("span", {}, s.agent));
 }
@@ -242,14 +253,14 @@ function lineageView(data) {
     s.parents.forEach((p, i) => lin.append(i ? " + " : "", sessionLink(p)));
     lin.append(" ");
   } else if (s.parent) {
-    lin.append("parent ", data.parent ? sessionLink(s.parent, (data.parent.title || short(s.parent))) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
+    lin.append("parent ", data.parent ? sessionLink(s.parent, titleOf(data.parent)) : el("span", { class: "mono" }, short(s.parent)), s.parent_round ? ` round ${s.parent_round}` : "", " ");
   }
   if (data.children.length) {
     const list = el("ul", { class: "children", id: "children" });
     for (const c of data.children) {
-      const label = c.lineage === "subagent" ? (c.title || "agent " + (c.agent_id || "").slice(0, 8)) : `${c.operation || "child"}${c.engagements ? " · " + c.engagements.join(", ") : ""}`;
+      const label = c.lineage === "subagent" ? (c.title ? promptText(c.title) : "agent " + (c.agent_id || "").slice(0, 8)) : `${c.operation || "child"}${c.engagements ? " · " + c.engagements.join(", ") : ""}`;
       list.append(el("li", { dataset: { id: c.id } }, lineageBadges(c), (c.engagements || []).map((e) => el("span", { class: "badge eng" }, e)),
-        sessionLink(c.id, label), el("span", { class: "muted" }, ` · ${c.rounds} rounds · ${when(c.started_at)} · `), el("span", { class: "mono muted" }, short(c.id))));
+        sessionLink(c.id, label), el("span", { class: "muted" }, ` · ${plural(c.rounds, "round")} · ${when(c.started_at)} · `), el("span", { class: "mono muted" }, short(c.id))));
     }
     lin.append(el("details", { open: data.children.length <= 6 }, el("summary", {}, `children (${data.children.length})`), list));
   }
@@ -280,13 +291,14 @@ async function loadMore() {
     // Round 0 (what comes before the first prompt) is not counted, as in
     // the header.
     const n = v.rounds.filter((r) => r.seq > 0).length;
-    more.textContent = v.next < 0 ? `all ${n} rounds` : `${n} of ${v.session.rounds} rounds loaded; scroll for more`;
+    more.textContent = v.next < 0 ? (n === 1 ? "the only round" : `all ${n} rounds`) : `${n} of ${plural(v.session.rounds, "round")} loaded; scroll for more`;
   } finally {
     v.loading = false;
   }
 }
 
 function roundRow(r) {
+  const prompt = r.user_preview ? promptText(r.user_preview) : "", index = stripAnsi(r.index || "");
   const row = el("div", { class: "round", dataset: { seq: r.seq } });
   const toggle = el("button", { class: "toggle", title: "open the round (o)", "aria-label": "open round " + r.seq }, "▸");
   const pick = el("input", { type: "checkbox", class: "pick", title: "select (x)", "aria-label": "select round " + r.seq, checked: view.selected.has(r.seq) });
@@ -297,10 +309,10 @@ function roundRow(r) {
   const line = el("div", { class: "line" }, toggle, pick,
     el("span", { class: "seq" }, String(r.seq).padStart(3, "0")),
     el("span", { class: "muted mono when" }, when(r.started_at)),
-    el("span", { class: "index", title: (r.user_preview ? r.user_preview + "\n" : "") + r.index },
-      r.user_preview ? el("span", { class: "prompt" }, r.user_preview) : "",
-      r.user_preview && r.index ? el("span", { class: "muted" }, " → ") : "",
-      r.index || (r.user_preview ? "" : el("span", { class: "muted" }, r.roles))),
+    el("span", { class: "index", title: (prompt ? prompt + "\n" : "") + index },
+      prompt ? el("span", { class: "prompt" }, prompt) : "",
+      prompt && index ? el("span", { class: "muted" }, " → ") : "",
+      index || (prompt ? "" : el("span", { class: "muted" }, r.roles))),
     roundStats(r),
     el("span", { class: "tags" }, tags));
   // A click opens the round; shift and ctrl/cmd clicks select, as in a
@@ -440,23 +452,19 @@ async function untagSelection() {
 // CLI prints (what the client sends when it resumes it, against its
 // budget), and what the client loads for the session today.
 function figuresLine(r) {
-  const budget = r.budget ? ` (budget ${human(r.budget)}, ${r.percent}%; the default: ${r.budget_rule})` : " (no budget)";
-  return `${r.full} rounds in full · ${r.index} as index lines · ~${human(r.tokens)} tokens the client sends${budget}; ~${human(r.source_tokens)} for the session today`;
+  const budget = r.budget ? ` (budget ${human(r.budget)}, ${r.percent}%)` : " (no budget)";
+  return `${plural(r.full, "round")} in full · ${plural(r.index, "index line")} · ~${human(r.tokens)} tokens the client sends${budget}; ~${human(r.source_tokens)} for the session today`;
 }
 
-// copyButton copies text to the clipboard.
-function copyButton(text) {
-  const b = el("button", { class: "copy", title: "copy the command" }, "Copy");
-  b.addEventListener("click", async () => {
-    try { await navigator.clipboard.writeText(text); }
-    catch {
-      const t = el("textarea", {}, text);
-      document.body.append(t); t.select(); document.execCommand("copy"); t.remove();
-    }
-    b.textContent = "Copied";
-    setTimeout(() => (b.textContent = "Copy"), 1500);
-  });
-  return b;
+// budgetWhy says where an action's budget came from, in the rule's own
+// words (surgery.BudgetRule): revive's is lower than extract's and
+// split's, since a successor starts lighter.
+function budgetWhy(r) {
+  if (!r.budget || !r.budget_rule) return "";
+  const lead = r.operation === "revive"
+    ? `Why ${human(r.budget)}: revive keeps at most the client's own overhead plus half of the conversation in the ~${human(r.source_tokens)} it loads today, less than extract and split, which take the default. The rule: `
+    : `Budget ${human(r.budget)}, the default: `;
+  return el("div", { class: "budget-why muted" }, lead + r.budget_rule + ".");
 }
 
 // showResults lists the sessions an action wrote, each with the command
@@ -487,6 +495,7 @@ async function surgery(action, body, title) {
   for (const r of data.results) {
     box.append(el("div", { class: "previewed" },
       el("div", {}, r.label ? el("span", { class: "badge eng" }, r.label) : "", figuresLine(r)),
+      budgetWhy(r),
       r.warning ? el("div", { class: "warning" }, "⚠ " + r.warning) : "",
       r.existing ? el("div", { class: "warning existing" }, "Already written: ", sessionLink(r.existing, r.existing), ". Writing it again is refused; resume it:",
         el("div", { class: "resume-line" }, el("pre", { class: "resume" }, r.existing_resume), copyButton(r.existing_resume))) : ""));
@@ -605,7 +614,7 @@ async function searchPage(params) {
     list.append(el("div", { class: "hit" + (sub ? " sub" : "") },
       el("div", {},
         sub ? agentBadge(h.agent_id, h.parent) : "",
-        el("a", { href, class: "hit-title" }, h.title || short(h.session_id)),
+        el("a", { href, class: "hit-title" }, h.title ? promptText(h.title) : short(h.session_id)),
         el("span", { class: "muted" }, ` · ${h.step ? "step" : "round"} ${h.ref || h.round} · ${when(h.timestamp)} · ${h.kind}${h.tool ? " " + h.tool : ""}`),
         h.project ? el("span", { class: "muted mono" }, " · " + h.project) : "",
         el("span", { class: "muted mono" }, " · " + short(h.session_id))),

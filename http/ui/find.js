@@ -76,7 +76,12 @@ function markIn(root, query) {
 function find(query, from, near) {
   clearFind();
   finder.query = query;
-  finder.marks = markIn(document.getElementById("timeline") || document.getElementById("main"), query);
+  const root = document.getElementById("timeline") || document.getElementById("main");
+  // A long text shows its head; one whose hidden part holds the words is
+  // shown in full first, so that the find lands on them.
+  const re = wordsRegExp(queryWords(query));
+  if (re) unclampMatching(root, re);
+  finder.marks = markIn(root, query);
   let at = 0;
   if (from) {
     const i = finder.marks.findIndex((m) => from.contains(m) || (from.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING));

@@ -2,7 +2,7 @@
 // o open, x select, t tag, ? the list.
 "use strict";
 
-const keyHelp = "/ search · n N next/previous match · j k next/previous round · o open · x select · t tag · Esc leave a field";
+const keyHelp = "Ctrl+K (⌘K) the command palette · / search · n N next/previous match · j k next/previous round · o open · x select · t tag · Esc leave a field";
 
 // moveCursor puts the cursor on the round delta rows away.
 function moveCursor(delta) {

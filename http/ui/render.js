@@ -259,3 +259,94 @@ function readOutput(text) {
   const first = Number(lines[0].match(num)[1]);
   return { code: lines.map((l) => l.replace(num, "")).join("\n"), first };
 }
+
+// ---- what the client wraps in tags, and escapes ----
+
+// stripAnsi drops terminal escape sequences, for text shown on one line.
+const stripAnsi = (s) => String(s).replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Z0-9]/g, "");
+
+// hasAnsi reports whether s holds a terminal escape sequence.
+const hasAnsi = (s) => /\x1b[[\]()]/.test(s);
+
+// slashCommand reads the tags Claude Code writes for a slash command
+// (<command-name>, <command-message>, <command-args>) and for a local
+// command's output (<local-command-stdout>), returning what the user typed
+// or saw: {command, args} or {stdout}; null for other text.
+function slashCommand(text) {
+  const s = String(text || "");
+  const tag = (name) => { const m = s.match(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`)); return m ? m[1].trim() : null; };
+  const name = tag("command-name");
+  if (name !== null) {
+    const rest = s.replace(/<(command-name|command-message|command-args)>[\s\S]*?<\/\1>/g, "").trim();
+    return { command: name.startsWith("/") ? name : "/" + name, args: [tag("command-args") || "", rest].filter(Boolean).join("\n") };
+  }
+  const out = tag("local-command-stdout") ?? tag("local-command-stderr");
+  if (out !== null && /^\s*<local-command-std(out|err)>/.test(s)) return { stdout: out };
+  return null;
+}
+
+// promptText is a prompt as one line of the timeline: a slash command as
+// the user typed it, escapes dropped.
+function promptText(text) {
+  const c = slashCommand(text);
+  if (c && c.command) return (c.command + " " + c.args).trim();
+  if (c) return stripAnsi(c.stdout);
+  return stripAnsi(text);
+}
+
+// ---- long texts ----
+
+// Texts longer than clampChars characters or clampLines lines show their
+// head; "Show more" adds as much again, "Show all" the rest.
+const clampChars = 20000, clampLines = 400;
+
+// clampAt is where text's shown head ends after shown characters: at most
+// that many characters and clampLines lines more.
+function clampAt(text, shown) {
+  let end = Math.min(text.length, shown);
+  let nl = -1;
+  for (let i = 0, at = 0; i < clampLines * Math.max(1, Math.ceil(shown / clampChars)); i++) {
+    nl = text.indexOf("\n", at);
+    if (nl < 0 || nl >= end) return end;
+    at = nl + 1;
+  }
+  return Math.min(end, nl);
+}
+
+// clamped renders text with render, cut to its head when it is long, with
+// buttons that show more of it. The box keeps the whole text (clampFull)
+// so that finding words opens it where they are (unclampMatching).
+function clamped(text, render) {
+  text = String(text);
+  const end = clampAt(text, clampChars);
+  if (end >= text.length) return render(text);
+  const box = h("div", "clamped");
+  box.clampFull = text;
+  const show = (n) => {
+    const at = n >= text.length ? text.length : clampAt(text, n);
+    box.clampShown = at;
+    const parts = [render(text.slice(0, at))];
+    if (at < text.length) {
+      const more = h("button", "show-more", `Show more (${human(text.length - at)} more characters)`);
+      more.addEventListener("click", (e) => { e.stopPropagation(); show(at + clampChars); });
+      const all = h("button", "show-all", `Show all ${human(text.length)}`);
+      all.addEventListener("click", (e) => { e.stopPropagation(); show(text.length); });
+      parts.push(h("div", "clamp-bar muted", `${human(at)} of ${human(text.length)} characters shown `, more, " ", all));
+    }
+    box.replaceChildren(...parts);
+  };
+  box.clampRender = show;
+  show(clampChars);
+  return box;
+}
+
+// unclampMatching shows in full the clamped texts under root whose hidden
+// part re matches, so that a find lands on the words wherever they are.
+function unclampMatching(root, re) {
+  for (const box of root.querySelectorAll(".clamped")) {
+    re.lastIndex = 0;
+    const rest = box.clampFull.slice(box.clampShown);
+    if (re.test(rest)) box.clampRender(box.clampFull.length);
+  }
+  re.lastIndex = 0;
+}

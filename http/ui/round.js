@@ -40,9 +40,11 @@ async function expand(row, open) {
   row.append(b);
   try {
     const url = `/api/sessions/${encodeURIComponent(view.id)}/rounds/${row.dataset.seq}?fidelity=${encodeURIComponent(view.fidelity)}`;
-    const data = await api("GET", url);
+    const data = withSteps(await api("GET", url));
     b.replaceChildren(...roundBody(data));
-    // A long round's blocks come a page at a time: a button fetches the next.
+    // A long round's blocks come a page at a time: a button fetches the
+    // next, whose steps go on from the last page's.
+    let last = data.last;
     const more = (next, total) => {
       if (!next) return;
       const btn = el("button", { class: "more" }, `More blocks (${total - next} left)`);
@@ -50,8 +52,10 @@ async function expand(row, open) {
         e.stopPropagation();
         btn.disabled = true;
         try {
-          const page = await api("GET", `${url}&blocks_from=${next}`);
-          btn.replaceWith(...(page.steps || []).map(stepView));
+          const page = withSteps(await api("GET", `${url}&blocks_from=${next}`), last);
+          const cont = page.promptBlocks.filter(visible);
+          btn.replaceWith(cont.length ? continuedView(last, cont) : "", ...page.steps.map((s) => stepView(s)));
+          last = page.last;
           more(page.next_blocks, page.blocks_total);
         } catch (err) {
           btn.replaceWith(el("span", { class: "error" }, err.message));
@@ -67,15 +71,51 @@ async function expand(row, open) {
   }
 }
 
+// withSteps hands each step of a round's page its blocks: the page sends
+// each block once, in blocks; the prompt is the first data.prompt of them,
+// a step the run block_from..block_to.
+//
+// A later page of a long round (prev: the last page's last step, {seq,
+// msg}) numbers its steps afresh: they go on from prev's. Its blocks
+// before its first step are prev's; its first step is prev again when it
+// goes on with prev's message. data.last is the page's last step.
+function withSteps(data, prev) {
+  const blocks = data.blocks || [];
+  const steps = data.steps || [];
+  let offset = 0;
+  if (prev) {
+    const first = steps.length ? blocks[steps[0].block_from] : null;
+    const same = !data.prompt && first && first.message_id && first.message_id === prev.msg;
+    offset = prev.seq - (same ? 1 : 0);
+  }
+  data.steps = steps.map((s) => ({ ...s, seq: s.seq + offset, blocks: blocks.slice(s.block_from, s.block_to) }));
+  data.promptBlocks = blocks.slice(0, data.prompt || 0);
+  const end = data.steps[data.steps.length - 1];
+  const msg = (st) => (st.blocks.find((b) => b.role === "assistant" && b.message_id) || {}).message_id;
+  data.last = end ? { seq: end.seq, round: end.round, msg: msg(end) } : prev || null;
+  return data;
+}
+
+// continuedView shows the blocks a page begins with that belong to the
+// last page's last step.
+function continuedView(last, blocks) {
+  return el("section", { class: "step continued", dataset: { step: last ? last.seq : 0, tools: "" } },
+    el("div", { class: "step-head" }, el("span", { class: "seq mono muted" }, last ? `${last.round}.${last.seq} (cont.)` : "(cont.)")),
+    el("div", { class: "step-body" }, blocksView(blocks, null)));
+}
+
+// plural writes a count with its noun: 1 round, 2 rounds.
+const plural = (n, word, many) => `${n} ${n === 1 ? word : many || word + "s"}`;
+
 // roundBody renders an opened round: a sticky bar (outline, collapse and
 // expand all, a tool filter), the prompt, the steps.
 function roundBody(data) {
-  const steps = data.steps || [];
-  const prompt = (data.prompt || []).filter(visible);
+  const steps = data.steps;
+  const prompt = data.promptBlocks.filter(visible);
   const out = [];
   if (steps.length) out.push(roundBar(data));
   if (prompt.length) out.push(el("div", { class: "prompt" }, blocksView(prompt, null)));
-  out.push(...steps.map(stepView));
+  out.push(...steps.map((s) => stepView(s)));
   if (!prompt.length && !steps.length) out.push(el("span", { class: "muted" }, data.round.seq === 0 ? "(nothing before the first prompt but metadata)" : "(no blocks)"));
   return out;
 }
@@ -88,12 +128,19 @@ function roundBar(data) {
   const tools = new Map();
   for (const s of steps) for (const c of s.calls || []) tools.set(c.tool, (tools.get(c.tool) || 0) + 1);
   const filter = el("select", { class: "tool-filter", title: "show only the steps that call this tool" },
-    el("option", { value: "" }, `all ${steps.length} steps`),
+    el("option", { value: "" }, steps.length === 1 ? "the one step" : `all ${steps.length} steps`),
     [...tools].sort((a, b) => b[1] - a[1]).map(([t, n]) => el("option", { value: t }, `${t} (${n})`)));
   const outline = el("details", { class: "outline" }, el("summary", {}, "Outline"),
     el("ol", {}, steps.map((s) => el("li", {}, el("a", { href: "#", dataset: { step: s.seq }, onclick: (e) => { e.preventDefault(); e.target.closest("details").open = false; goToStep(e.target.closest(".body"), s.seq); } }, stepTitle(s))))));
+  // The round's line counts the main chain's calls; calls an inline
+  // subagent made (older transcripts hold them in the round) are counted
+  // apart, so the two figures agree.
+  let calls = 0, side = 0;
+  for (const b of data.blocks) if (b.kind === "tool-use") b.sidechain ? side++ : calls++;
   const bar = el("div", { class: "round-bar" },
-    el("span", { class: "muted" }, `round ${data.round.seq} · ${steps.length} steps · ${steps.reduce((n, s) => n + (s.calls || []).length, 0)} tool calls`),
+    el("span", { class: "muted round-figures" }, `round ${data.round.seq} · ${plural(steps.length, "step")} · ${plural(calls, "tool call")}` +
+      (side ? ` · ${side} more by inline subagents` : "") +
+      (data.next_blocks ? ` on this page (blocks ${data.blocks_from + 1}–${data.blocks_from + data.blocks.length} of ${data.blocks_total})` : "")),
     outline,
     el("button", { class: "collapse-all", onclick: (e) => openAll(e.target.closest(".body"), false) }, "Collapse all"),
     el("button", { class: "expand-all", onclick: (e) => openAll(e.target.closest(".body"), true) }, "Expand all"),
@@ -110,11 +157,12 @@ function openAll(body, open) {
 
 function goToStep(body, seq) {
   const s = body.querySelector(`.step[data-step="${seq}"]`);
-  if (!s) return;
+  if (!s) return false;
   s.hidden = false;
   s.scrollIntoView({ block: "start" });
   s.classList.add("flash");
   setTimeout(() => s.classList.remove("flash"), 1200);
+  return true;
 }
 
 // stepTitle is a step's line in the outline: its calls and its words.
@@ -126,10 +174,14 @@ function stepTitle(s) {
 function stepView(s) {
   const calls = s.calls || [];
   const d = duration(s.started_at, s.ended_at);
-  const head = el("div", { class: "step-head", title: `step ${s.round}.${s.seq}: ${calls.length} call${calls.length === 1 ? "" : "s"}, lines ${s.first_line}–${s.last_line}` },
-    el("span", { class: "seq mono" }, `${s.round}.${s.seq}`),
+  const ref = `${s.round}.${s.seq}`;
+  const head = el("div", { class: "step-head", title: `step ${ref}: ${plural(calls.length, "call")}, lines ${s.first_line}–${s.last_line}` },
+    copyButton(ref, { label: ref, class: "seq mono step-ref", title: `copy the step's reference, ${ref}` }),
+    copyButton(`cairn inject ${s.session_id} ${ref}`, { label: "inject", class: "step-inject", title: `copy the command that prints this step in full: cairn inject ${s.session_id} ${ref}` }),
     el("span", { class: "muted" }, when(s.started_at).slice(11) + (d && d !== "0s" ? " · " + d : "")));
-  return el("section", { class: "step", dataset: { step: s.seq, tools: calls.map((c) => c.tool).join(" ") } }, head, el("div", { class: "step-body" }, blocksView(s.blocks.filter(visible), s)));
+  const sec = el("section", { class: "step", dataset: { step: s.seq, tools: calls.map((c) => c.tool).join(" ") } }, head, el("div", { class: "step-body" }, blocksView(s.blocks.filter(visible), s)));
+  sec.stepInfo = s; // the palette lists it
+  return sec;
 }
 
 // blocksView renders blocks in order, each tool call with its result (by
@@ -159,17 +211,27 @@ function blocksView(blocks, step) {
 function blockView(b) {
   const side = b.sidechain ? " (subagent)" : "";
   const anchor = { line: b.line, index: b.index };
+  const copy = (what) => copyButton(b.content, { label: "Copy", class: "copy-block", title: "copy " + what });
   switch (b.kind) {
-    case "user-text":
-      return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side), el("div", { class: "text" }, markdown(b.content)));
+    case "user-text": {
+      const cmd = slashCommand(b.content);
+      if (cmd && cmd.command) return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side, copy("the prompt as stored")),
+        el("div", { class: "text" }, el("code", { class: "slash" }, cmd.command), cmd.args ? [" ", clamped(cmd.args, markdown)] : ""));
+      return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side, copy("the prompt")), el("div", { class: "text" }, clamped(b.content, markdown)));
+    }
     case "assistant-text":
-      return el("div", { class: "block assistant", dataset: anchor }, side ? el("div", { class: "who" }, "Assistant" + side) : "", el("div", { class: "text" }, markdown(b.content)));
+      return el("div", { class: "block assistant", dataset: anchor }, side ? el("div", { class: "who" }, "Assistant" + side) : "", el("div", { class: "text" }, copy("the answer"), clamped(b.content, markdown)));
     case "thinking":
-      return el("details", { class: "block thinking think", dataset: anchor }, el("summary", {}, `thinking${side} · ${human(b.content.length)} chars`), el("div", { class: "text" }, markdown(b.content)));
-    default:
+      return el("details", { class: "block thinking think", dataset: anchor }, el("summary", {}, `thinking${side} · ${human(b.content.length)} chars`), el("div", { class: "text" }, copy("the thinking"), clamped(b.content, markdown)));
+    default: {
       if (isCompactionBoundary(b)) return compactionView(b);
-      if (isCompactionSummary(b)) return el("details", { class: "block compaction-summary", dataset: anchor }, el("summary", {}, "the summary the client wrote when it compacted · " + human(b.content.length) + " chars"), el("div", { class: "text" }, markdown(b.content)));
-      return el("details", { class: "block meta", dataset: anchor }, el("summary", {}, `${b.role} ${b.kind}${side}: ${b.content.slice(0, 80)}`), el("pre", {}, b.content));
+      if (isCompactionSummary(b)) return el("details", { class: "block compaction-summary", dataset: anchor }, el("summary", {}, "the summary the client wrote when it compacted · " + human(b.content.length) + " chars"), el("div", { class: "text" }, copy("the summary"), clamped(b.content, markdown)));
+      const cmd = slashCommand(b.content);
+      const head = cmd ? (cmd.command ? (cmd.command + " " + cmd.args).trim() : "output: " + stripAnsi(cmd.stdout)) : stripAnsi(b.content);
+      const shown = !cmd ? b.content : cmd.command ? (cmd.command + " " + cmd.args).trim() : cmd.stdout;
+      return el("details", { class: "block meta", dataset: anchor }, el("summary", {}, `${b.role} ${b.kind}${side}: ${head.replace(/\s+/g, " ").slice(0, 80)}`),
+        copy("the text as stored"), clamped(shown, ansi));
+    }
   }
 }
 
@@ -188,10 +250,10 @@ function compactionView(b) {
 // its description, its key argument, its status and the result's size.
 function callView(use, result, info) {
   const tool = (use && use.tool_name) || (result && result.tool_name) || "tool";
-  const input = use ? parseJSON(use.content) || {} : {};
+  const input = use ? toolInput(use.content) : {};
   const status = !result ? el("span", { class: "status-pending", title: "no result in this round" }, "…")
     : result.is_error ? el("span", { class: "status-err" }, "✗ error") : el("span", { class: "status-ok" }, "✓");
-  const arg = (info && info.arg) || "";
+  const arg = stripAnsi((info && info.arg) || "");
   const desc = typeof input.description === "string" && input.description !== arg ? input.description : "";
   const size = result ? `${human(result.content.length)} chars` : "";
   const side = (use || result).sidechain ? el("span", { class: "badge subagent" }, "subagent") : "";
@@ -202,50 +264,116 @@ function callView(use, result, info) {
   d.addEventListener("toggle", () => {
     if (!d.open || filled) return;
     filled = true;
+    const stored = use ? (input.__text !== undefined ? input.__text : JSON.stringify(input, null, 2)) : "";
     const rich = el("div", { class: "rich" }, richView(tool, input, use, result));
     const raw = el("div", { class: "raw", hidden: true },
-      use ? el("pre", {}, JSON.stringify(input, null, 2) || use.content) : "",
-      result ? el("pre", {}, result.content) : "");
+      use ? clamped(stored || use.content, (t) => el("pre", {}, t)) : "",
+      result ? clamped(result.content, (t) => el("pre", {}, t)) : "");
     const btn = el("button", { class: "raw-toggle", title: "the call's input and result as stored" }, "Raw");
     btn.addEventListener("click", () => { raw.hidden = !raw.hidden; rich.hidden = !raw.hidden; btn.textContent = raw.hidden ? "Raw" : "Rendered"; });
-    d.append(el("div", { class: "call-body" }, btn, rich, raw));
+    const copies = el("span", { class: "call-copies" },
+      use ? copyButton(use.content, { label: "Copy input", class: "copy-input", title: "copy the call's input as stored" }) : "",
+      result ? copyButton(result.content, { label: "Copy output", class: "copy-output", title: "copy the result as stored" }) : "");
+    d.append(el("div", { class: "call-body" }, el("div", { class: "call-tools" }, copies, btn), rich, raw));
   });
   return d;
+}
+
+// toolInput reads a call's input: JSON as most tools send it, else the
+// text itself (Codex's apply_patch sends the patch), as {__text}.
+function toolInput(content) {
+  const v = parseJSON(content);
+  if (v && typeof v === "object" && !Array.isArray(v)) return v;
+  return { __text: String(content || "") };
+}
+
+// toolKind names what a call does, whichever harness made it: Claude
+// Code's, Codex's, Gemini CLI's and opencode's names of the same tools.
+function toolKind(tool) {
+  switch (tool) {
+    case "Bash": case "exec_command": case "shell": case "local_shell": case "container.exec": case "shell_command": case "run_shell_command": case "bash":
+      return "shell";
+    case "Edit": case "replace": case "edit": return "edit";
+    case "MultiEdit": return "multiedit";
+    case "Write": case "write_file": case "write": return "write";
+    case "Read": case "read_file": case "read": case "view": return "read";
+    case "apply_patch": return "patch";
+    case "TodoWrite": case "todowrite": case "update_plan": case "write_todos": return "todo";
+    case "Task": case "Agent": return "agent";
+    case "Grep": case "Glob": case "grep": case "glob": case "search_file_content": case "list_directory": case "ls": return "search";
+  }
+  return "";
+}
+
+// shellCommand is the command line of a shell call: a string, or an argv
+// whose "bash -lc SCRIPT" form shows as the script.
+function shellCommand(input) {
+  const c = input.command !== undefined ? input.command : input.cmd;
+  if (Array.isArray(c)) {
+    if (c.length === 3 && /^(ba|z)?sh$/.test(String(c[0]).split("/").pop()) && /^-l?c$/.test(c[1])) return String(c[2]);
+    return c.join(" ");
+  }
+  return typeof c === "string" ? c : "";
 }
 
 // richView renders a call by what its tool does.
 function richView(tool, input, use, result) {
   const out = result ? result.content : "";
-  const resultPre = () => result ? (result.is_error ? el("pre", { class: "term err" }, out) : ansi(out)) : el("p", { class: "muted" }, "No result in this round.");
-  const path = input.file_path || input.notebook_path || input.path || "";
-  switch (tool) {
-    case "Bash":
-      return [el("pre", { class: "cmd" }, "$ " + (input.command || "")), resultPre()];
-    case "Edit":
-      return [el("div", { class: "path mono" }, path, input.replace_all ? " (every occurrence)" : ""), diffView(input.old_string, input.new_string), result && result.is_error ? resultPre() : ""];
-    case "MultiEdit":
-      return [el("div", { class: "path mono" }, path), (input.edits || []).map((e) => diffView(e.old_string, e.new_string)), result && result.is_error ? resultPre() : ""];
-    case "Write":
-      return [el("div", { class: "path mono" }, path, ` · ${(input.content || "").split("\n").length} lines`), codeBlock(input.content || "", langOf(path)), result && result.is_error ? resultPre() : ""];
-    case "Read": {
+  const term = (text, cls) => clamped(text, (t) => { const p = ansi(t); if (cls) p.classList.add(cls); return p; });
+  const resultPre = () => result ? term(out, result.is_error ? "err" : "") : el("p", { class: "muted" }, "No result in this round.");
+  const path = input.file_path || input.filePath || input.notebook_path || input.absolute_path || input.path || "";
+  const failed = () => result && result.is_error ? resultPre() : "";
+  switch (toolKind(tool)) {
+    case "shell":
+      return [el("pre", { class: "cmd" }, "$ " + shellCommand(input)), input.workdir ? el("div", { class: "path mono" }, "in " + input.workdir) : "", resultPre()];
+    case "edit":
+      return [el("div", { class: "path mono" }, path, input.replace_all || input.replaceAll ? " (every occurrence)" : ""),
+        diffView(input.old_string ?? input.oldString, input.new_string ?? input.newString), failed()];
+    case "multiedit":
+      return [el("div", { class: "path mono" }, path), (input.edits || []).map((e) => diffView(e.old_string, e.new_string)), failed()];
+    case "write": {
+      const text = input.content || "";
+      return [el("div", { class: "path mono" }, path, ` · ${plural(text.split("\n").length, "line")}`), clamped(text, (t) => codeBlock(t, langOf(path))), failed()];
+    }
+    case "read": {
       if (!result || result.is_error) return [el("div", { class: "path mono" }, path), resultPre()];
       const r = readOutput(out);
-      return [el("div", { class: "path mono" }, path, r.first ? ` from line ${r.first}` : ""), codeBlock(r.code, langOf(path))];
+      // A saved terminal output keeps its colours, not its escapes.
+      const view = hasAnsi(r.code) ? term(r.code, "") : clamped(r.code, (t) => codeBlock(t, langOf(path)));
+      return [el("div", { class: "path mono" }, path, r.first ? ` from line ${r.first}` : ""), view];
     }
-    case "TodoWrite":
-      return el("ul", { class: "todos" }, (input.todos || []).map((t) =>
-        el("li", { class: "todo " + (t.status || "") }, t.status === "completed" ? "☑ " : t.status === "in_progress" ? "◐ " : "☐ ", t.content || t.activeForm || "")));
-    case "Task":
-    case "Agent": {
+    case "patch": {
+      const patch = input.__text !== undefined ? input.__text : input.input || input.patch || "";
+      return [clamped(patch, patchView), resultPre()];
+    }
+    case "todo": {
+      const items = input.todos || input.plan || [];
+      return [input.explanation ? el("p", {}, input.explanation) : "", el("ul", { class: "todos" }, items.map((t) => {
+        const st = t.status || "";
+        const done = st === "completed", now = st === "in_progress";
+        return el("li", { class: "todo " + st }, done ? "☑ " : now ? "◐ " : "☐ ", t.content || t.activeForm || t.step || t.description || "");
+      }))];
+    }
+    case "agent": {
       const link = result && result.agent_id ? el("a", { class: "subagent-link", href: "#/session/" + encodeURIComponent(view.session.id + "-agent-" + result.agent_id) }, "open the subagent's session →") : el("span", { class: "muted" }, "(no subagent session recorded)");
       return [el("div", {}, input.subagent_type ? el("span", { class: "badge subagent" }, input.subagent_type) : "", " ", link),
-        input.prompt ? el("details", { class: "think" }, el("summary", {}, "prompt"), markdown(input.prompt)) : "",
-        result ? el("div", { class: "text" }, markdown(out)) : ""];
+        input.prompt ? el("details", { class: "think" }, el("summary", {}, "prompt"), clamped(input.prompt, markdown)) : "",
+        result ? el("div", { class: "text" }, clamped(out, markdown)) : ""];
     }
-    case "Grep":
-    case "Glob":
-      return [el("div", { class: "mono" }, input.pattern || "", input.path ? " in " + input.path : "", input.glob ? " (" + input.glob + ")" : ""), resultPre()];
+    case "search":
+      return [el("div", { class: "mono" }, input.pattern || input.query || "", path ? " in " + path : "", input.glob ? " (" + input.glob + ")" : ""), resultPre()];
     default:
-      return [use ? el("pre", { class: "input" }, JSON.stringify(input, null, 2)) : "", resultPre()];
+      return [use ? el("pre", { class: "input" }, input.__text !== undefined ? input.__text : JSON.stringify(input, null, 2)) : "", resultPre()];
   }
+}
+
+// patchView renders an apply_patch patch: file headers, added and removed
+// lines coloured as a diff.
+function patchView(text) {
+  const pre = el("pre", { class: "diff patch" });
+  for (const line of String(text).split("\n")) {
+    const cls = /^\*\*\* /.test(line) ? "file" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "fold" : "ctx";
+    pre.append(el("span", { class: cls }, line + "\n"));
+  }
+  return pre;
 }

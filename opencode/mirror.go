@@ -1,0 +1,107 @@
+package opencode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mirror brings the canonical logs of every session in an opencode data
+// folder up to date under mirrorDir (one <session id>.jsonl each) and
+// returns their paths, for the importer to read like any transcript.
+//
+// opencode keeps a session as rows (or files) it updates in place, where
+// cairn keeps append-only lines; a log bridges the two. It only grows:
+// the session's record first, then each settled message and its parts, in
+// order; a document that changed after it was written (a title set, a
+// summary added) is appended again, so each line stays as it was read and
+// the importer reads only the new bytes. A reply still being written waits
+// for the next import. Mirrors of one folder take turns (a lock file).
+func Mirror(ctx context.Context, dataDir, mirrorDir string) ([]string, error) {
+	logs, err := ReadStore(ctx, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(mirrorDir, 0o700); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(mirrorDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, l := range logs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(mirrorDir, l.ID+".jsonl")
+		if err := appendLog(path, l); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// appendLog appends to path the records of l it does not hold yet, or
+// holds in another version.
+func appendLog(path string, l *Log) error {
+	last := map[string][]byte{}
+	if f, err := os.Open(path); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<30)
+		for sc.Scan() {
+			if r, _ := parseRecord(sc.Bytes()); r != nil {
+				last[r.Kind+"\x00"+r.ID] = append([]byte(nil), sc.Bytes()...)
+			}
+		}
+		err := sc.Err()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	var out bytes.Buffer
+	add := func(r *Record) {
+		line := r.Line()
+		if prev, ok := last[r.Kind+"\x00"+r.ID]; !ok || !bytes.Equal(prev, line[:len(line)-1]) {
+			out.Write(line)
+		}
+	}
+	fresh := len(last) == 0
+	if fresh {
+		add(l.Session)
+	}
+	for _, it := range l.Items[:l.Settled] {
+		add(it)
+	}
+	if !fresh {
+		add(l.Session)
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(out.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

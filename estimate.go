@@ -36,6 +36,13 @@ const (
 	// (internal/codextest's TestResumeWithinBudget), 16,000 tokens at
 	// CharsPerToken; a rollout records no usage to read it from.
 	CodexRequestOverhead = 16_000
+	// OpencodeRequestOverhead is what opencode sends besides the
+	// conversation: its system prompt (10,188 bytes from 1.18.33, 9,721
+	// from 1.1.65) and its tool declarations (36,698 bytes of 11 tools from
+	// 1.18.33, 21,144 of 10 from 1.1.65), measured on the requests it sent a
+	// stand-in provider (internal/opencodetest); the newest's 46,886 bytes
+	// are 18,754 tokens at CharsPerToken.
+	OpencodeRequestOverhead = 19_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

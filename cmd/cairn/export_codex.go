@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
 	"cairn"
 	"cairn/codex"
 	"cairn/inscribe"
+	"cairn/opencode"
 	"cairn/surgery"
 )
 
@@ -76,8 +78,38 @@ func (m *Main) register(ctx context.Context, st *store, path, id string, mat *ca
 
 // blocksAt returns a function giving a full round's blocks, rebuilt from
 // its lines by its own harness's reader and condensed to fidelity f: what a
-// writer for another harness translates.
+// writer for another harness translates. An opencode round's calls of
+// bash, read, edit and write come as Claude Code's Bash, Read, Edit and
+// Write, which the Claude Code and Codex writers map.
 func blocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
+	native := nativeBlocksAt(f, mat)
+	return func(p *cairn.Piece) ([]*cairn.Block, error) {
+		blocks, err := native(p)
+		if err != nil || mat.Source(p.Round.SessionID).Agent != cairn.AgentOpencode {
+			return blocks, err
+		}
+		names := map[string]string{}
+		for _, b := range blocks {
+			switch b.Kind {
+			case cairn.ToolUse:
+				if name, args, ok := opencode.ClaudeCall(b.ToolName, b.Content); ok {
+					raw, _ := json.Marshal(args)
+					b.ToolName, b.Content = name, string(raw)
+					names[b.ToolID] = name
+				}
+			case cairn.ToolResult:
+				if name, ok := names[b.ToolID]; ok {
+					b.ToolName = name
+				}
+			}
+		}
+		return blocks, nil
+	}
+}
+
+// nativeBlocksAt returns a function giving a full round's blocks as its
+// own harness's reader builds them, condensed to fidelity f.
+func nativeBlocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
 	return func(p *cairn.Piece) ([]*cairn.Block, error) {
 		src := mat.Source(p.Round.SessionID)
 		if src == nil {

@@ -207,9 +207,9 @@ func (x *Exporter) userMessage(ms int64, text string) *Message {
 func (x *Exporter) assistantMessage(ms int64, parent string) *Message {
 	return &Message{ID: x.ids.Ascending("msg", time.UnixMilli(ms)), Data: map[string]any{
 		"parentID": parent, "role": "assistant", "mode": x.Agent, "agent": x.Agent,
-		"path":   map[string]any{"cwd": x.Cwd, "root": x.Cwd},
-		"cost":   0,
-		"tokens": map[string]any{"total": 0, "input": 0, "output": 0, "reasoning": 0, "cache": map[string]any{"write": 0, "read": 0}},
+		"path":    map[string]any{"cwd": x.Cwd, "root": x.Cwd},
+		"cost":    0,
+		"tokens":  map[string]any{"total": 0, "input": 0, "output": 0, "reasoning": 0, "cache": map[string]any{"write": 0, "read": 0}},
 		"modelID": x.Model, "providerID": x.Provider,
 		"time": map[string]any{"created": ms, "completed": ms},
 	}}

@@ -111,3 +111,20 @@ func blocksOf(m *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, er
 		return surgery.PieceBlocks(f, src, p, m.Fidelity), nil
 	}
 }
+
+// claudeTools is a Claude Code sample with Bash, Read, Edit and Write
+// calls (testdata/claudecode; internal/codextest crosses it too).
+const claudeTools = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
+
+// importClaude imports the Claude Code sample into the rig's store and
+// returns its id.
+func (r *rig) importClaude(t *testing.T) string {
+	t.Helper()
+	im := *r.im
+	im.Format = claudecode.Format{}
+	rep, err := im.Import(context.Background(), []string{"../../testdata/claudecode/" + claudeTools + ".jsonl"})
+	if err != nil || rep.Failed > 0 {
+		t.Fatalf("import: %v %+v", err, rep)
+	}
+	return rep.Files[0].SessionID
+}

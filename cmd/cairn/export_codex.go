@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -88,22 +87,7 @@ func blocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece)
 		if err != nil || mat.Source(p.Round.SessionID).Agent != cairn.AgentOpencode {
 			return blocks, err
 		}
-		names := map[string]string{}
-		for _, b := range blocks {
-			switch b.Kind {
-			case cairn.ToolUse:
-				if name, args, ok := opencode.ClaudeCall(b.ToolName, b.Content); ok {
-					raw, _ := json.Marshal(args)
-					b.ToolName, b.Content = name, string(raw)
-					names[b.ToolID] = name
-				}
-			case cairn.ToolResult:
-				if name, ok := names[b.ToolID]; ok {
-					b.ToolName = name
-				}
-			}
-		}
-		return blocks, nil
+		return opencode.ClaudeBlocks(blocks), nil
 	}
 }
 

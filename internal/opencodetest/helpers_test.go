@@ -58,11 +58,16 @@ func newRig(t *testing.T, c opencodetest.Client) *rig {
 	}
 	t.Cleanup(func() { r.db.Close() })
 	r.st = surgery.Store{Sessions: sqlite.NewSessionStore(r.db), Rounds: sqlite.NewRoundStore(r.db), Lines: sqlite.NewLineStore(r.db)}
-	r.im = &inscribe.Importer{Store: struct {
+	r.im = r.importer(opencode.Format{})
+	return r
+}
+
+// importer returns an importer of format into the rig's store.
+func (r *rig) importer(format cairn.Transcript) *inscribe.Importer {
+	return &inscribe.Importer{Store: struct {
 		*sqlite.InscriptionStore
 		*sqlite.LineStore
-	}{sqlite.NewInscriptionStore(r.db), sqlite.NewLineStore(r.db)}, Format: opencode.Format{}}
-	return r
+	}{sqlite.NewInscriptionStore(r.db), sqlite.NewLineStore(r.db)}, Format: format}
 }
 
 // sync mirrors the client's store and imports the logs; it returns the
@@ -120,9 +125,7 @@ const claudeTools = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01"
 // returns its id.
 func (r *rig) importClaude(t *testing.T) string {
 	t.Helper()
-	im := *r.im
-	im.Format = claudecode.Format{}
-	rep, err := im.Import(context.Background(), []string{"../../testdata/claudecode/" + claudeTools + ".jsonl"})
+	rep, err := r.importer(claudecode.Format{}).Import(context.Background(), []string{"../../testdata/claudecode/" + claudeTools + ".jsonl"})
 	if err != nil || rep.Failed > 0 {
 		t.Fatalf("import: %v %+v", err, rep)
 	}

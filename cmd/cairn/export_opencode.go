@@ -59,8 +59,8 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 	if !t.DB {
 		e.Path = filepath.Join(dir, opencode.StorageDir)
 	}
-	if c := x.Crossed; c.CallsMapped+c.CallsAsText+c.ThinkingDropped > 0 && len(mat.Sources) > 0 && mat.Sources[0].Agent != cairn.AgentOpencode {
-		e.Crossed = crossing{From: mat.Sources[0].Agent, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+	if c := x.Crossed; c.CallsMapped+c.CallsAsText+c.ThinkingDropped > 0 {
+		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentOpencode), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
 }
@@ -69,4 +69,18 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 // ~/.local/share/opencode.
 func (m *Main) opencodeDataDir() string {
 	return opencode.DataDir(m.Getenv, m.Getenv("HOME"))
+}
+
+// foreignAgent names the harness of the first source that is not own: the
+// one a crossing came from.
+func foreignAgent(mat *cairn.Materialization, own string) string {
+	for _, s := range mat.Sources {
+		if a := s.Agent; a != own && !(a == "" && own == cairn.AgentClaudeCode) {
+			if a == "" {
+				return cairn.AgentClaudeCode
+			}
+			return a
+		}
+	}
+	return own
 }

@@ -375,7 +375,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}
 	e.Resume, e.Note = resumeCommand(path, home, cwd, id)
 	if c := x.Crossed; c != (claudecode.Crossing{}) {
-		e.Crossed = crossing{From: cairn.AgentCodex, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentClaudeCode), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
 }

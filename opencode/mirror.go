@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,11 +23,17 @@ import (
 // summary added) is appended again, so each line stays as it was read and
 // the importer reads only the new bytes. A reply still being written waits
 // for the next import. Mirrors of one folder take turns (a lock file).
+//
+// A session none of whose rows changed since the last mirror (the marks
+// kept in .marks: counts and latest time_updated, which opencode sets on
+// every write) is not read again.
 func Mirror(ctx context.Context, dataDir, mirrorDir string) ([]string, error) {
-	logs, err := ReadStore(ctx, dataDir)
-	if err != nil {
-		return nil, err
-	}
+	return MirrorAt(ctx, dataDir, mirrorDir, time.Now())
+}
+
+// MirrorAt is [Mirror] at the time now, which says which sessions are
+// [Quiet].
+func MirrorAt(ctx context.Context, dataDir, mirrorDir string, now time.Time) ([]string, error) {
 	if err := os.MkdirAll(mirrorDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -37,16 +45,48 @@ func Mirror(ctx context.Context, dataDir, mirrorDir string) ([]string, error) {
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		return nil, err
 	}
+	marksPath := filepath.Join(mirrorDir, ".marks")
+	marks := map[string]string{}
+	if b, err := os.ReadFile(marksPath); err == nil {
+		_ = json.Unmarshal(b, &marks) // a damaged file only costs a full read
+	}
+	logs, err := readStore(ctx, dataDir, now, func(id, mark string) bool {
+		if marks[id] != mark {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(mirrorDir, id+".jsonl"))
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
+	changed := false
 	for _, l := range logs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		path := filepath.Join(mirrorDir, l.ID+".jsonl")
+		paths = append(paths, path)
+		if l.Skipped {
+			continue
+		}
 		if err := appendLog(path, l); err != nil {
 			return nil, err
 		}
-		paths = append(paths, path)
+		if l.Mark != "" && marks[l.ID] != l.Mark {
+			marks[l.ID], changed = l.Mark, true
+		}
+	}
+	if changed {
+		b, _ := json.Marshal(marks)
+		tmp := marksPath + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, marksPath); err != nil {
+			return nil, err
+		}
 	}
 	return paths, nil
 }

@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"cairn/opencode"
 )
@@ -39,13 +41,22 @@ func exec(t *testing.T, dir, q string, args ...any) {
 
 // TestMirrorGrows checks that a log only grows: a reply still being
 // written waits (its prompt too), a finished one is appended, a document
-// changed after it was written is appended again, and nothing changed
-// appends nothing.
+// changed after it was written is appended again, nothing changed appends
+// nothing, and a reply left unfinished past opencode.Quiet is written.
 func TestMirrorGrows(t *testing.T) {
 	ctx := context.Background()
 	dir := copyDB(t, "1.18.33")
 	logs := t.TempDir()
-	paths, err := opencode.Mirror(ctx, dir, logs)
+	now := time.UnixMilli(9e12 + 60_000)
+	mirror := func() {
+		t.Helper()
+		if _, err := opencode.MirrorAt(ctx, dir, logs, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The sample's session was updated long before 9e12 ms: it is quiet.
+	exec(t, dir, `UPDATE session SET time_updated = 9e12`)
+	paths, err := opencode.MirrorAt(ctx, dir, logs, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +65,7 @@ func TestMirrorGrows(t *testing.T) {
 	id = id[:len(id)-len(".jsonl")]
 
 	// Nothing changed: nothing appended.
-	if _, err := opencode.Mirror(ctx, dir, logs); err != nil {
-		t.Fatal(err)
-	}
+	mirror()
 	if again, _ := os.ReadFile(paths[0]); !bytes.Equal(again, first) {
 		t.Fatalf("a second mirror of an unchanged store changed the log")
 	}
@@ -68,22 +77,18 @@ func TestMirrorGrows(t *testing.T) {
 		"prt_ffffffffff01aaaaaaaaaaaaaa", "msg_ffffffffff01aaaaaaaaaaaaaa", id, 9e12, 9e12, `{"type":"text","text":"THIRD-PROMPT"}`)
 	exec(t, dir, `INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`,
 		"msg_ffffffffff02aaaaaaaaaaaaaa", id, 9e12+1, 9e12+1, `{"role":"assistant","parentID":"msg_ffffffffff01aaaaaaaaaaaaaa","time":{"created":9000000000001}}`)
-	if _, err := opencode.Mirror(ctx, dir, logs); err != nil {
-		t.Fatal(err)
-	}
+	mirror()
 	if mid, _ := os.ReadFile(paths[0]); !bytes.Equal(mid, first) {
 		t.Fatalf("an unfinished reply was written:\n%s", mid[len(first):])
 	}
 
 	// The reply finishes and the title changes: the prompt, the reply and
 	// the session's new version are appended after what was there.
-	exec(t, dir, `UPDATE message SET data = ? WHERE id = ?`,
+	exec(t, dir, `UPDATE message SET data = ?, time_updated = 9e12 + 2 WHERE id = ?`,
 		`{"role":"assistant","parentID":"msg_ffffffffff01aaaaaaaaaaaaaa","time":{"created":9000000000001,"completed":9000000000002},"finish":"stop"}`,
 		"msg_ffffffffff02aaaaaaaaaaaaaa")
-	exec(t, dir, `UPDATE session SET title = 'RETITLED' WHERE id = ?`, id)
-	if _, err := opencode.Mirror(ctx, dir, logs); err != nil {
-		t.Fatal(err)
-	}
+	exec(t, dir, `UPDATE session SET title = 'RETITLED', time_updated = 9e12 + 3 WHERE id = ?`, id)
+	mirror()
 	last, _ := os.ReadFile(paths[0])
 	if !bytes.HasPrefix(last, first) {
 		t.Fatalf("the log was rewritten, not appended to")
@@ -97,6 +102,21 @@ func TestMirrorGrows(t *testing.T) {
 		if !bytes.Contains(added[i], []byte(w)) {
 			t.Errorf("appended line %d lacks %s: %s", i+1, w, added[i])
 		}
+	}
+
+	// A prompt whose reply never finishes is written once the session has
+	// been quiet for opencode.Quiet.
+	exec(t, dir, `INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`,
+		"msg_ffffffffff03aaaaaaaaaaaaaa", id, 9e12+4, 9e12+4, `{"role":"user","time":{"created":9000000000004}}`)
+	exec(t, dir, `UPDATE session SET time_updated = 9e12 + 4 WHERE id = ?`, id)
+	mirror()
+	if b, _ := os.ReadFile(paths[0]); bytes.Contains(b[len(last):], []byte("msg_ffffffffff03")) {
+		t.Fatalf("an unanswered prompt was written before the session was quiet:\n%s", b[len(last):])
+	}
+	now = now.Add(opencode.Quiet)
+	mirror()
+	if b, _ := os.ReadFile(paths[0]); !strings.Contains(string(b[len(last):]), "msg_ffffffffff03") {
+		t.Fatalf("an unanswered prompt of a quiet session was not written:\n%s", b[len(last):])
 	}
 }
 

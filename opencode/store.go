@@ -5,13 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"cairn"
 
@@ -52,18 +52,37 @@ type Log struct {
 	Session *Record
 	Items   []*Record // messages and parts
 	// Settled is how many of Items are finished: the rest belong to a
-	// reply still being written, or a prompt not yet answered.
+	// reply still being written, or a prompt not yet answered. A session
+	// untouched for [Quiet] is settled whole: its client is gone.
 	Settled int
+	// Mark changes whenever a row of the session does (SQLite era; "" for
+	// the JSON files, read whole each time): its rows' counts and latest
+	// update times, and whether it was quiet.
+	Mark string
+	// Skipped reports a session whose Mark the caller already had: its
+	// documents were not read.
+	Skipped bool
 }
+
+// Quiet is how long a session must go untouched for its last reply to
+// count as finished, whatever it says: a client that crashed mid-reply
+// never completes it.
+const Quiet = 10 * time.Minute
 
 // ReadStore reads every session of an opencode data folder, from its
 // SQLite store (opened read-only) and from JSON storage files that no
 // SQLite session has taken over.
 func ReadStore(ctx context.Context, dir string) ([]*Log, error) {
+	return readStore(ctx, dir, time.Now(), nil)
+}
+
+// readStore reads the store as ReadStore does, but not the documents of a
+// session for which known returns true given its id and Mark.
+func readStore(ctx context.Context, dir string, now time.Time, known func(id, mark string) bool) ([]*Log, error) {
 	var logs []*Log
 	seen := map[string]bool{}
 	if _, err := os.Stat(filepath.Join(dir, DBName)); err == nil {
-		l, err := readDB(ctx, filepath.Join(dir, DBName))
+		l, err := readDB(ctx, filepath.Join(dir, DBName), now, known)
 		if err != nil {
 			return nil, err
 		}
@@ -83,8 +102,27 @@ func ReadStore(ctx context.Context, dir string) ([]*Log, error) {
 	}
 	for _, l := range logs {
 		l.Settled = settled(l.Items)
+		if quiet(l.Session, now) {
+			l.Settled = len(l.Items)
+		}
 	}
 	return logs, nil
+}
+
+// quiet reports whether a session was last updated more than [Quiet]
+// before now.
+func quiet(s *Record, now time.Time) bool {
+	t := s.intCol("time_updated")
+	if s.Row == nil {
+		var d struct {
+			Time struct {
+				Updated int64 `json:"updated"`
+			} `json:"time"`
+		}
+		_ = json.Unmarshal(s.Data, &d)
+		t = d.Time.Updated
+	}
+	return t > 0 && now.Sub(time.UnixMilli(t)) > Quiet
 }
 
 // openDB opens opencode's SQLite store; read-only unless write.
@@ -100,7 +138,7 @@ func openDB(path string, write bool) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 }
 
-func readDB(ctx context.Context, path string) ([]*Log, error) {
+func readDB(ctx context.Context, path string, now time.Time, known func(id, mark string) bool) ([]*Log, error) {
 	db, err := openDB(path, false)
 	if err != nil {
 		return nil, storeError(path, err)
@@ -115,28 +153,52 @@ func readDB(ctx context.Context, path string) ([]*Log, error) {
 	if err != nil {
 		return nil, storeError(path, err)
 	}
-	msgs, err := rows(ctx, tx, KindMessage, `SELECT * FROM message ORDER BY session_id, time_created, id`)
+	marks := map[string]string{}
+	rs, err := tx.QueryContext(ctx, `SELECT s.id,
+		(SELECT count(*) || '.' || ifnull(max(time_updated), 0) FROM message WHERE session_id = s.id),
+		(SELECT count(*) || '.' || ifnull(max(time_updated), 0) FROM part WHERE session_id = s.id)
+		FROM session s`)
 	if err != nil {
 		return nil, storeError(path, err)
 	}
-	parts, err := rows(ctx, tx, KindPart, `SELECT * FROM part ORDER BY message_id, id`)
-	if err != nil {
+	for rs.Next() {
+		var id, m, p string
+		if err := rs.Scan(&id, &m, &p); err != nil {
+			rs.Close()
+			return nil, storeError(path, err)
+		}
+		marks[id] = m + "/" + p
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
 		return nil, storeError(path, err)
-	}
-	byMsg := map[string][]*Record{}
-	for _, p := range parts {
-		m := p.col("message_id")
-		byMsg[m] = append(byMsg[m], p)
-	}
-	bySes := map[string][]*Record{}
-	for _, m := range msgs {
-		s := m.col("session_id")
-		bySes[s] = append(bySes[s], m)
-		bySes[s] = append(bySes[s], byMsg[m.ID]...)
 	}
 	var logs []*Log
 	for _, s := range sessions {
-		logs = append(logs, &Log{ID: s.ID, Session: s, Items: bySes[s.ID]})
+		l := &Log{ID: s.ID, Session: s}
+		l.Mark = fmt.Sprintf("%d/%s/%v", s.intCol("time_updated"), marks[s.ID], quiet(s, now))
+		if known != nil && known(s.ID, l.Mark) {
+			l.Skipped = true
+			logs = append(logs, l)
+			continue
+		}
+		msgs, err := rows(ctx, tx, KindMessage, `SELECT * FROM message WHERE session_id = ? ORDER BY time_created, id`, s.ID)
+		if err != nil {
+			return nil, storeError(path, err)
+		}
+		parts, err := rows(ctx, tx, KindPart, `SELECT * FROM part WHERE session_id = ? ORDER BY message_id, id`, s.ID)
+		if err != nil {
+			return nil, storeError(path, err)
+		}
+		byMsg := map[string][]*Record{}
+		for _, p := range parts {
+			byMsg[p.col("message_id")] = append(byMsg[p.col("message_id")], p)
+		}
+		for _, m := range msgs {
+			l.Items = append(l.Items, m)
+			l.Items = append(l.Items, byMsg[m.ID]...)
+		}
+		logs = append(logs, l)
 	}
 	return logs, nil
 }
@@ -147,8 +209,8 @@ func storeError(path string, err error) error {
 
 // rows reads a query's rows as records of kind: the data column as Data
 // (kept as a string column if it is not JSON), the others in Row.
-func rows(ctx context.Context, tx *sql.Tx, kind, query string) ([]*Record, error) {
-	rs, err := tx.QueryContext(ctx, query)
+func rows(ctx context.Context, tx *sql.Tx, kind, query string, args ...any) ([]*Record, error) {
+	rs, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +371,3 @@ func settled(items []*Record) int {
 	}
 	return n
 }
-
-// errNotLog is returned for a mirror file that is not a canonical log.
-var errNotLog = errors.New("not an opencode log")

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"cairn"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -34,6 +36,24 @@ func Mirror(ctx context.Context, dataDir, mirrorDir string) ([]string, error) {
 // MirrorAt is [Mirror] at the time now, which says which sessions are
 // [Quiet].
 func MirrorAt(ctx context.Context, dataDir, mirrorDir string, now time.Time) ([]string, error) {
+	return mirror(ctx, dataDir, mirrorDir, now, "")
+}
+
+// MirrorSession is [Mirror] of one session: what the plugin runs when a
+// reply of that session finished. Returns ENOTFOUND if the store has no
+// such session.
+func MirrorSession(ctx context.Context, dataDir, mirrorDir, id string) (string, error) {
+	paths, err := mirror(ctx, dataDir, mirrorDir, time.Now(), id)
+	if err != nil {
+		return "", err
+	}
+	if len(paths) == 0 {
+		return "", cairn.Errorf(cairn.ENOTFOUND, "No session %s in opencode's store at %s.", id, dataDir)
+	}
+	return paths[0], nil
+}
+
+func mirror(ctx context.Context, dataDir, mirrorDir string, now time.Time, only string) ([]string, error) {
 	if err := os.MkdirAll(mirrorDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -51,7 +71,10 @@ func MirrorAt(ctx context.Context, dataDir, mirrorDir string, now time.Time) ([]
 		_ = json.Unmarshal(b, &marks) // a damaged file only costs a full read
 	}
 	logs, err := readStore(ctx, dataDir, now, func(id, mark string) bool {
-		if marks[id] != mark {
+		if only != "" && id != only {
+			return true
+		}
+		if mark == "" || marks[id] != mark {
 			return false
 		}
 		_, err := os.Stat(filepath.Join(mirrorDir, id+".jsonl"))
@@ -65,6 +88,9 @@ func MirrorAt(ctx context.Context, dataDir, mirrorDir string, now time.Time) ([]
 	for _, l := range logs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if only != "" && l.ID != only {
+			continue
 		}
 		path := filepath.Join(mirrorDir, l.ID+".jsonl")
 		paths = append(paths, path)

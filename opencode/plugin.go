@@ -23,8 +23,9 @@ func PluginPath(project string) string {
 // Plugin returns the plugin's source. opencode has no hooks of its own;
 // its plugins stand for them. This one, with bin the cairn command and
 // dataDir opencode's data folder:
-//   - on session.idle (a reply finished) runs `cairn import -q DATADIR` in
-//     the project, which inscribes the session's new messages;
+//   - on session.idle (a reply finished) runs `cairn import -q --session
+//     ID DATADIR` in the project, which inscribes that session's new
+//     messages;
 //   - on experimental.chat.system.transform (every request's system
 //     prompt) adds what `cairn prime` prints, the project's cold start,
 //     once read per session.
@@ -51,7 +52,8 @@ export const CairnPlugin = async ({ directory }) => {
   const primed = new Map();
   return {
     event: async ({ event }) => {
-      if (event.type === "session.idle") run(["import", "-q", DATA]);
+      const id = event.type === "session.idle" && event.properties && event.properties.sessionID;
+      if (id) run(["import", "-q", "--session", id, DATA]);
     },
     "experimental.chat.system.transform": async (input, output) => {
       const key = (input && input.sessionID) || "";

@@ -96,9 +96,13 @@ func readStore(ctx context.Context, dir string, now time.Time, known func(id, ma
 		return nil, err
 	}
 	for _, s := range l {
-		if !seen[s.ID] {
-			logs = append(logs, s)
+		if seen[s.ID] {
+			continue
 		}
+		if known != nil && known(s.ID, "") {
+			s.Skipped = true
+		}
+		logs = append(logs, s)
 	}
 	for _, l := range logs {
 		l.Settled = settled(l.Items)

@@ -54,6 +54,7 @@ Examples:
   cairn import --json session.jsonl`)
 	sf.register(fs, true)
 	quiet := fs.Bool("q", false, "no progress and no problem lines, only the summary")
+	only := fs.String("session", "", "with an opencode data folder: import only this session of it (what cairn's opencode plugin runs)")
 	red := fs.Bool("redact", false, "store lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules and cairn's), for a shared store; the transcript files are unchanged")
 	err := parseInterspersed(fs, args)
 	if err != nil {
@@ -66,7 +67,7 @@ Examples:
 			return err
 		}
 	}
-	if paths, err = m.mirrorOpencode(ctx, sf.store, paths); err != nil {
+	if paths, err = m.mirrorOpencode(ctx, sf.store, paths, *only); err != nil {
 		return err
 	}
 	defer m.batchGC()()
@@ -206,22 +207,36 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 
 // mirrorOpencode replaces each opencode data folder among paths by the
 // folder of its sessions' logs, brought up to date (opencode.Mirror).
-func (m *Main) mirrorOpencode(ctx context.Context, storeFlag string, paths []string) ([]string, error) {
+// With only, just that session of each folder is mirrored.
+func (m *Main) mirrorOpencode(ctx context.Context, storeFlag string, paths []string, only string) ([]string, error) {
 	out := paths[:0:0]
+	found := false
 	for _, p := range paths {
 		if !opencode.IsDataDir(p) {
 			out = append(out, p)
 			continue
 		}
+		found = true
 		dir, err := m.opencodeLogDir(storeFlag)
 		if err != nil {
 			return nil, err
+		}
+		if only != "" {
+			log, err := opencode.MirrorSession(ctx, p, dir, only)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, log)
+			continue
 		}
 		logs, err := opencode.Mirror(ctx, p, dir)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, logs...)
+	}
+	if only != "" && !found {
+		return nil, usageError("--session needs an opencode data folder among the paths")
 	}
 	return out, nil
 }

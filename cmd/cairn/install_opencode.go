@@ -10,9 +10,10 @@ import (
 const installOpencodeHelp = `
 "cairn install opencode" sets opencode up. opencode has no hooks; its
 plugins stand for them:
-  .opencode/plugins/cairn.js  a plugin that runs "cairn import" on the
-                          opencode data folder when a reply finishes
-                          (session.idle), inscribing the session, and adds
+  .opencode/plugins/cairn.js  a plugin that runs "cairn import --session"
+                          on the opencode data folder when a reply
+                          finishes (session.idle), inscribing that
+                          session into this project's store, and adds
                           what "cairn prime" prints to the system prompt
                           (experimental.chat.system.transform; once per
                           session)

@@ -64,6 +64,12 @@ func TestOpencodeCLI(t *testing.T) {
 		t.Fatalf("second import: %s", out)
 	}
 	id := strings.TrimSuffix(filepath.Base(logs[0]), ".jsonl")
+	if out := run("import", "-q", "--session", id, data); !strings.HasPrefix(out, "1 file (0 new, 0 appended, 1 unchanged") {
+		t.Fatalf("import --session: %s", out)
+	}
+	if _, _, err := runEnv(t, env, "import", "--session", "ses_nosuch", data); err == nil || !strings.Contains(err.Error(), "No session ses_nosuch") {
+		t.Fatalf("import --session of a session opencode does not have: %v", err)
+	}
 	if out := run("sessions", "--agent", "opencode"); !strings.Contains(out, id+"  opencode  ") {
 		t.Fatalf("sessions: %s", out)
 	}

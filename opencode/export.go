@@ -14,8 +14,9 @@ import (
 //
 //   - a user message holding Summary (the index of compressed rounds and
 //     where every full round came from);
-//   - then each full round from its blocks, at the materialization's
-//     fidelity and only the lines a piece keeps: user text as a user
+//   - then each full round: a whole opencode round at full fidelity as its
+//     own documents (keep.go), any other from its blocks, at the
+//     materialization's fidelity and only the lines a piece keeps: user text as a user
 //     message, each step (a model turn) as one assistant message with its
 //     text and tool parts, a call and its result together in one
 //     completed tool part, as opencode records them;
@@ -66,9 +67,10 @@ type Session struct {
 // A Message is one message with its parts, as documents without the ids
 // opencode keeps in columns.
 type Message struct {
-	ID    string
-	Data  map[string]any
-	Parts []*Part
+	ID      string
+	Created int64 // ms; the order of the messages, whatever their documents say
+	Data    map[string]any
+	Parts   []*Part
 }
 
 // A Part is one part of a message.
@@ -100,6 +102,17 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 	newUser(x.Summary)
 	firstPrompt := ""
 	for _, p := range m.FullPieces() {
+		if src := m.Source(p.Round.SessionID); src != nil && src.Agent == cairn.AgentOpencode &&
+			len(p.Keep) == 0 && p.FidelityOr(m.Fidelity) == cairn.FullFidelity {
+			if kept, ok := x.keepRound(p, tick); ok && len(kept) > 0 {
+				if firstPrompt == "" {
+					firstPrompt = promptOf(kept)
+				}
+				s.Messages = append(s.Messages, kept...)
+				user = nil
+				continue
+			}
+		}
 		if x.Blocks == nil {
 			return nil, cairn.Errorf(cairn.EINVALID, "An opencode export needs the rounds' blocks.")
 		}
@@ -178,7 +191,7 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 	}
 	s.Messages = msgs[:end]
 	for _, msg := range s.Messages {
-		if msg.Data["role"] != "assistant" {
+		if msg.Data["role"] != "assistant" || msg.Data["finish"] != nil {
 			continue
 		}
 		msg.Data["finish"] = "stop"
@@ -195,17 +208,35 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 	return s, nil
 }
 
+// promptOf returns the text of the first user message's first text part.
+func promptOf(msgs []*Message) string {
+	for _, m := range msgs {
+		if m.Data["role"] != "user" {
+			continue
+		}
+		for _, p := range m.Parts {
+			if t, ok := p.Data["text"].(string); ok && p.Data["type"] == "text" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
 func (x *Exporter) userMessage(ms int64, text string) *Message {
-	msg := &Message{ID: x.ids.Ascending("msg", time.UnixMilli(ms)), Data: map[string]any{
+	msg := &Message{ID: x.ids.Ascending("msg", time.UnixMilli(ms)), Created: ms, Data: map[string]any{
 		"role": "user", "time": map[string]any{"created": ms}, "agent": x.Agent,
-		"model": map[string]any{"providerID": x.Provider, "modelID": x.Model},
 	}}
+	if x.Provider != "" && x.Model != "" {
+		// Without it the client takes its configured model.
+		msg.Data["model"] = map[string]any{"providerID": x.Provider, "modelID": x.Model}
+	}
 	msg.Parts = append(msg.Parts, x.part(ms, map[string]any{"type": "text", "text": text}))
 	return msg
 }
 
 func (x *Exporter) assistantMessage(ms int64, parent string) *Message {
-	return &Message{ID: x.ids.Ascending("msg", time.UnixMilli(ms)), Data: map[string]any{
+	return &Message{ID: x.ids.Ascending("msg", time.UnixMilli(ms)), Created: ms, Data: map[string]any{
 		"parentID": parent, "role": "assistant", "mode": x.Agent, "agent": x.Agent,
 		"path":    map[string]any{"cwd": x.Cwd, "root": x.Cwd},
 		"cost":    0,

@@ -1,7 +1,10 @@
 package opencode_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +156,71 @@ func items(logs []*opencode.Log) int {
 		n += len(l.Items)
 	}
 	return n
+}
+
+// TestExportKeepsDocuments exports the second round of the real client's
+// session whole, at full fidelity: its messages and parts are the client's
+// own documents (usage, cost, finish, step parts, the tool parts' states)
+// under new ids, each reply's parentID its prompt's new id.
+func TestExportKeepsDocuments(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "1.18.33", "logs", "*.jsonl"))
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &cairn.Session{ID: strings.TrimSuffix(filepath.Base(paths[0]), ".jsonl"), Agent: cairn.AgentOpencode}
+	b := opencode.Format{}.NewBuilder(s, 0)
+	var lines []*cairn.Line
+	for i, raw := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(raw) == 0 {
+			continue
+		}
+		l := &cairn.Line{No: i + 1, Raw: raw}
+		b.Add(l)
+		lines = append(lines, l)
+	}
+	rounds, _, _ := b.Finish()
+	r := rounds[2]
+	var own []*cairn.Line
+	for _, l := range lines {
+		if l.RoundSeq == r.Seq {
+			own = append(own, l)
+		}
+	}
+	m := &cairn.Materialization{Sources: []*cairn.Session{s}, Fidelity: cairn.FullFidelity,
+		Pieces: []*cairn.Piece{{Round: r, Full: true, Lines: own}}}
+	x := &opencode.Exporter{Cwd: "/w", Summary: "SUMMARY", Blocks: func(*cairn.Piece) ([]*cairn.Block, error) {
+		t.Fatal("a whole opencode round went through its blocks")
+		return nil, nil
+	}}
+	out, err := x.Export(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Messages) != 5 {
+		t.Fatalf("%d messages, want the summary, the prompt and 3 replies", len(out.Messages))
+	}
+	prompt := out.Messages[1]
+	var kinds []string
+	for _, msg := range out.Messages[2:] {
+		if msg.Data["parentID"] != prompt.ID {
+			t.Errorf("reply %s: parentID %v, want the prompt's new id %s", msg.ID, msg.Data["parentID"], prompt.ID)
+		}
+		if msg.Data["tokens"] == nil || msg.Data["cost"] == nil || msg.Data["finish"] == nil {
+			t.Errorf("reply %s lost its usage, cost or finish: %v", msg.ID, msg.Data)
+		}
+		for _, p := range msg.Parts {
+			kinds = append(kinds, p.Data["type"].(string))
+			if p.Data["id"] != nil || p.Data["messageID"] != nil {
+				t.Errorf("part %s keeps its old ids", p.ID)
+			}
+		}
+	}
+	want := "step-start tool step-finish step-start tool step-finish step-start text step-finish"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("parts %s, want %s", got, want)
+	}
+	if x.Crossed != (opencode.Crossing{}) {
+		t.Errorf("crossed %+v, want nothing", x.Crossed)
+	}
 }

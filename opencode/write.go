@@ -139,7 +139,7 @@ func WriteSession(ctx context.Context, dataDir string, t *Target, x *Exporter, s
 		return writeError(path, err)
 	}
 	for _, m := range s.Messages {
-		created := timeOf(m.Data)
+		created := m.Created
 		if err := insert(ctx, tx, "message", map[string]any{"id": m.ID, "session_id": s.ID,
 			"time_created": created, "time_updated": created, "data": string(jsonOf(m.Data))}); err != nil {
 			return writeError(path, err)
@@ -160,15 +160,6 @@ func WriteSession(ctx context.Context, dataDir string, t *Target, x *Exporter, s
 func writeError(path string, err error) error {
 	return &cairn.Error{Code: cairn.EINVALID, Message: "Cannot write the session into opencode's store " + path +
 		" (nothing was written): " + err.Error() + ".", Err: err}
-}
-
-func timeOf(data map[string]any) int64 {
-	if t, ok := data["time"].(map[string]any); ok {
-		if c, ok := t["created"].(int64); ok {
-			return c
-		}
-	}
-	return 0
 }
 
 func slug(id string) string { return "cairn-" + strings.ToLower(id[len(id)-6:]) }

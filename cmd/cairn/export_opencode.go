@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"cairn"
@@ -68,7 +69,11 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 // opencodeDataDir is opencode's data folder: $XDG_DATA_HOME/opencode, else
 // ~/.local/share/opencode.
 func (m *Main) opencodeDataDir() string {
-	return opencode.DataDir(m.Getenv, m.Getenv("HOME"))
+	home := m.Getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return opencode.DataDir(m.Getenv, home)
 }
 
 // foreignAgent names the harness of the first source that is not own: the

@@ -189,7 +189,7 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 		return nil, err
 	}
 	var dirs []string
-	oc := opencode.DataDir(m.Getenv, home)
+	oc := m.opencodeDataDir()
 	if opencode.IsDataDir(oc) {
 		dirs = append(dirs, oc)
 	}

@@ -82,34 +82,43 @@ func TestResumeExport(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					budget := st.Limits.Budget
+					if k.name == "revive-budget" {
+						budget = cairn.OpencodeRequestOverhead + 2_500
+					}
 					for _, m := range ms {
-						req, size := r.resume(t, m)
-						checkRequest(t, req)
-						have := requestText(req)
-						for _, s := range k.kept {
-							if !strings.Contains(have, s) {
-								t.Errorf("%s: the request lacks %q", m.Label, s)
-							}
-						}
-						for _, s := range k.not {
-							if strings.Contains(have, s) {
-								t.Errorf("%s: the request holds %q, which the cut left out", m.Label, s)
-							}
-						}
-						sent := int64(float64(size) / cairn.CharsPerToken)
-						budget := st.Limits.Budget
-						if k.name == "revive-budget" {
-							budget = cairn.OpencodeRequestOverhead + 2_500
-						}
-						if budget > 0 && sent > budget {
-							t.Errorf("%s: the client sent %d bytes, ~%d tokens, over the budget %d", m.Label, size, sent, budget)
-						}
-						t.Logf("%s %s: request %d bytes (~%d tokens), cairn estimated %d tokens", k.name, m.Label, size, sent, surgery.Estimate(m))
+						resumeCase(t, r, m, k.kept, k.not, budget)
 					}
 				})
 			}
 		})
 	}
+}
+
+// resumeCase writes m into the rig's client's store, has the client
+// continue it, and checks the request it sends: the API's rules
+// (checkRequest), the texts and calls (as "call:NAME") it must hold and
+// must not, and its size in tokens against budget (0: none).
+func resumeCase(t *testing.T, r *rig, m *cairn.Materialization, kept, not []string, budget int64) {
+	t.Helper()
+	req, size := r.resume(t, m)
+	checkRequest(t, req)
+	have := requestText(req)
+	for _, s := range kept {
+		if !strings.Contains(have, s) {
+			t.Errorf("%s: the request lacks %q", m.Label, s)
+		}
+	}
+	for _, s := range not {
+		if strings.Contains(have, s) {
+			t.Errorf("%s: the request holds %q, which the cut left out", m.Label, s)
+		}
+	}
+	sent := int64(float64(size) / cairn.CharsPerToken)
+	if budget > 0 && sent > budget {
+		t.Errorf("%s: the client sent %d bytes, ~%d tokens, over the budget %d", m.Label, size, sent, budget)
+	}
+	t.Logf("%s %s: request %d bytes (~%d tokens), cairn estimated %d tokens", m.Operation, m.Label, size, sent, surgery.Estimate(m))
 }
 
 func one(m *cairn.Materialization, err error) ([]*cairn.Materialization, error) {

@@ -27,15 +27,13 @@ import (
 //     out and counted;
 //   - the session ends on an assistant message.
 type Exporter struct {
-	Cwd       string    // the session's directory
-	Title     string    // default: "cairn: " and the first prompt
-	Summary   string    // the text of the first message
-	Now       time.Time // stamps the records; default: time.Now()
-	Version   string    // the client version recorded; default: the version of the store's newest session
-	Provider  string    // the provider and model the assistant messages name
-	Model     string
-	Agent     string // opencode's agent (mode); default "build"
-	ProjectID string // the project the session belongs to; set by WriteSession
+	Cwd      string    // the session's directory
+	Title    string    // default: "cairn: " and the first prompt
+	Summary  string    // the text of the first message
+	Now      time.Time // stamps the records; default: time.Now()
+	Provider string    // the provider and model the messages name (Target's)
+	Model    string
+	Agent    string // opencode's agent (mode); default "build"
 
 	// Blocks returns the blocks of a full round at the materialization's
 	// fidelity (from its own harness's reader).

@@ -77,25 +77,13 @@ func parseRecord(raw []byte) (*Record, cairn.LineStatus) {
 // message is the part of a message document cairn reads; the JSON storage
 // era keeps id and sessionID in it, SQLite in columns.
 type message struct {
-	ID        string `json:"id"`
-	SessionID string `json:"sessionID"`
-	Role      string `json:"role"`
-	ParentID  string `json:"parentID"`
-	ModelID   string `json:"modelID"`
-	Model     *struct {
-		ModelID string `json:"modelID"`
-	} `json:"model"`
-	Time struct {
+	Role    string `json:"role"`
+	ModelID string `json:"modelID"`
+	Time    struct {
 		Created   int64 `json:"created"`
 		Completed int64 `json:"completed"`
 	} `json:"time"`
-	Finish string `json:"finish"`
-	Path   *struct {
-		Cwd string `json:"cwd"`
-	} `json:"path"`
-	Summary json.RawMessage `json:"summary"`
-	Tokens  *tokens         `json:"tokens"`
-	Error   json.RawMessage `json:"error"`
+	Tokens *tokens `json:"tokens"`
 }
 
 type tokens struct {
@@ -110,7 +98,6 @@ type tokens struct {
 
 // part is the part of a part document cairn reads.
 type part struct {
-	ID        string `json:"id"`
 	MessageID string `json:"messageID"`
 	Type      string `json:"type"`
 	Text      string `json:"text"`
@@ -123,12 +110,9 @@ type part struct {
 		Input  json.RawMessage `json:"input"`
 		Output string          `json:"output"`
 		Error  string          `json:"error"`
-		Title  string          `json:"title"`
 	} `json:"state"`
 	Filename string `json:"filename"`
-	Mime     string `json:"mime"`
 	URL      string `json:"url"`
-	Auto     bool   `json:"auto"`
 	Time     *struct {
 		Start int64 `json:"start"`
 	} `json:"time"`

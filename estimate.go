@@ -36,6 +36,14 @@ const (
 	// (internal/codextest's TestResumeWithinBudget), 16,000 tokens at
 	// CharsPerToken; a rollout records no usage to read it from.
 	CodexRequestOverhead = 16_000
+	// OpencodeRequestOverhead is what opencode sends besides the
+	// conversation: its system prompt (9,721 bytes from 1.18.33, 10,188
+	// from 1.1.65) and its tool declarations (21,144 bytes of 10 tools from
+	// 1.18.33, 36,698 of 11 from 1.1.65), measured on the requests it sent a
+	// stand-in provider (internal/opencodetest). The larger, 1.1.65's
+	// 46,886 bytes, is 18,754 tokens at CharsPerToken: a budget fitted with
+	// it holds for every supported release (1.18.33's is 12,346).
+	OpencodeRequestOverhead = 19_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

@@ -10,6 +10,7 @@ import (
 const (
 	AgentClaudeCode = "claude-code"
 	AgentCodex      = "codex"
+	AgentOpencode   = "opencode"
 )
 
 // Lineage kinds: how a session came to be.

@@ -124,12 +124,19 @@ var notID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^
 
 func sanitize(s string) string { return notID().ReplaceAllString(s, "_") }
 
-// toClaudeCall maps a Codex call to Claude Code's tools: exec_command,
+// toClaudeCall maps a call of another harness to Claude Code's tools (its
+// own Bash, Read, Edit and Write, as an opencode round's come, stay): exec_command,
 // shell and local_shell become Bash; an apply_patch that adds one file
 // becomes Write, one that changes one hunk of one file becomes Edit. Other
 // calls do not map.
 func toClaudeCall(tool, input string) (name string, args map[string]any, ok bool) {
 	switch tool {
+	case "Bash", "Read", "Edit", "Write":
+		// Claude Code's own, as a reader of another harness gives them.
+		if json.Unmarshal([]byte(input), &args) != nil {
+			return "", nil, false
+		}
+		return tool, args, true
 	case "exec_command", "shell", "local_shell", "container.exec", "shell_command":
 		var in struct {
 			Cmd     string          `json:"cmd"`

@@ -51,8 +51,11 @@ type facts struct {
 // for Codex ([Limits].Client), the overhead is Codex's.
 func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 	fc, err := st.sessionFacts(ctx, s)
-	if st.Limits.Client == cairn.AgentCodex {
+	switch st.Limits.Client {
+	case cairn.AgentCodex:
 		fc.overhead = cairn.CodexRequestOverhead
+	case cairn.AgentOpencode:
+		fc.overhead = cairn.OpencodeRequestOverhead
 	}
 	return fc, err
 }

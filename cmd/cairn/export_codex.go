@@ -8,6 +8,7 @@ import (
 	"cairn"
 	"cairn/codex"
 	"cairn/inscribe"
+	"cairn/opencode"
 	"cairn/surgery"
 )
 
@@ -50,7 +51,7 @@ func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat 
 	e := &exported{ID: x.ThreadID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
 		Resume: "cd " + shellQuote(cwd) + " && codex resume " + x.ThreadID}
 	if c := x.Crossed; c != (codex.Crossing{}) {
-		e.Crossed = crossing{From: cairn.AgentClaudeCode, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentCodex), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
 }
@@ -76,8 +77,23 @@ func (m *Main) register(ctx context.Context, st *store, path, id string, mat *ca
 
 // blocksAt returns a function giving a full round's blocks, rebuilt from
 // its lines by its own harness's reader and condensed to fidelity f: what a
-// writer for another harness translates.
+// writer for another harness translates. An opencode round's calls of
+// bash, read, edit and write come as Claude Code's Bash, Read, Edit and
+// Write, which the Claude Code and Codex writers map.
 func blocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
+	native := nativeBlocksAt(f, mat)
+	return func(p *cairn.Piece) ([]*cairn.Block, error) {
+		blocks, err := native(p)
+		if err != nil || mat.Source(p.Round.SessionID).Agent != cairn.AgentOpencode {
+			return blocks, err
+		}
+		return opencode.ClaudeBlocks(blocks), nil
+	}
+}
+
+// nativeBlocksAt returns a function giving a full round's blocks as its
+// own harness's reader builds them, condensed to fidelity f.
+func nativeBlocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
 	return func(p *cairn.Piece) ([]*cairn.Block, error) {
 		src := mat.Source(p.Round.SessionID)
 		if src == nil {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"cairn"
 	"cairn/codex"
 	"cairn/inscribe"
+	"cairn/opencode"
 
 	"golang.org/x/term"
 )
@@ -18,11 +20,21 @@ import (
 func (m *Main) runImport(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
-Inscribe Claude Code transcripts and Codex CLI rollouts into the store. PATH
-is a .jsonl file or a folder searched for them; with no PATH, both harnesses'
-folders: ~/.claude/projects and $CODEX_HOME/sessions (default
-~/.codex/sessions). A file is read as Codex when its name is
-rollout-…-<uuid>.jsonl or its first line is a session_meta. In a workspace
+Inscribe Claude Code transcripts, Codex CLI rollouts and opencode sessions
+into the store. PATH is a .jsonl file or a folder searched for them, or
+opencode's data folder; with no PATH, every harness's folder that exists:
+~/.claude/projects, $CODEX_HOME/sessions (default ~/.codex/sessions) and
+$XDG_DATA_HOME/opencode (default ~/.local/share/opencode). A file is read as
+Codex when its name is rollout-…-<uuid>.jsonl or its first line is a
+session_meta.
+
+opencode keeps sessions as rows of its SQLite store (1.2 and later) or as
+JSON files (1.1 and earlier), updated in place. cairn reads them read-only
+and appends each session's documents (the session, each finished message
+and its parts, a changed one again) to a log of its own, one JSON line per
+document, beside the store (.cairn/opencode/<session>.jsonl), which it then
+imports like any transcript; a reply still being written waits for the
+next import. In a workspace
 with an active engagement (cairn engagement start) or a frame in progress,
 the new rounds are tagged with them.
 
@@ -44,8 +56,10 @@ Examples:
   cairn import --json session.jsonl`)
 	sf.register(fs, true)
 	quiet := fs.Bool("q", false, "no progress and no problem lines, only the summary")
+	only := fs.String("session", "", "with an opencode data folder: import only this session of it (what cairn's opencode plugin runs)")
 	red := fs.Bool("redact", false, "store lines with their secrets replaced by [REDACTED:rule] (gitleaks' rules and cairn's), for a shared store; the transcript files are unchanged")
-	if err := parseInterspersed(fs, args); err != nil {
+	err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
 	paths := fs.Args()
@@ -54,6 +68,9 @@ Examples:
 		if paths, err = m.defaultTranscriptDirs(); err != nil {
 			return err
 		}
+	}
+	if paths, err = m.mirrorOpencode(ctx, sf.store, paths, *only); err != nil {
+		return err
 	}
 	defer m.batchGC()()
 	st, err := m.openStore(sf.store)
@@ -197,14 +214,77 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 		return nil, err
 	}
 	var dirs []string
+	oc := m.opencodeDataDir()
+	if opencode.IsDataDir(oc) {
+		dirs = append(dirs, oc)
+	}
 	for _, dir := range []string{claude, codex.SessionsDir(codex.Home(m.Getenv, home))} {
 		if _, err := os.Stat(dir); err == nil {
 			dirs = append(dirs, dir)
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no transcripts at %s (Claude Code) or %s (Codex): pass the files or folders to import",
-			claude, codex.SessionsDir(codex.Home(m.Getenv, home)))
+		return nil, fmt.Errorf("no transcripts at %s (Claude Code), %s (Codex) or %s (opencode): pass the files or folders to import",
+			claude, codex.SessionsDir(codex.Home(m.Getenv, home)), oc)
 	}
 	return dirs, nil
+}
+
+// mirrorOpencode replaces each opencode data folder among paths by the
+// folder of its sessions' logs, brought up to date (opencode.Mirror).
+// With only, just that session of each folder is mirrored.
+func (m *Main) mirrorOpencode(ctx context.Context, storeFlag string, paths []string, only string) ([]string, error) {
+	out := paths[:0:0]
+	found := false
+	for _, p := range paths {
+		if !opencode.IsDataDir(p) {
+			out = append(out, p)
+			continue
+		}
+		found = true
+		dir, err := m.opencodeLogDir(storeFlag)
+		if err != nil {
+			return nil, err
+		}
+		if only != "" {
+			log, err := opencode.MirrorSession(ctx, p, dir, only)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, log)
+			continue
+		}
+		logs, err := opencode.Mirror(ctx, p, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, logs...)
+	}
+	if only != "" && !found {
+		return nil, usageError("--session needs an opencode data folder among the paths")
+	}
+	return out, nil
+}
+
+// opencodeLogDir is where the logs of opencode sessions are kept: an
+// opencode folder beside a store file, else $XDG_STATE_HOME/cairn/opencode
+// (default ~/.local/state/cairn/opencode) for a PostgreSQL store.
+func (m *Main) opencodeLogDir(storeFlag string) (string, error) {
+	loc, err := m.storePath(storeFlag)
+	if err != nil {
+		return "", err
+	}
+	if !isPostgres(loc) {
+		return filepath.Join(filepath.Dir(loc), "opencode"), nil
+	}
+	if d := m.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "cairn", "opencode"), nil
+	}
+	home := m.Getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(home, ".local", "state", "cairn", "opencode"), nil
 }

@@ -6,10 +6,12 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/codex"
+	"cairn/opencode"
 )
 
-// transcripts reads both harnesses' files: a Codex rollout (by its name or
-// its first line) as Codex, anything else as Claude Code. Sessions keep the
+// transcripts reads every harness's files: a Codex rollout (by its name or
+// its first line) as Codex, an opencode log (its first line a session
+// record) as opencode, anything else as Claude Code. Sessions keep the
 // harness that wrote them in Agent, so a rebuild picks the same reader.
 type transcripts struct{}
 
@@ -20,6 +22,9 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 	if codex.IsRollout(path, head) {
 		return codex.Format{}.Identify(path, head)
 	}
+	if opencode.IsLog(path, head) {
+		return opencode.Format{}.Identify(path, head)
+	}
 	return claudecode.Format{}.Identify(path, head)
 }
 
@@ -28,7 +33,7 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 // inscribed before cairn read Codex) is rebuilt as Codex's, and its agent
 // corrected: "cairn reindex" repairs such stores.
 func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
-	if fromSeq == 0 && s.Agent != cairn.AgentCodex {
+	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentOpencode {
 		return &sniffer{s: s}
 	}
 	return formatOf(s.Agent).NewBuilder(s, fromSeq)
@@ -59,19 +64,23 @@ func (sn *sniffer) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.
 
 // formatOf returns the reader of an agent's transcripts.
 func formatOf(agent string) cairn.Transcript {
-	if agent == cairn.AgentCodex {
+	switch agent {
+	case cairn.AgentCodex:
 		return codex.Format{}
+	case cairn.AgentOpencode:
+		return opencode.Format{}
 	}
 	return claudecode.Format{}
 }
 
-// parseAgent checks an --agent value: "", claude-code (or claude) or codex.
+// parseAgent checks an --agent value: "", claude-code (or claude), codex or
+// opencode.
 func parseAgent(s string) (string, error) {
 	switch s {
-	case "", cairn.AgentCodex, cairn.AgentClaudeCode:
+	case "", cairn.AgentCodex, cairn.AgentClaudeCode, cairn.AgentOpencode:
 		return s, nil
 	case "claude":
 		return cairn.AgentClaudeCode, nil
 	}
-	return "", usageError("--agent must be claude-code or codex, got %q", s)
+	return "", usageError("--agent must be claude-code, codex or opencode, got %q", s)
 }

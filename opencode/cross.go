@@ -1,0 +1,236 @@
+package opencode
+
+import (
+	"encoding/json"
+	"strings"
+
+	"cairn"
+)
+
+// toOpencodeCall maps a call of another harness to opencode's own tools:
+// Claude Code's Bash, Read, Edit and Write and Codex's shell calls
+// (exec_command, shell, …) become bash, read, edit and write; a Codex
+// patch that adds one file becomes write, one that changes one hunk of one
+// file edit. opencode's own calls stay as they are. Other calls do not map.
+func toOpencodeCall(tool, input string) (name string, args map[string]any, ok bool) {
+	switch tool {
+	case "bash", "read", "edit", "write", "glob", "grep", "list", "todowrite", "todoread", "webfetch", "task", "patch", "skill":
+		if json.Unmarshal([]byte(input), &args) != nil {
+			return "", nil, false
+		}
+		return tool, args, true
+	}
+	var in struct {
+		Command    json.RawMessage `json:"command"`
+		Cmd        string          `json:"cmd"`
+		Workdir    string          `json:"workdir"`
+		FilePath   string          `json:"file_path"`
+		Offset     int             `json:"offset"`
+		Limit      int             `json:"limit"`
+		OldString  string          `json:"old_string"`
+		NewString  string          `json:"new_string"`
+		ReplaceAll bool            `json:"replace_all"`
+		Content    string          `json:"content"`
+		Input      string          `json:"input"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil && tool != "apply_patch" {
+		return "", nil, false
+	}
+	switch tool {
+	case "Bash", "exec_command", "shell", "local_shell", "container.exec", "shell_command":
+		cmd := in.Cmd
+		if cmd == "" {
+			var s string
+			var argv []string
+			if json.Unmarshal(in.Command, &s) == nil {
+				cmd = s
+			} else if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
+				if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+					cmd = argv[2]
+				} else {
+					cmd = strings.Join(argv, " ")
+				}
+			}
+		}
+		if cmd == "" {
+			return "", nil, false
+		}
+		args := map[string]any{"command": cmd, "description": "Runs " + firstWord(cmd)}
+		if in.Workdir != "" {
+			args["workdir"] = in.Workdir
+		}
+		return "bash", args, true
+	case "Read":
+		if in.FilePath == "" {
+			return "", nil, false
+		}
+		args := map[string]any{"filePath": in.FilePath}
+		if in.Offset > 0 {
+			args["offset"] = in.Offset
+		}
+		if in.Limit > 0 {
+			args["limit"] = in.Limit
+		}
+		return "read", args, true
+	case "Edit":
+		if in.FilePath == "" || in.OldString == "" {
+			return "", nil, false
+		}
+		args := map[string]any{"filePath": in.FilePath, "oldString": in.OldString, "newString": in.NewString}
+		if in.ReplaceAll {
+			args["replaceAll"] = true
+		}
+		return "edit", args, true
+	case "Write":
+		if in.FilePath == "" {
+			return "", nil, false
+		}
+		return "write", map[string]any{"filePath": in.FilePath, "content": in.Content}, true
+	case "apply_patch":
+		patch := input
+		if in.Input != "" {
+			patch = in.Input
+		}
+		return patchCall(patch)
+	}
+	return "", nil, false
+}
+
+func firstWord(cmd string) string {
+	if f := strings.Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return "a command"
+}
+
+// patchCall reads a patch in Codex's format: one added file → write; one
+// updated file with one hunk → edit.
+func patchCall(patch string) (string, map[string]any, bool) {
+	lines := strings.Split(strings.TrimRight(patch, "\n"), "\n")
+	if len(lines) < 3 || lines[0] != "*** Begin Patch" || lines[len(lines)-1] != "*** End Patch" {
+		return "", nil, false
+	}
+	body := lines[1 : len(lines)-1]
+	files := 0
+	for _, l := range body {
+		if strings.HasPrefix(l, "*** ") {
+			files++
+		}
+	}
+	if files != 1 {
+		return "", nil, false
+	}
+	switch {
+	case strings.HasPrefix(body[0], "*** Add File: "):
+		var content strings.Builder
+		for _, l := range body[1:] {
+			if !strings.HasPrefix(l, "+") {
+				return "", nil, false
+			}
+			content.WriteString(l[1:] + "\n")
+		}
+		return "write", map[string]any{"filePath": strings.TrimPrefix(body[0], "*** Add File: "), "content": content.String()}, true
+	case strings.HasPrefix(body[0], "*** Update File: "):
+		var old, neu []string
+		hunks := 0
+		for _, l := range body[1:] {
+			switch {
+			case strings.HasPrefix(l, "@@"):
+				hunks++
+			case strings.HasPrefix(l, "-"):
+				old = append(old, l[1:])
+			case strings.HasPrefix(l, "+"):
+				neu = append(neu, l[1:])
+			case strings.HasPrefix(l, " "):
+				old, neu = append(old, l[1:]), append(neu, l[1:])
+			default:
+				return "", nil, false
+			}
+		}
+		if hunks > 1 || len(old) == 0 {
+			return "", nil, false
+		}
+		return "edit", map[string]any{"filePath": strings.TrimPrefix(body[0], "*** Update File: "),
+			"oldString": strings.Join(old, "\n"), "newString": strings.Join(neu, "\n")}, true
+	}
+	return "", nil, false
+}
+
+// ClaudeCall maps an opencode call to Claude Code's tools (bash → Bash,
+// read → Read, edit → Edit, write → Write), for a Claude Code export of an
+// opencode session. Other calls do not map.
+func ClaudeCall(tool, input string) (name string, args map[string]any, ok bool) {
+	var in struct {
+		Command    string `json:"command"`
+		Workdir    string `json:"workdir"`
+		FilePath   string `json:"filePath"`
+		Offset     int    `json:"offset"`
+		Limit      int    `json:"limit"`
+		OldString  string `json:"oldString"`
+		NewString  string `json:"newString"`
+		ReplaceAll bool   `json:"replaceAll"`
+		Content    string `json:"content"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return "", nil, false
+	}
+	switch tool {
+	case "bash":
+		if in.Command == "" {
+			break
+		}
+		cmd := in.Command
+		if in.Workdir != "" {
+			cmd = "cd '" + strings.ReplaceAll(in.Workdir, "'", `'\''`) + "' && " + cmd
+		}
+		return "Bash", map[string]any{"command": cmd}, true
+	case "read":
+		if in.FilePath == "" {
+			break
+		}
+		args := map[string]any{"file_path": in.FilePath}
+		if in.Offset > 0 {
+			args["offset"] = in.Offset
+		}
+		if in.Limit > 0 {
+			args["limit"] = in.Limit
+		}
+		return "Read", args, true
+	case "edit":
+		if in.FilePath == "" || in.OldString == "" {
+			break
+		}
+		args := map[string]any{"file_path": in.FilePath, "old_string": in.OldString, "new_string": in.NewString}
+		if in.ReplaceAll {
+			args["replace_all"] = true
+		}
+		return "Edit", args, true
+	case "write":
+		if in.FilePath != "" {
+			return "Write", map[string]any{"file_path": in.FilePath, "content": in.Content}, true
+		}
+	}
+	return "", nil, false
+}
+
+// ClaudeBlocks rewrites an opencode round's calls of bash, read, edit and
+// write (and their results' names) as Claude Code's Bash, Read, Edit and
+// Write, which the Claude Code and Codex writers map to their own tools.
+func ClaudeBlocks(blocks []*cairn.Block) []*cairn.Block {
+	names := map[string]string{}
+	for _, b := range blocks {
+		switch b.Kind {
+		case cairn.ToolUse:
+			if name, args, ok := ClaudeCall(b.ToolName, b.Content); ok {
+				raw, _ := json.Marshal(args)
+				b.ToolName, b.Content = name, string(raw)
+				names[b.ToolID] = name
+			}
+		case cairn.ToolResult:
+			if name, ok := names[b.ToolID]; ok {
+				b.ToolName = name
+			}
+		}
+	}
+	return blocks
+}

@@ -1,0 +1,295 @@
+package opencode
+
+import (
+	"encoding/json"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn"
+)
+
+// PreviewLen is the number of characters kept in a round's previews.
+const PreviewLen = 80
+
+// A builder turns log lines into rounds in order. It implements
+// [cairn.RoundBuilder]. A user message starts a round, each assistant
+// message is one step (opencode writes one per model call), and parts
+// become blocks: text, reasoning, a tool call with its result, files and
+// compactions. A record seen again (a later version of a document) or a
+// part of a message that is not the current one adds no block: its line
+// is kept, its content was indexed with its first version.
+type builder struct {
+	session *cairn.Session
+
+	seq       int
+	open      *roundState
+	completed []*roundState
+
+	msg      string // the current message's id
+	role     string // its role
+	lastTime int64  // the newest message's creation time (ms)
+	seen     map[string]bool
+}
+
+type roundState struct {
+	round    *cairn.Round
+	blocks   []*cairn.Block
+	messages map[string]*cairn.MessageUsage
+	order    []string
+}
+
+func newBuilder(s *cairn.Session, fromSeq int) *builder {
+	return &builder{session: s, seq: max(fromSeq-1, 0), seen: map[string]bool{}}
+}
+
+// Add implements [cairn.RoundBuilder].
+func (b *builder) Add(l *cairn.Line) string {
+	r, status := parseRecord(l.Raw)
+	l.Status = status
+	if r == nil || status == cairn.LineUnknownType || status == cairn.LineInvalidJSON {
+		l.RoundSeq = b.current(l).round.Seq
+		kind := ""
+		if r != nil {
+			kind = r.Kind
+		}
+		return problem(status, kind)
+	}
+	l.Type, l.UUID = r.Kind, r.ID
+	again := b.seen[r.Kind+r.ID]
+	b.seen[r.Kind+r.ID] = true
+	switch r.Kind {
+	case KindSession:
+		noteSession(b.session, r)
+		if t := r.intCol("time_created"); t > 0 && l.Timestamp.IsZero() {
+			l.Timestamp = time.UnixMilli(t)
+		}
+		l.RoundSeq = b.current(l).round.Seq
+		return problem(status, "")
+	case KindMessage:
+		var m message
+		_ = json.Unmarshal(r.Data, &m)
+		created := m.Time.Created
+		if created == 0 {
+			created = r.intCol("time_created")
+		}
+		if created > 0 {
+			l.Timestamp = time.UnixMilli(created)
+		}
+		if !again && created >= b.lastTime {
+			b.lastTime = created
+			b.msg, b.role = r.ID, m.Role
+			if m.Role == "user" {
+				b.seq++
+				if b.open != nil {
+					b.completed = append(b.completed, b.open)
+				}
+				b.open = nil
+			}
+		}
+		rs := b.current(l)
+		b.touch(rs, l)
+		if m.Role == "assistant" && m.Tokens != nil && (r.ID == b.msg || rs.messages[r.ID] != nil) {
+			rs.addUsage(r.ID, m)
+		}
+		return problem(status, "")
+	}
+	var p part
+	_ = json.Unmarshal(r.Data, &p)
+	msgID := p.MessageID
+	if msgID == "" {
+		msgID = r.col("message_id")
+	}
+	if p.Time != nil && p.Time.Start > 0 {
+		l.Timestamp = time.UnixMilli(p.Time.Start)
+	} else if t := r.intCol("time_created"); t > 0 {
+		l.Timestamp = time.UnixMilli(t)
+	}
+	rs := b.current(l)
+	b.touch(rs, l)
+	if !again && msgID == b.msg {
+		b.addBlocks(rs, l, r.ID, &p)
+	}
+	return problem(status, "")
+}
+
+func problem(status cairn.LineStatus, kind string) string {
+	switch status {
+	case cairn.LineInvalidJSON:
+		return "invalid JSON (kept raw)"
+	case cairn.LineInvalidUTF8:
+		return "invalid UTF-8 (kept raw, indexed with replacement characters)"
+	case cairn.LineUnknownType:
+		return "unknown record kind " + strconv.Quote(kind) + " (kept raw)"
+	}
+	return ""
+}
+
+func (b *builder) current(l *cairn.Line) *roundState {
+	if b.open == nil {
+		b.open = &roundState{
+			round:    &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No},
+			messages: map[string]*cairn.MessageUsage{},
+		}
+	}
+	l.RoundSeq = b.open.round.Seq
+	return b.open
+}
+
+func (b *builder) touch(rs *roundState, l *cairn.Line) {
+	r := rs.round
+	r.LastLine = l.No
+	if l.Timestamp.IsZero() {
+		return
+	}
+	if r.StartedAt.IsZero() || l.Timestamp.Before(r.StartedAt) {
+		r.StartedAt = l.Timestamp
+	}
+	if l.Timestamp.After(r.EndedAt) {
+		r.EndedAt = l.Timestamp
+	}
+}
+
+// addBlocks adds the blocks of one part of the current message.
+func (b *builder) addBlocks(rs *roundState, l *cairn.Line, id string, p *part) {
+	user := b.role == "user"
+	step := ""
+	if !user {
+		step = b.msg
+	}
+	switch p.Type {
+	case "text":
+		switch {
+		case user && (p.Synthetic || p.Ignored):
+			rs.add(l, "user", cairn.MetaText, p.Text, "", nil)
+		case user:
+			rs.add(l, "user", cairn.UserText, p.Text, "", nil)
+		default:
+			rs.add(l, "assistant", cairn.AssistantText, p.Text, step, nil)
+		}
+	case "reasoning":
+		rs.add(l, "assistant", cairn.Thinking, p.Text, step, nil)
+	case "tool":
+		if p.State == nil {
+			return
+		}
+		callID := p.CallID
+		if callID == "" {
+			callID = id
+		}
+		input := string(p.State.Input)
+		if input == "" || input == "null" {
+			input = "{}"
+		}
+		rs.add(l, "assistant", cairn.ToolUse, input, step, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
+		rs.noteTool(p.Tool)
+		switch p.State.Status {
+		case "completed":
+			rs.add(l, "user", cairn.ToolResult, p.State.Output, "", func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
+		case "error":
+			rs.add(l, "user", cairn.ToolResult, p.State.Error, "", func(bl *cairn.Block) {
+				bl.ToolName, bl.ToolID, bl.IsError = p.Tool, callID, true
+			})
+		}
+	case "file":
+		name := p.Filename
+		if name == "" {
+			name = p.URL
+		}
+		rs.add(l, roleOf(user), cairn.MetaText, "[file: "+name+"]", step, nil)
+	case "compaction":
+		rs.add(l, "system", cairn.CompactionBlock, "opencode compacted the conversation", "", nil)
+	case "subtask", "agent":
+		rs.add(l, roleOf(user), cairn.MetaText, "["+p.Type+"] "+p.Text, step, nil)
+	}
+}
+
+func roleOf(user bool) string {
+	if user {
+		return "user"
+	}
+	return "assistant"
+}
+
+func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
+	bl := &cairn.Block{
+		SessionID: rs.round.SessionID, RoundSeq: rs.round.Seq, LineNo: l.No, Index: len(rs.blocks),
+		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
+	}
+	if set != nil {
+		set(bl)
+	}
+	rs.blocks = append(rs.blocks, bl)
+	r := rs.round
+	switch kind {
+	case cairn.UserText:
+		if r.UserPreview == "" {
+			r.UserPreview = Preview(content)
+		}
+	case cairn.AssistantText:
+		if p := Preview(content); p != "" {
+			r.AgentPreview = p
+		}
+	}
+}
+
+func (rs *roundState) noteTool(name string) {
+	for _, t := range rs.round.Tools {
+		if t == name {
+			return
+		}
+	}
+	rs.round.Tools = append(rs.round.Tools, name)
+}
+
+// addUsage records an assistant message's usage, its latest version.
+func (rs *roundState) addUsage(id string, m message) {
+	u := cairn.Usage{Input: m.Tokens.Input, Output: m.Tokens.Output + m.Tokens.Reasoning,
+		CacheRead: m.Tokens.Cache.Read, CacheCreation: m.Tokens.Cache.Write}
+	if mu, ok := rs.messages[id]; ok {
+		mu.Usage = u
+		return
+	}
+	rs.messages[id] = &cairn.MessageUsage{MessageID: id, RoundSeq: rs.round.Seq, Model: m.ModelID, Usage: u}
+	rs.order = append(rs.order, id)
+}
+
+// Finish implements [cairn.RoundBuilder]. The open round is returned every
+// time, with all its blocks, because lines still to come may extend it.
+func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
+	states := b.completed
+	if b.open != nil {
+		states = append(states, b.open)
+	}
+	var rounds []*cairn.Round
+	var blocks []*cairn.Block
+	var msgs []*cairn.MessageUsage
+	for _, rs := range states {
+		r := *rs.round
+		r.Usage = cairn.Usage{}
+		for _, id := range rs.order {
+			mu := *rs.messages[id]
+			r.Usage = r.Usage.Add(mu.Usage)
+			msgs = append(msgs, &mu)
+		}
+		rounds = append(rounds, &r)
+		blocks = append(blocks, rs.blocks...)
+	}
+	b.completed = nil
+	return rounds, cairn.BlockSlices(blocks), msgs
+}
+
+// Preview returns the first [PreviewLen] characters of s with whitespace
+// collapsed, ending in "…" when cut.
+func Preview(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	n := 0
+	for i := range s {
+		if n == PreviewLen {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,37 +8,11 @@ import (
 
 	"cairn"
 
-	"github.com/klauspost/compress/s2"
 )
 
 // chunkSize bounds the raw bytes in one chunk, so that reading one line
 // back decompresses little more than it needs.
 const chunkSize = 256 << 10
-
-// compress and decompress are S2 (a faster Snappy): transcripts shrink
-// about fivefold at over a gigabyte a second, where zstd's fastest level
-// shrinks them sevenfold at a third of the speed — and import speed is
-// bounded by CPU.
-//
-// S2 writes into room for the worst case, some 17% more than its input:
-// a long line's chunk keeps only the bytes written, and the room is
-// scratch memory outside the Go heap, so that it does not double the heap
-// the collector lets grow beside a long line (compressing a line of 43 MB
-// raised the next collection's goal by 100 MB).
-func compress(b []byte) []byte {
-	if len(b) < scratchCompress {
-		return s2.Encode(nil, b)
-	}
-	room, free := scratch(s2.MaxEncodedLen(len(b)))
-	defer free()
-	return bytes.Clone(s2.Encode(room, b))
-}
-
-// scratchCompress is the size of input past which [compress] writes into
-// scratch memory.
-const scratchCompress = 1 << 20
-
-func decompress(b []byte) ([]byte, error) { return s2.Decode(nil, b) }
 
 // A chunk's meta holds, for each of its lines in order: its size and file
 // offset, then its type, uuid, parent uuid and timestamp (Unix
@@ -47,8 +20,8 @@ func decompress(b []byte) ([]byte, error) { return s2.Decode(nil, b) }
 // varints, strings a uvarint length and their bytes: the meta of every
 // line of a long session is read whenever a surgical export reads it.
 
-// encodeMeta returns the compressed meta of lines.
-func encodeMeta(lines []*cairn.Line) []byte {
+// encodeMeta returns the meta of lines, compressed with c.
+func encodeMeta(c codec, lines []*cairn.Line) []byte {
 	buf := make([]byte, 0, 128*len(lines))
 	str := func(s string) {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
@@ -68,13 +41,13 @@ func encodeMeta(lines []*cairn.Line) []byte {
 		buf = binary.AppendVarint(buf, int64(l.RoundSeq))
 		str(string(l.Status))
 	}
-	return compress(buf)
+	return compressWith(c, buf)
 }
 
 // decodeMeta fills lines (SessionID and No set) from a chunk's raw data
-// and meta.
-func decodeMeta(id int64, data, meta []byte, lines []*cairn.Line) error {
-	buf, err := decompress(meta)
+// and meta, compressed with c.
+func decodeMeta(id int64, c codec, data, meta []byte, lines []*cairn.Line) error {
+	buf, err := decompress(c, meta)
 	if err != nil {
 		return fmt.Errorf("chunk %d meta: %w", id, err)
 	}
@@ -166,7 +139,7 @@ func makeChunks(lines []*cairn.Line) []chunk {
 			}
 			raw = buf
 		}
-		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(raw), encodeMeta(c)})
+		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(raw), encodeMeta(chunkCodec, c)})
 	}
 	return out
 }
@@ -174,11 +147,11 @@ func makeChunks(lines []*cairn.Line) []chunk {
 // insertChunks stores chunks of a session's generation.
 func insertChunks(ctx context.Context, tx *Tx, sessionID string, gen int, chunks []chunk) error {
 	for _, c := range chunks {
-		stmt, err := tx.prepared(ctx, `INSERT INTO chunks (session_id, generation, first_no, last_no, data, meta) VALUES (?, ?, ?, ?, ?, ?)`)
+		stmt, err := tx.prepared(ctx, `INSERT INTO chunks (session_id, generation, first_no, last_no, data, meta, codec) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(ctx, sessionID, gen, c.first, c.last, c.data, c.meta); err != nil {
+		if _, err := stmt.ExecContext(ctx, sessionID, gen, c.first, c.last, c.data, c.meta, chunkCodec); err != nil {
 			return fmt.Errorf("lines %d–%d: %w", c.first, c.last, err)
 		}
 	}
@@ -213,7 +186,7 @@ func findAllLines(ctx context.Context, tx *Tx, sessionID string) ([]*cairn.Line,
 
 // readChunks returns the lines numbered from..to of the chunks tail selects.
 func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tail string, args ...any) ([]*cairn.Line, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, generation, first_no, last_no, data, meta FROM chunks `+tail, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -223,10 +196,11 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tai
 		var id int64
 		var gen, first, last int
 		var z, meta []byte
-		if err := rows.Scan(&id, &gen, &first, &last, &z, &meta); err != nil {
+		var c codec
+		if err := rows.Scan(&id, &gen, &first, &last, &z, &meta, &c); err != nil {
 			return nil, err
 		}
-		data, err := decompress(z)
+		data, err := decompress(c, z)
 		if err != nil {
 			return nil, &damage{session: sessionID, generation: gen, first: first, last: last, err: fmt.Errorf("chunk %d: %w", id, err)}
 		}
@@ -234,7 +208,7 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tai
 		for i := range lines {
 			lines[i] = &cairn.Line{SessionID: sessionID, Generation: gen, No: first + i}
 		}
-		if err := decodeMeta(id, data, meta, lines); err != nil {
+		if err := decodeMeta(id, c, data, meta, lines); err != nil {
 			return nil, &damage{session: sessionID, generation: gen, first: first, last: last, err: err}
 		}
 		for _, l := range lines {
@@ -277,7 +251,7 @@ func updateLineMeta(ctx context.Context, tx *Tx, sessionID string, lines []*cair
 		byNo[l.No] = l
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT id, first_no, last_no FROM chunks WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?)`,
+		SELECT id, first_no, last_no, codec FROM chunks WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?)`,
 		sessionID, sessionID)
 	if err != nil {
 		return err
@@ -285,11 +259,12 @@ func updateLineMeta(ctx context.Context, tx *Tx, sessionID string, lines []*cair
 	type span struct {
 		id          int64
 		first, last int
+		codec       codec
 	}
 	var spans []span
 	for rows.Next() {
 		var s span
-		if err := rows.Scan(&s.id, &s.first, &s.last); err != nil {
+		if err := rows.Scan(&s.id, &s.first, &s.last, &s.codec); err != nil {
 			rows.Close()
 			return err
 		}
@@ -305,7 +280,7 @@ func updateLineMeta(ctx context.Context, tx *Tx, sessionID string, lines []*cair
 			}
 			part = append(part, l)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET meta = ? WHERE id = ?`, encodeMeta(part), s.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET meta = ? WHERE id = ?`, encodeMeta(s.codec, part), s.id); err != nil {
 			return err
 		}
 	}

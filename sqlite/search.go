@@ -185,7 +185,8 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 
 // snippetTexts reads the first snippetBytes of each block's text, in one
 // query: FTS5's snippet() costs a millisecond per hit for a common word,
-// and a snippet is cut in Go from the start of the text.
+// and a snippet is cut in Go from the start of the text. A text that
+// views its line is read from the line.
 func snippetTexts(ctx context.Context, tx *Tx, ids []int64) (map[int64]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -194,21 +195,35 @@ func snippetTexts(ctx context.Context, tx *Tx, ids []int64) (map[int64]string, e
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, line_no, substr(content, 1, ?), span FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	texts := make(map[int64]string, len(ids))
+	var views []viewed
 	for rows.Next() {
-		var id int64
-		var text string
-		if err := rows.Scan(&id, &text); err != nil {
+		b := cairn.Block{}
+		var span sql.NullInt64
+		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Content, &span); err != nil {
 			return nil, err
 		}
-		texts[id] = text
+		if span.Valid {
+			views = append(views, viewed{&b, span.Int64})
+		}
+		texts[b.ID] = b.Content
 	}
-	return texts, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for _, v := range views {
+		if _, err := resolveViews(ctx, tx, v.block.SessionID, []viewed{v}, snippetBytes); err != nil {
+			return nil, err
+		}
+		texts[v.block.ID] = v.block.Content
+	}
+	return texts, nil
 }
 
 // snippetBytes bounds the text read to cut a snippet from.

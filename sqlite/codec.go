@@ -31,7 +31,7 @@ const (
 )
 
 // chunkCodec is the codec new chunks are written with.
-const chunkCodec = codecZstd
+var chunkCodec = codecZstd // a variable for tests
 
 // zstdEncoder and zstdDecoder are made at first use, never at start: a
 // hook that only reads pays for neither (AGENTS.md, rule 7). Both are

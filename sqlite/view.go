@@ -22,7 +22,7 @@ import (
 // viewMin is the shortest text a block views rather than keeps: a span
 // costs up to 8 bytes, and a short text is often found at the wrong place
 // anyway (harmless, but no gain).
-const viewMin = 16
+var viewMin = 16 // a variable for tests
 
 // A view is where a block's text is in its line: bytes off..off+n, either
 // the text itself or, when quoted, a JSON string whose value it is.

@@ -10,17 +10,6 @@ import (
 	"cairn"
 )
 
-// RelayoutReport is what [DB.Relayout] did.
-type RelayoutReport struct {
-	Sessions int   `json:"sessions"`       // in the store
-	Relaid   int   `json:"relaid"`         // rewritten by this run (the others were before, or were written in the layout)
-	Chunks   int   `json:"chunks"`         // chunks recompressed
-	Lines    int   `json:"lines_verified"` // lines whose SHA-256 was checked after recompressing
-	Views    int   `json:"views"`          // blocks whose text became a view of their line
-	Before   int64 `json:"bytes_before"`   // the store's files' size before
-	After    int64 `json:"bytes_after"`    // and after
-}
-
 // relayoutChunks is how many chunks one transaction of [DB.Relayout]
 // recompresses: about 8 MB of lines, a fraction of a second of the
 // write lock.
@@ -40,12 +29,12 @@ var relayoutChunks = 32 // a variable for tests
 //
 // It is the only writer that replaces raw bytes (AGENTS.md, rule 1): the
 // same lines, in another encoding, checked before they are replaced.
-func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, total int)) (_ *RelayoutReport, err error) {
+func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, total int)) (_ *cairn.RelayoutReport, err error) {
 	defer db.explain(&err)
 	if db.readOnly {
 		return nil, cairn.Errorf(cairn.EINVALID, "The store %s is read-only for this user: it cannot be rewritten.", db.Path)
 	}
-	rep := &RelayoutReport{Before: storeBytes(db.Path)}
+	rep := &cairn.RelayoutReport{Before: storeBytes(db.Path)}
 	tx, err := db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -93,7 +82,7 @@ func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, tot
 }
 
 // relayoutSession rewrites session id's chunks, then its blocks.
-func (db *DB) relayoutSession(ctx context.Context, id string, rep *RelayoutReport) error {
+func (db *DB) relayoutSession(ctx context.Context, id string, rep *cairn.RelayoutReport) error {
 	for {
 		n, err := db.recompress(ctx, id, rep)
 		if err != nil {
@@ -119,7 +108,7 @@ func (db *DB) relayoutSession(ctx context.Context, id string, rep *RelayoutRepor
 
 // recompress rewrites up to relayoutChunks of session id's chunks not in
 // chunkCodec, in one transaction, and returns how many.
-func (db *DB) recompress(ctx context.Context, id string, rep *RelayoutReport) (int, error) {
+func (db *DB) recompress(ctx context.Context, id string, rep *cairn.RelayoutReport) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -218,7 +207,7 @@ func chunkLines(id int64, c codec, z, meta []byte, first, last int) ([]*cairn.Li
 // viewBlocks makes the text of session id's blocks that keep it inline a
 // view of their line wherever one gives it back, one chunk's lines at a
 // time, so that a long session is never held whole.
-func viewBlocks(ctx context.Context, tx *Tx, id string, rep *RelayoutReport) error {
+func viewBlocks(ctx context.Context, tx *Tx, id string, rep *cairn.RelayoutReport) error {
 	rows, err := tx.QueryContext(ctx, `SELECT first_no, last_no FROM chunks
 		WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?) ORDER BY first_no`, id, id)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"cairn"
-
 )
 
 // chunkSize bounds the raw bytes in one chunk, so that reading one line

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"cairn"
 
@@ -60,14 +62,95 @@ func (v view) text(raw []byte) (string, error) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", fmt.Errorf("bytes %d–%d are not a JSON string", v.off, v.off+v.n)
 	}
-	if bytes.IndexByte(b, '\\') < 0 {
-		return string(b[1 : len(b)-1]), nil
-	}
-	out, err := jsontext.AppendUnquote(nil, b)
+	out, err := unquote(b)
 	if err != nil {
 		return "", fmt.Errorf("bytes %d–%d: %w", v.off, v.off+v.n, err)
 	}
-	return string(out), nil
+	return out, nil
+}
+
+// unquote returns the value of the JSON string q, as
+// [jsontext.AppendUnquote] does for a valid one, faster: reading a long
+// session unquotes most of its bytes. The escapes a transcript holds
+// (\n, \", \\, \t, \u001b) are decoded here; a \u escape of a
+// surrogate, and an invalid escape, are left to jsontext. Invalid UTF-8
+// or control characters are passed through, where jsontext replaces or
+// refuses them: a view is only recorded when it reads back its text, so
+// a text a reader cleaned of them is never a view.
+func unquote(q []byte) (string, error) {
+	body := q[1 : len(q)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 && bytes.IndexByte(body, '"') < 0 {
+		return string(body), nil
+	}
+	out := make([]byte, 0, len(body))
+	for {
+		if i < 0 {
+			i = len(body)
+		}
+		if bytes.IndexByte(body[:i], '"') >= 0 {
+			return slowUnquote(q)
+		}
+		out, body = append(out, body[:i]...), body[i:]
+		if len(body) == 0 {
+			return string(out), nil
+		}
+		if len(body) < 2 {
+			return slowUnquote(q)
+		}
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(body[2:])
+			if !ok || utf16.IsSurrogate(r) {
+				return slowUnquote(q)
+			}
+			out = utf8.AppendRune(out, r)
+			body = body[4:]
+		default:
+			return slowUnquote(q)
+		}
+		body = body[2:]
+		i = bytes.IndexByte(body, '\\')
+	}
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func slowUnquote(q []byte) (string, error) {
+	out, err := jsontext.AppendUnquote(nil, q)
+	return string(out), err
 }
 
 // A viewFinder finds the views of a run of blocks in their lines. The
@@ -91,7 +174,12 @@ func (f *viewFinder) find(raw []byte, no int, text string) (view, bool) {
 	f.quote, err = jsontext.AppendQuote(f.quote[:0], text)
 	if err == nil {
 		if off := f.index(raw, f.quote); off >= 0 {
-			return f.found(view{off: off, n: len(f.quote), quoted: true}), true
+			// Read back as every reader will: a view is only kept if it
+			// gives the text byte for byte.
+			v := view{off: off, n: len(f.quote), quoted: true}
+			if back, err := v.text(raw); err == nil && back == text {
+				return f.found(v), true
+			}
 		}
 	}
 	if off := f.index(raw, []byte(text)); off >= 0 {

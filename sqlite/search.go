@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"strings"
 
 	"cairn"
@@ -217,11 +218,17 @@ func snippetTexts(ctx context.Context, tx *Tx, ids []int64) (map[int64]string, e
 		return nil, err
 	}
 	rows.Close()
+	var buf []byte
 	for _, v := range views {
-		if _, err := resolveViews(ctx, tx, v.block.SessionID, []viewed{v}, snippetBytes); err != nil {
+		var raw []byte
+		if raw, buf, err = lineRaw(ctx, tx, v.block.SessionID, v.block.LineNo, buf); err != nil {
 			return nil, err
 		}
-		texts[v.block.ID] = v.block.Content
+		text, err := unpackView(v.span).text(raw)
+		if err != nil {
+			return nil, &damage{session: v.block.SessionID, first: v.block.LineNo, last: v.block.LineNo, err: fmt.Errorf("block %d's text: %w", v.block.ID, err)}
+		}
+		texts[v.block.ID] = prefix(text, snippetBytes)
 	}
 	return texts, nil
 }

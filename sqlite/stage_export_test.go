@@ -31,3 +31,6 @@ func SetOldLayout(chunks int) (restore func()) {
 // SetRelayoutChunks sets how many chunks a relayout transaction
 // rewrites, for tests.
 func SetRelayoutChunks(n int) { relayoutChunks = n }
+
+// DropChunkCache forgets the chunks db read, as a new process would.
+func (db *DB) DropChunkCache() { db.chunks.drop() }

@@ -9,9 +9,10 @@ import (
 	"cairn/sqlite"
 )
 
-// BenchmarkFindRound reads the one round of a long real session (2.9 MB)
-// with its blocks, in the layout new imports write and in the one before
-// migration 0012 (S2 chunks, block texts inline).
+// BenchmarkFindRound reads the rounds of a long real session (2.9 MB)
+// with their blocks, as `cairn show` does, in the layout new imports write and in the one before
+// migration 0012 (S2 chunks, block texts inline), each time as a new
+// process would (no chunk cached).
 func BenchmarkFindRound(b *testing.B) {
 	const id = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 	long := "../../shared/testdata/transcripts/marot__spotter/long/" + id + ".jsonl"
@@ -32,16 +33,10 @@ func BenchmarkFindRound(b *testing.B) {
 			defer db.Close()
 			rs := sqlite.NewRoundStore(db)
 			ctx := context.Background()
-			rounds, err := rs.FindRounds(ctx, cairn.RoundFilter{SessionID: id})
-			if err != nil || len(rounds) == 0 {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
 			for b.Loop() {
-				for _, r := range rounds {
-					if _, err := rs.FindRound(ctx, id, r.Seq); err != nil {
-						b.Fatal(err)
-					}
+				db.DropChunkCache()
+				if rounds, err := rs.FindRounds(ctx, cairn.RoundFilter{SessionID: id, WithBlocks: true}); err != nil || len(rounds) == 0 {
+					b.Fatal(err)
 				}
 			}
 		})

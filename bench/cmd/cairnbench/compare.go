@@ -83,7 +83,7 @@ func sessionCommands(bins, stores []string, session string, runs int) (map[strin
 // table prints issue #30's row for the corpus (size bytes): this cairn's
 // figures and, with baseline, an older cairn's beside them, measured in
 // one run.
-func table(cairnBin, baseline, dir, label, corpus string, size int64, session string, runs int) error {
+func table(cairnBin, baseline, dir, label, corpus string, size int64, session string, runs int, reuse bool) error {
 	bins, names := []string{cairnBin}, []string{"cairn"}
 	if baseline != "" {
 		bins, names = append(bins, baseline), append(names, "baseline")
@@ -96,7 +96,15 @@ func table(cairnBin, baseline, dir, label, corpus string, size int64, session st
 	var stores []string
 	var sessionID string
 	for i, b := range bins {
-		im, err := importWith(names[i], b, filepath.Join(dir, names[i]+"-store-"+label, "cairn.db"), corpus)
+		path := filepath.Join(dir, names[i]+"-store-"+label, "cairn.db")
+		if _, err := os.Stat(path); reuse && err == nil {
+			stores = append(stores, path)
+			sessionID = strings.TrimSuffix(filepath.Base(session), ".jsonl")
+			fmt.Printf("%-9s store %.1f MB = %.1f %% of %.1f MB raw (imported by an earlier run)\n", names[i], float64(fileSizes(path))/1e6,
+				100*float64(fileSizes(path))/float64(size), float64(size)/1e6)
+			continue
+		}
+		im, err := importWith(names[i], b, path, corpus)
 		if err != nil {
 			return err
 		}

@@ -90,7 +90,7 @@ func run() error {
 	realBytes, _, _ := bench.DirSize(filepath.Join(corpus, "real"))
 	fmt.Printf("corpus        %d files, %.1f MB, %.1f MB of it real transcripts with fresh uuids (%s)\n", files, float64(got)/1e6, float64(realBytes)/1e6, corpus)
 	if *onlyTable {
-		return table(bin.cairn, *baseline, *dir, *size, corpus, got, *session, *runs)
+		return table(bin.cairn, *baseline, *dir, *size, corpus, got, *session, *runs, *reuse)
 	}
 
 	// Startup: cairn --help against a Go hello world, and a hello world

@@ -281,10 +281,13 @@ func lineRaw(ctx context.Context, tx *Tx, sessionID string, no int, buf []byte) 
 	var gen, first, last int
 	var z, meta []byte
 	var c codec
-	err := tx.QueryRowContext(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks
+	stmt, err := tx.prepared(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks
 		WHERE session_id = ?1 AND generation = (SELECT generation FROM sessions WHERE id = ?1) AND first_no <= ?2
-		ORDER BY first_no DESC LIMIT 1`, sessionID, no).Scan(&id, &gen, &first, &last, &z, &meta, &c)
+		ORDER BY first_no DESC LIMIT 1`)
 	if err != nil {
+		return nil, buf, err
+	}
+	if err := stmt.QueryRowContext(ctx, sessionID, no).Scan(&id, &gen, &first, &last, &z, &meta, &c); err != nil {
 		return nil, buf, notFound(err, "Session %s has no line %d.", sessionID, no)
 	}
 	if no > last {

@@ -2,8 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"crypto/sha256"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -176,4 +176,3 @@ func pgOpenWithout(t *testing.T, dsn string) func() {
 		}
 	}
 }
-

@@ -36,7 +36,7 @@ type DB struct {
 	cancel func()
 	locks  sessionLocks
 	chunks chunkCache // raw bytes of the chunks read last
-	newer  string // the newest migration recorded in the store that this cairn lacks
+	newer  string     // the newest migration recorded in the store that this cairn lacks
 
 	// readOnly is set by Open when this user may not write the store:
 	// reads are served, writes refused ([DB.ReadOnly]).

@@ -22,6 +22,7 @@ import (
 type imported struct {
 	name      string
 	seconds   float64
+	cpu       float64 // seconds, user and system
 	rssMB     float64
 	storeMB   float64
 	storePath string
@@ -38,8 +39,10 @@ func importWith(name, bin, storePath, corpus string) (imported, error) {
 		return imported{}, fmt.Errorf("%s import: %w", name, err)
 	}
 	el := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
-	return imported{name: name, seconds: el.Seconds(), rssMB: float64(rss) / 1024, storeMB: float64(fileSizes(storePath)) / 1e6, storePath: storePath}, nil
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	rss := ru.Maxrss
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return imported{name: name, seconds: el.Seconds(), cpu: cpu, rssMB: float64(rss) / 1024, storeMB: float64(fileSizes(storePath)) / 1e6, storePath: storePath}, nil
 }
 
 // phraseSearch times `cairn search` of q (each cairn in bins on its own
@@ -108,8 +111,8 @@ func table(cairnBin, baseline, dir, label, corpus string, size int64, session st
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-9s import %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB = %.1f %% of %.1f MB raw\n",
-			names[i], float64(size)/1e6/im.seconds, im.seconds, im.rssMB, im.storeMB, 100*im.storeMB*1e6/float64(size), float64(size)/1e6)
+		fmt.Printf("%-9s import %.1f MB/s (%.1f s, CPU %.1f s), peak RSS %.0f MB, store %.1f MB = %.1f %% of %.1f MB raw\n",
+			names[i], float64(size)/1e6/im.seconds, im.seconds, im.cpu, im.rssMB, im.storeMB, 100*im.storeMB*1e6/float64(size), float64(size)/1e6)
 		stores = append(stores, im.storePath)
 		if session != "" {
 			if out, err := exec.Command(b, "import", "--store", im.storePath, "-q", session).CombinedOutput(); err != nil {

@@ -30,14 +30,17 @@ skipped. A session the target holds at another position (imported there
 separately) stops the copy: import the transcript into the target instead.
 
 --in-place rewrites one store, written by an older cairn, into the layout
-this one writes, which keeps each byte of a transcript once: raw lines
-recompressed (SQLite: zstd chunks, a third smaller than S2's), each line
-checked by its SHA-256 before its old bytes are replaced, and block texts
-that copied their line read from it instead. The store stays readable
-throughout, by this cairn, and imports may run beside it; killed, it
-carries on where it stopped when run again. SQLite's file then shrinks
-(VACUUM, which needs free disk the size of the new file); --no-vacuum
-leaves the freed pages for later imports to reuse.
+this one writes. SQLite: raw lines recompressed (zstd chunks, a quarter
+smaller than S2's), each line checked by its SHA-256 before its old bytes
+are replaced, and block texts that copied their line read from it
+instead; the file then shrinks (VACUUM, which needs free disk the size of
+the new file; --no-vacuum leaves the freed pages for later imports).
+PostgreSQL: the copy of each block's searchable text beside its content
+and its search vector is dropped; a plain VACUUM lets later imports reuse
+the space (VACUUM FULL blocks, run by an administrator, gives it back, but
+locks the table while it runs). The store stays readable throughout, and
+imports may run beside it; killed, it carries on where it stopped when run
+again.
 
 Examples:
   cairn migrate --to postgres://cairn@db.internal/cairn
@@ -196,7 +199,7 @@ func (m *Main) relayout(ctx context.Context, sf storeFlags, vacuum bool) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%d sessions: %d rewritten, %d already in this layout; %d chunks of lines rewritten, %d lines verified by SHA-256; "+
-		"%d block texts now read from their line; %.1f MB → %.1f MB (%.2fs)\n",
+		"%d blocks rewritten to keep their text once; %.1f MB → %.1f MB (%.2fs)\n",
 		rep.Sessions, rep.Relaid, rep.Sessions-rep.Relaid, rep.Chunks, rep.Lines, rep.Views,
 		float64(rep.Before)/1e6, float64(rep.After)/1e6, time.Since(start).Seconds())
 	return err

@@ -209,8 +209,8 @@ func TestRelayout_Killed(t *testing.T) {
 		if diff := cmp.Diff(before, takeSnapshot(t, path)); diff != "" {
 			t.Fatalf("kill %d: the store reads differently (-before +after):\n%s", i, diff)
 		}
-		if done {
-			break
+		if done || kills == 6 {
+			break // the last run, below, finishes what is left
 		}
 	}
 	db := sqlite.NewDB(path)

@@ -157,10 +157,21 @@ func slowUnquote(q []byte) (string, error) {
 // blocks of a line come in the order of their text in it, so each search
 // starts where the last one of the same line ended.
 type viewFinder struct {
-	line  int // the line of the last view found
-	from  int // where it ended
-	quote []byte
+	line   int // the line of the last view found
+	from   int // where it ended
+	misses int // texts of the line not found since
+	quote  []byte
 }
+
+// Bounds of the search for a view, so that a line of a million blocks
+// whose texts are not in it is not searched through for each: a text is
+// looked for within viewWindow bytes past the last one found, and after
+// viewMisses texts of a line in a row were not found, the rest of the
+// line's blocks keep theirs.
+const (
+	viewWindow = 1 << 20
+	viewMisses = 64
+)
 
 // find returns where text is in raw, line no.
 func (f *viewFinder) find(raw []byte, no int, text string) (view, bool) {
@@ -168,7 +179,10 @@ func (f *viewFinder) find(raw []byte, no int, text string) (view, bool) {
 		return view{}, false
 	}
 	if no != f.line {
-		f.line, f.from = no, 0
+		f.line, f.from, f.misses = no, 0, 0
+	}
+	if f.misses >= viewMisses {
+		return view{}, false
 	}
 	var err error
 	f.quote, err = jsontext.AppendQuote(f.quote[:0], text)
@@ -185,21 +199,23 @@ func (f *viewFinder) find(raw []byte, no int, text string) (view, bool) {
 	if off := f.index(raw, []byte(text)); off >= 0 {
 		return f.found(view{off: off, n: len(text)}), true
 	}
+	f.misses++
 	return view{}, false
 }
 
 func (f *viewFinder) found(v view) view {
-	f.from = v.off + v.n
+	f.from, f.misses = v.off+v.n, 0
 	return v
 }
 
-// index returns the offset of pat in raw, looked for from f.from on, then,
-// in a line short enough to look through again, before it (-1 if not
-// found). A long line (a message of a million blocks) is never searched
-// from its start for each block.
+// index returns the offset of pat in raw, looked for in the window from
+// f.from on, then, in a line short enough to look through again, before
+// it (-1 if not found). A long line (a message of a million blocks) is
+// never searched from its start for each block.
 func (f *viewFinder) index(raw, pat []byte) int {
-	if i := bytes.Index(raw[min(f.from, len(raw)):], pat); i >= 0 {
-		return f.from + i
+	from := min(f.from, len(raw))
+	if i := bytes.Index(raw[from:min(len(raw), from+len(pat)+viewWindow)], pat); i >= 0 {
+		return from + i
 	}
 	if f.from > 0 && len(raw) <= 1<<20 {
 		return bytes.Index(raw[:min(len(raw), f.from+len(pat))], pat)

@@ -61,3 +61,23 @@ func TestViewPack(t *testing.T) {
 		}
 	}
 }
+
+// TestViewFinder_Misses: in a long line whose texts are not in it, the
+// finder gives up after viewMisses of them, then finds nothing more of
+// the line; a text of the next line is looked for again.
+func TestViewFinder_Misses(t *testing.T) {
+	line := bytes.Repeat([]byte(`{"type":"text","text":"a word or two of text"},`), 100_000)
+	var f viewFinder
+	for i := range viewMisses {
+		if _, ok := f.find(line, 1, "not in the line at all, text "+string(rune('a'+i%26))); ok {
+			t.Fatal("found a text the line does not hold")
+		}
+	}
+	if _, ok := f.find(line, 1, "a word or two of text"); ok {
+		t.Errorf("after %d misses, a text of the line was still looked for", viewMisses)
+	}
+	v, ok := f.find(line, 2, "a word or two of text")
+	if back, err := v.text(line); !ok || err != nil || back != "a word or two of text" {
+		t.Errorf("the next line's text: %+v %v, %q %v", v, ok, back, err)
+	}
+}

@@ -1,45 +1,20 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"cairn"
-
-	"github.com/klauspost/compress/s2"
 )
 
 // chunkSize bounds the raw bytes in one chunk, so that reading one line
 // back decompresses little more than it needs.
 const chunkSize = 256 << 10
-
-// compress and decompress are S2 (a faster Snappy): transcripts shrink
-// about fivefold at over a gigabyte a second, where zstd's fastest level
-// shrinks them sevenfold at a third of the speed — and import speed is
-// bounded by CPU.
-//
-// S2 writes into room for the worst case, some 17% more than its input:
-// a long line's chunk keeps only the bytes written, and the room is
-// scratch memory outside the Go heap, so that it does not double the heap
-// the collector lets grow beside a long line (compressing a line of 43 MB
-// raised the next collection's goal by 100 MB).
-func compress(b []byte) []byte {
-	if len(b) < scratchCompress {
-		return s2.Encode(nil, b)
-	}
-	room, free := scratch(s2.MaxEncodedLen(len(b)))
-	defer free()
-	return bytes.Clone(s2.Encode(room, b))
-}
-
-// scratchCompress is the size of input past which [compress] writes into
-// scratch memory.
-const scratchCompress = 1 << 20
-
-func decompress(b []byte) ([]byte, error) { return s2.Decode(nil, b) }
 
 // A chunk's meta holds, for each of its lines in order: its size and file
 // offset, then its type, uuid, parent uuid and timestamp (Unix
@@ -47,8 +22,8 @@ func decompress(b []byte) ([]byte, error) { return s2.Decode(nil, b) }
 // varints, strings a uvarint length and their bytes: the meta of every
 // line of a long session is read whenever a surgical export reads it.
 
-// encodeMeta returns the compressed meta of lines.
-func encodeMeta(lines []*cairn.Line) []byte {
+// encodeMeta returns the meta of lines, compressed with c.
+func encodeMeta(c codec, lines []*cairn.Line) []byte {
 	buf := make([]byte, 0, 128*len(lines))
 	str := func(s string) {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
@@ -68,13 +43,13 @@ func encodeMeta(lines []*cairn.Line) []byte {
 		buf = binary.AppendVarint(buf, int64(l.RoundSeq))
 		str(string(l.Status))
 	}
-	return compress(buf)
+	return compressWith(c, buf)
 }
 
 // decodeMeta fills lines (SessionID and No set) from a chunk's raw data
-// and meta.
-func decodeMeta(id int64, data, meta []byte, lines []*cairn.Line) error {
-	buf, err := decompress(meta)
+// and meta, compressed with c.
+func decodeMeta(id int64, c codec, data, meta []byte, lines []*cairn.Line) error {
+	buf, err := decompress(c, meta)
 	if err != nil {
 		return fmt.Errorf("chunk %d meta: %w", id, err)
 	}
@@ -166,7 +141,7 @@ func makeChunks(lines []*cairn.Line) []chunk {
 			}
 			raw = buf
 		}
-		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(raw), encodeMeta(c)})
+		out = append(out, chunk{c[0].No, c[len(c)-1].No, compress(raw), encodeMeta(chunkCodec, c)})
 	}
 	return out
 }
@@ -174,11 +149,11 @@ func makeChunks(lines []*cairn.Line) []chunk {
 // insertChunks stores chunks of a session's generation.
 func insertChunks(ctx context.Context, tx *Tx, sessionID string, gen int, chunks []chunk) error {
 	for _, c := range chunks {
-		stmt, err := tx.prepared(ctx, `INSERT INTO chunks (session_id, generation, first_no, last_no, data, meta) VALUES (?, ?, ?, ?, ?, ?)`)
+		stmt, err := tx.prepared(ctx, `INSERT INTO chunks (session_id, generation, first_no, last_no, data, meta, codec) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(ctx, sessionID, gen, c.first, c.last, c.data, c.meta); err != nil {
+		if _, err := stmt.ExecContext(ctx, sessionID, gen, c.first, c.last, c.data, c.meta, chunkCodec); err != nil {
 			return fmt.Errorf("lines %d–%d: %w", c.first, c.last, err)
 		}
 	}
@@ -212,38 +187,171 @@ func findAllLines(ctx context.Context, tx *Tx, sessionID string) ([]*cairn.Line,
 }
 
 // readChunks returns the lines numbered from..to of the chunks tail selects.
+// The chunks are decompressed on every core (a long session's are most of
+// the time of reading it), and kept in the DB's cache.
 func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tail string, args ...any) ([]*cairn.Line, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, generation, first_no, last_no, data, meta FROM chunks `+tail, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*cairn.Line
+	type stored struct {
+		id          int64
+		gen         int
+		first, last int
+		z, meta     []byte
+		codec       codec
+		data        []byte
+		err         error
+	}
+	var chunks []*stored
+	var todo []*stored
 	for rows.Next() {
-		var id int64
-		var gen, first, last int
-		var z, meta []byte
-		if err := rows.Scan(&id, &gen, &first, &last, &z, &meta); err != nil {
+		c := &stored{}
+		if err := rows.Scan(&c.id, &c.gen, &c.first, &c.last, &c.z, &c.meta, &c.codec); err != nil {
 			return nil, err
 		}
-		data, err := decompress(z)
-		if err != nil {
-			return nil, &damage{session: sessionID, generation: gen, first: first, last: last, err: fmt.Errorf("chunk %d: %w", id, err)}
+		chunks = append(chunks, c)
+		if data, ok := tx.db.chunks.get(c.id); ok {
+			c.data, c.z = data, nil
+		} else {
+			todo = append(todo, c)
 		}
-		lines := make([]*cairn.Line, last-first+1)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	parallel(len(todo), func(i int) {
+		c := todo[i]
+		c.data, c.err = decompress(c.codec, c.z)
+		c.z = nil
+	})
+	var out []*cairn.Line
+	for _, c := range chunks {
+		if c.err != nil {
+			return nil, &damage{session: sessionID, generation: c.gen, first: c.first, last: c.last, err: fmt.Errorf("chunk %d: %w", c.id, c.err)}
+		}
+		lines := make([]*cairn.Line, c.last-c.first+1)
 		for i := range lines {
-			lines[i] = &cairn.Line{SessionID: sessionID, Generation: gen, No: first + i}
+			lines[i] = &cairn.Line{SessionID: sessionID, Generation: c.gen, No: c.first + i}
 		}
-		if err := decodeMeta(id, data, meta, lines); err != nil {
-			return nil, &damage{session: sessionID, generation: gen, first: first, last: last, err: err}
+		if err := decodeMeta(c.id, c.codec, c.data, c.meta, lines); err != nil {
+			return nil, &damage{session: sessionID, generation: c.gen, first: c.first, last: c.last, err: err}
 		}
+		tx.db.chunks.put(c.id, c.data)
 		for _, l := range lines {
 			if l.No >= from && l.No <= to {
 				out = append(out, l)
 			}
 		}
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// parallel runs do(0..n-1) on as many goroutines as there are cores.
+func parallel(n int, do func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			do(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// lineRaw returns the raw bytes of line no of a session's current
+// generation, decompressed into buf (grown as needed; the bytes returned
+// are in it), and buf. It reads one chunk and decodes no line's meta but
+// sizes: a search reads the text of a few blocks in as many sessions, and
+// a buffer reused for each chunk spares the fresh memory of each (a
+// twentieth of a search's time went to page faults).
+func lineRaw(ctx context.Context, tx *Tx, sessionID string, no int, buf []byte) ([]byte, []byte, error) {
+	var id int64
+	var gen, first, last int
+	var z, meta []byte
+	var c codec
+	stmt, err := tx.prepared(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks
+		WHERE session_id = ?1 AND generation = (SELECT generation FROM sessions WHERE id = ?1) AND first_no <= ?2
+		ORDER BY first_no DESC LIMIT 1`)
+	if err != nil {
+		return nil, buf, err
+	}
+	if err := stmt.QueryRowContext(ctx, sessionID, no).Scan(&id, &gen, &first, &last, &z, &meta, &c); err != nil {
+		return nil, buf, notFound(err, "Session %s has no line %d.", sessionID, no)
+	}
+	if no > last {
+		return nil, buf, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no line %d.", sessionID, no)
+	}
+	at := &damage{session: sessionID, generation: gen, first: first, last: last}
+	switch c {
+	case codecZstd:
+		buf, err = zstdDecoder().DecodeAll(z, buf[:0])
+	default:
+		buf, err = decompress(c, z)
+	}
+	if err != nil {
+		at.err = fmt.Errorf("chunk %d: %w", id, err)
+		return nil, buf, at
+	}
+	m, err := decompress(c, meta)
+	if err != nil {
+		at.err = fmt.Errorf("chunk %d meta: %w", id, err)
+		return nil, buf, at
+	}
+	off := 0
+	for n := first; n <= last; n++ {
+		size, ok := skipMeta(&m)
+		if !ok || off+size > len(buf) {
+			at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", id, n, len(buf))
+			return nil, buf, at
+		}
+		if n == no {
+			return buf[off : off+size : off+size], buf, nil
+		}
+		off += size
+	}
+	return nil, buf, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no line %d.", sessionID, no)
+}
+
+// skipMeta reads the size of the next line's meta in *m and moves past it.
+func skipMeta(m *[]byte) (int, bool) {
+	b := *m
+	size, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, false
+	}
+	b = b[n:]
+	if _, n = binary.Varint(b); n <= 0 { // offset
+		return 0, false
+	}
+	b = b[n:]
+	for f := 0; f < 6; f++ { // type, uuid, parent, timestamp, round, status
+		if f == 3 || f == 4 {
+			if _, n = binary.Varint(b); n <= 0 {
+				return 0, false
+			}
+			b = b[n:]
+			continue
+		}
+		l, n := binary.Uvarint(b)
+		if n <= 0 || uint64(len(b)-n) < l {
+			return 0, false
+		}
+		b = b[n+int(l):]
+	}
+	*m = b
+	return int(size), true
 }
 
 // A damage is a chunk whose bytes no longer decode: its lines cannot be
@@ -277,7 +385,7 @@ func updateLineMeta(ctx context.Context, tx *Tx, sessionID string, lines []*cair
 		byNo[l.No] = l
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT id, first_no, last_no FROM chunks WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?)`,
+		SELECT id, first_no, last_no, codec FROM chunks WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?)`,
 		sessionID, sessionID)
 	if err != nil {
 		return err
@@ -285,11 +393,12 @@ func updateLineMeta(ctx context.Context, tx *Tx, sessionID string, lines []*cair
 	type span struct {
 		id          int64
 		first, last int
+		codec       codec
 	}
 	var spans []span
 	for rows.Next() {
 		var s span
-		if err := rows.Scan(&s.id, &s.first, &s.last); err != nil {
+		if err := rows.Scan(&s.id, &s.first, &s.last, &s.codec); err != nil {
 			rows.Close()
 			return err
 		}
@@ -305,7 +414,7 @@ func updateLineMeta(ctx context.Context, tx *Tx, sessionID string, lines []*cair
 			}
 			part = append(part, l)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET meta = ? WHERE id = ?`, encodeMeta(part), s.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks SET meta = ? WHERE id = ?`, encodeMeta(s.codec, part), s.id); err != nil {
 			return err
 		}
 	}

@@ -6,24 +6,33 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
-
-	"github.com/klauspost/compress/s2"
 )
 
-// TestCompress_Long checks that a long line compresses to the bytes S2
-// gives, without allocating S2's worst-case room on the Go heap (which
-// raised the collector's goal by twice a long line).
+// TestCompress_Long checks that a long line compresses, with either
+// codec, to bytes that decompress to it, without allocating the
+// worst-case room on the Go heap (which raised the collector's goal by
+// twice a long line).
 func TestCompress_Long(t *testing.T) {
 	b := bytes.Repeat([]byte(`{"type":"text","text":"block 12 word"},`), 8<<20/38)
-	want := s2.Encode(nil, b)
-	limit := uint64(len(want)) + 1<<20
-	allocated := fewestBytes(5, limit, func() {
-		if got := compress(b); !bytes.Equal(got, want) {
-			t.Fatalf("compressed to %d bytes, S2 gives %d", len(got), len(want))
+	for _, c := range []codec{codecS2, codecZstd} {
+		want := len(compressWith(c, b))
+		limit := uint64(want) + 1<<20
+		allocated := fewestBytes(5, limit, func() {
+			got := compressWith(c, b)
+			if len(got) != want {
+				t.Fatalf("codec %d: compressed to %d bytes, then %d", c, want, len(got))
+			}
+		})
+		if allocated > limit {
+			t.Errorf("codec %d: %d bytes allocated to compress %d bytes into %d", c, allocated, len(b), want)
 		}
-	})
-	if allocated > limit {
-		t.Errorf("%d bytes allocated to compress %d bytes into %d", allocated, len(b), len(want))
+		back, err := decompress(c, compressWith(c, b))
+		if err != nil || !bytes.Equal(back, b) {
+			t.Errorf("codec %d: %d bytes decompressed to %d (%v)", c, len(b), len(back), err)
+		}
+	}
+	if _, err := decompress(7, nil); err == nil {
+		t.Error("codec 7 decompressed")
 	}
 }
 

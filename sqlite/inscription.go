@@ -135,6 +135,7 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	next, stop := iter.Pull(in.AllBlocks())
 	defer stop()
 	var steps cairn.StepCounter // counts across the staged blocks and the rest
+	src := linesOf(in)
 	var st *staging
 	pending, more := pullBlocks(next)
 	for more {
@@ -148,7 +149,7 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 				}
 			}()
 		}
-		if err := s.stage(ctx, in.Session.ID, st, pending, &steps); err != nil {
+		if err := s.stage(ctx, in.Session.ID, st, pending, &steps, src); err != nil {
 			return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 		}
 		pending, more = pullBlocks(next)
@@ -174,7 +175,7 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	if st != nil {
 		below = st.first
 	}
-	if err := inscribe(ctx, tx, &rest, chunks, &steps, below); err != nil {
+	if err := inscribe(ctx, tx, &rest, chunks, &steps, below, src); err != nil {
 		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 	}
 	if st != nil {
@@ -185,9 +186,29 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	return tx.Commit()
 }
 
-// inscribe writes in in tx: its staged blocks, if any, have ids from
-// below on; the rest of its blocks are numbered on by steps.
-func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk, steps *cairn.StepCounter, below int64) error {
+// linesOf returns the lines in's blocks view: its own, and, but for an
+// inscription that starts a new generation, the stored lines of the
+// rounds it replaces that came before them.
+func linesOf(in *cairn.Inscription) *lineSource {
+	src := newLineSource(in.Session.ID, in.Lines)
+	if in.Reset || len(in.Rounds) == 0 {
+		return src
+	}
+	lo := in.Rounds[0].FirstLine
+	for _, r := range in.Rounds {
+		lo = min(lo, r.FirstLine)
+	}
+	hi := in.Rounds[len(in.Rounds)-1].LastLine
+	if len(in.Lines) > 0 {
+		hi = in.Lines[0].No - 1
+	}
+	return src.withStored(lo, hi)
+}
+
+// inscribe writes in in tx, its blocks viewing the lines of src: its
+// staged blocks, if any, have ids from below on; the rest of its blocks
+// are numbered on by steps.
+func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk, steps *cairn.StepCounter, below int64, src *lineSource) error {
 	if err := in.Session.Validate(); err != nil {
 		return err
 	}
@@ -244,7 +265,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 	if err := autoTag(ctx, tx, in); err != nil {
 		return err
 	}
-	if _, _, err := writeBlocks(ctx, tx, in.AllBlocks(), steps); err != nil {
+	if _, _, err := writeBlocks(ctx, tx, in.AllBlocks(), steps, src); err != nil {
 		return err
 	}
 	if err := insertMessages(ctx, tx, in.Session.ID, in.Messages); err != nil {
@@ -331,31 +352,40 @@ func insertRounds(ctx context.Context, tx *Tx, rounds []*cairn.Round) error {
 	return nil
 }
 
-// insertBlocks inserts the blocks seq yields, then their search entries.
-// It holds at most blockBuffer of them at a time.
-func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block]) error {
+// insertBlocks inserts the blocks seq yields, then their search entries,
+// their text viewed in the lines src gives. It holds at most blockBuffer
+// of them at a time.
+func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], src *lineSource) error {
 	var steps cairn.StepCounter // seq yields whole rounds, in order
-	_, _, err := writeBlocks(ctx, tx, seq, &steps)
+	_, _, err := writeBlocks(ctx, tx, seq, &steps, src)
 	return err
 }
 
 // writeBlocks inserts the blocks seq yields, numbering their steps with
-// steps, then their search entries, and returns the first and last id
-// given (0, 0 if none): ids given in one transaction are consecutive.
-func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], steps *cairn.StepCounter) (first, last int64, err error) {
-	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "tool_name",
+// steps and viewing their text in the lines src gives (nil: none), then
+// their search entries, and returns the first and last id given (0, 0 if
+// none): ids given in one transaction are consecutive.
+func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], steps *cairn.StepCounter, src *lineSource) (first, last int64, err error) {
+	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "span", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "step"}
 	var stamp time.Time
 	var stampText string
+	var viewErr error
 	values := func(b *cairn.Block, dst []any) []any {
 		// The blocks of a line share its timestamp: formatted once.
 		if !b.Timestamp.Equal(stamp) || stampText == "" {
 			stamp, stampText = b.Timestamp, formatTime(b.Timestamp)
 		}
+		content, span, err := src.view(ctx, tx, b)
+		if err != nil && viewErr == nil {
+			viewErr = err
+		}
 		return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), stampText,
-			b.Content, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
+			content, span, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}
+	idx := newPendingIndex()
+	defer idx.close()
 	buf := make([]*cairn.Block, 0, blockBuffer)
 	flush := func() error {
 		if len(buf) == 0 {
@@ -363,6 +393,9 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 		}
 		if err := insertRows(ctx, tx, "blocks", cols, len(buf), func(i int, dst []any) []any { return values(buf[i], dst) }); err != nil {
 			return fmt.Errorf("blocks of rounds %d–%d: %w", buf[0].RoundSeq, buf[len(buf)-1].RoundSeq, err)
+		}
+		if viewErr != nil {
+			return viewErr
 		}
 		// Rows inserted in one transaction get consecutive rowids ending
 		// at the last one inserted (the table has no AUTOINCREMENT and the
@@ -372,12 +405,18 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 		}
 		for i, b := range buf {
 			b.ID = last - int64(len(buf)-1-i)
+			if b.Kind.Searchable() && !b.Sidechain {
+				idx.add(b)
+			}
 		}
 		if first == 0 {
 			first = buf[0].ID
 		}
 		clear(buf)
 		buf = buf[:0]
+		if idx.full() {
+			return idx.write(ctx, tx)
+		}
 		return nil
 	}
 	for blocks := range seq {
@@ -394,12 +433,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 	if err := flush(); err != nil || first == 0 {
 		return 0, 0, err
 	}
-	// One statement for the whole search index: FTS5 writes its pending
-	// terms out at every statement, so a statement per few rows leaves
-	// many small segments to merge (most of the time of an import).
-	_, err = tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
-		SELECT id, `+indexTextFunc+`(kind, tool_name, content) FROM blocks WHERE id BETWEEN ? AND ? AND searchable = 1`, first, last)
-	return first, last, err
+	return first, last, idx.write(ctx, tx)
 }
 
 // blockBuffer is how many blocks insertBlocks holds between two writes: a
@@ -570,7 +604,7 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
 		return err
 	}
-	if err := insertBlocks(ctx, tx, in.AllBlocks()); err != nil {
+	if err := insertBlocks(ctx, tx, in.AllBlocks(), newLineSource(sess.ID, lines)); err != nil {
 		return err
 	}
 	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {

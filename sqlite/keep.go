@@ -72,6 +72,7 @@ var dropSession = []string{
 	`DELETE FROM round_tags WHERE session_id = ?1`,
 	`DELETE FROM rounds WHERE session_id = ?1`,
 	`DELETE FROM chunks WHERE session_id = ?1`,
+	`DELETE FROM relaid WHERE session_id = ?1`,
 	`DELETE FROM sessions WHERE id = ?1`,
 }
 

@@ -61,7 +61,7 @@ func TestDropSessions_EveryTable(t *testing.T) {
 		if dropped != 0 {
 			t.Errorf("%s holds %d rows of the dropped session", table, dropped)
 		}
-		if kept == 0 && table != "staged_blocks" {
+		if kept == 0 && table != "staged_blocks" && table != "relaid" { // hold rows only for a while
 			t.Errorf("%s lost the kept session's rows", table)
 		}
 	}

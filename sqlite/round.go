@@ -248,27 +248,38 @@ func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cair
 	return queryBlocks(ctx, tx, sessionID, `round_seq = ?`, seq)
 }
 
-// queryBlocks returns a session's blocks matching cond, in order.
+// queryBlocks returns a session's blocks matching cond, in order, their
+// text read from their lines where they view them.
 func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...any) ([]*cairn.Block, error) {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, span, tool_name, tool_id, agent_id, is_error, sidechain, message_id
 		FROM blocks b WHERE session_id = ? AND `+cond+` AND `+unstaged+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*cairn.Block
+	var views []viewed
 	for rows.Next() {
 		b := cairn.Block{SessionID: sessionID}
 		var ts string
-		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &b.ToolName, &b.ToolID,
+		var span sql.NullInt64
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &span, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, err
 		}
 		b.Timestamp = parseTime(ts)
 		out = append(out, &b)
+		if span.Valid {
+			views = append(views, viewed{&b, span.Int64})
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	_, err = resolveViews(ctx, tx, sessionID, views, 0)
+	return out, err
 }
 
 // toolSep joins tool names in one column; it never occurs in a tool name.
@@ -319,29 +330,53 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		return r, total, err
 	}
 	rows, err = tx.QueryContext(ctx, `
-		SELECT id, line_no, idx, role, kind, timestamp, substr(content, 1, ?), octet_length(content), tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		SELECT id, line_no, idx, role, kind, timestamp, substr(content, 1, ?), octet_length(content), span, tool_name, tool_id, agent_id, is_error, sidechain, message_id
 		FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY id`, append([]any{max(page.Bytes, 0)}, ids...)...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	r.Blocks = []*cairn.Block{}
-	size := 0
+	var blocks []*cairn.Block
+	var sizes []int
+	var views []viewed
+	var viewAt []int // the index in blocks of each of views
 	for rows.Next() {
 		b := cairn.Block{SessionID: sessionID, RoundSeq: seq}
 		var ts string
 		var n int
-		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &n, &b.ToolName, &b.ToolID,
+		var span sql.NullInt64
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &n, &span, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, 0, err
 		}
-		if page.Full(len(r.Blocks), size, n) {
+		b.Timestamp = parseTime(ts)
+		if span.Valid {
+			views, viewAt = append(views, viewed{&b, span.Int64}), append(viewAt, len(blocks))
+		}
+		blocks, sizes = append(blocks, &b), append(sizes, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	// The page's viewed texts are read from their lines, each cut as
+	// SQL cuts the others, its full length kept.
+	viewSizes, err := resolveViews(ctx, tx, sessionID, views, max(page.Bytes, 0))
+	if err != nil {
+		return nil, 0, err
+	}
+	for i, at := range viewAt {
+		sizes[at] = viewSizes[i]
+	}
+	r.Blocks = []*cairn.Block{}
+	size := 0
+	for i, b := range blocks {
+		if page.Full(len(r.Blocks), size, sizes[i]) {
 			break
 		}
-		b.Timestamp = parseTime(ts)
-		page.Cut(&b, n)
+		page.Cut(b, sizes[i])
 		size += len(b.Content)
-		r.Blocks = append(r.Blocks, &b)
+		r.Blocks = append(r.Blocks, b)
 	}
-	return r, total, rows.Err()
+	return r, total, nil
 }

@@ -35,7 +35,8 @@ type DB struct {
 	ctx    context.Context
 	cancel func()
 	locks  sessionLocks
-	newer  string // the newest migration recorded in the store that this cairn lacks
+	chunks chunkCache // raw bytes of the chunks read last
+	newer  string     // the newest migration recorded in the store that this cairn lacks
 
 	// readOnly is set by Open when this user may not write the store:
 	// reads are served, writes refused ([DB.ReadOnly]).

@@ -70,7 +70,7 @@ func (st *staging) wait() {
 
 // stage writes blocks in a transaction of their own, as staged blocks of
 // session id.
-func (s *InscriptionStore) stage(ctx context.Context, id string, st *staging, blocks [][]*cairn.Block, steps *cairn.StepCounter) error {
+func (s *InscriptionStore) stage(ctx context.Context, id string, st *staging, blocks [][]*cairn.Block, steps *cairn.StepCounter, src *lineSource) error {
 	st.wait()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -83,7 +83,7 @@ func (s *InscriptionStore) stage(ctx context.Context, id string, st *staging, bl
 				return
 			}
 		}
-	}, steps)
+	}, steps, src)
 	if err != nil || lo == 0 {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,66 @@ func checkTasks(t *testing.T, path string) {
 	}
 	if m, err := st.missions.FindMission(ctx); err != nil || m.Text != "Ship the app" || m.Phase == nil || m.Phase.Name != "BUILD" {
 		t.Fatalf("mission after migrate: %+v, %v", m, err)
+	}
+}
+
+// TestMigrateInPlace rewrites a store an older cairn wrote
+// (testdata/store-0011.db: the samples 02 and 04 imported by the cairn
+// of migration 0011, S2 chunks and block texts inline) into this cairn's
+// layout: every command reads the same before and after, the figures say
+// what was rewritten and checked, and a second run has nothing to do.
+func TestMigrateInPlace(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/store-0011.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(t.TempDir(), "cairn.db")
+	if err := os.WriteFile(store, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reads := [][]string{
+		{"sessions", "--subagents"},
+		{"show", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02"},
+		{"show", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"},
+		{"export", "--format", "jsonl", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"},
+		{"search", "the"},
+	}
+	read := func() []string {
+		var outs []string
+		for _, args := range reads {
+			out, stderr, err := runMain(t, store, args...)
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", args, err, stderr)
+			}
+			outs = append(outs, out)
+		}
+		return outs
+	}
+	before := read()
+	out, stderr, err := runMain(t, store, "migrate", "--in-place", "--json")
+	if err != nil {
+		t.Fatalf("migrate --in-place: %v\n%s", err, stderr)
+	}
+	var rep cairn.RelayoutReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("migrate --in-place: %+v", rep)
+	if rep.Sessions < 2 || rep.Relaid != rep.Sessions || rep.Chunks < 2 || rep.Lines < 74 || rep.Views < 20 || rep.After >= rep.Before {
+		t.Errorf("migrate --in-place figures %+v: want every session rewritten, its chunks and 74 lines at least checked, 20 views at least, a smaller store", rep)
+	}
+	for i, got := range read() {
+		if got != before[i] {
+			t.Errorf("%v reads differently after migrate --in-place:\n%s\nbefore:\n%s", reads[i], got, before[i])
+		}
+	}
+	out, _, err = runMain(t, store, "migrate", "--in-place")
+	if err != nil || !strings.Contains(out, " 0 rewritten, ") || !strings.Contains(out, "0 chunks of lines rewritten") {
+		t.Errorf("a second migrate --in-place: %v: %s", err, out)
+	}
+	for _, args := range [][]string{{"migrate", "--in-place", "--to", "x.db"}, {"migrate", "--no-vacuum", "--to", "x.db"}} {
+		if _, _, err := runMain(t, store, args...); err == nil {
+			t.Errorf("%v: no usage error", args)
+		}
 	}
 }

@@ -54,6 +54,9 @@ func run() error {
 	codexSize := flag.String("codex", "", "size of the Codex corpus imported after the Claude Code one (default: -size; 0 to skip)")
 	codexSamples := flag.String("codex-samples", "testdata/codex", "Codex rollouts to build it from")
 	reuse := flag.Bool("reuse-store", false, "search the store an earlier run of this -size imported, instead of importing again (no import figure)")
+	baseline := flag.String("baseline", "", "an older cairn binary: import, search and sessions/show/revive measured beside it, each on a store it imported itself")
+	session := flag.String("session", "../shared/testdata/transcripts/marot__spotter/long/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", "the long real session sessions/show/revive are timed on (\"\" to skip)")
+	onlyTable := flag.Bool("table", false, "print issue #30's table only: import, store, search \"error handling\" against rg, sessions/show/revive (skips startup, Codex and re-import)")
 	flag.Parse()
 	corpusBytes, err := parseSize(*size)
 	if err != nil {
@@ -86,6 +89,9 @@ func run() error {
 	}
 	realBytes, _, _ := bench.DirSize(filepath.Join(corpus, "real"))
 	fmt.Printf("corpus        %d files, %.1f MB, %.1f MB of it real transcripts with fresh uuids (%s)\n", files, float64(got)/1e6, float64(realBytes)/1e6, corpus)
+	if *onlyTable {
+		return table(bin.cairn, *baseline, *dir, *size, corpus, got, *session, *runs, *reuse)
+	}
 
 	// Startup: cairn --help against a Go hello world, and a hello world
 	// linking cairn's dependencies, interleaved.
@@ -167,8 +173,9 @@ func measureImport(cairnBin, storePath, corpus string, size int64) error {
 	}
 	el := time.Since(start)
 	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
-	fmt.Printf("import        %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB (cairn import, whole process)\n",
-		float64(size)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(fileSizes(storePath))/1e6)
+	store := fileSizes(storePath)
+	fmt.Printf("import        %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB, %.1f %% of the raw history (cairn import, whole process)\n",
+		float64(size)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(store)/1e6, 100*float64(store)/float64(size))
 	return nil
 }
 

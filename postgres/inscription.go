@@ -370,14 +370,28 @@ func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Sess
 	if err != nil {
 		return err
 	}
+	var damaged []string
 	for i, sess := range sessions {
+		var d *damage
 		err := s.db.write(ctx, func(tx *Tx) error { return reindexSession(ctx, tx, sess, rebuild) })
-		if err != nil {
+		switch {
+		case errors.As(err, &d):
+			// Its index stays as it was; its transcript is read again,
+			// whole, by the next import.
+			if err := s.reread(ctx, sess.ID); err != nil {
+				return err
+			}
+			damaged = append(damaged, d.lost()+"; run `cairn import "+sess.Path+"` to store it again as a new generation (if that file is gone, those lines are lost)")
+		case err != nil:
 			return fmt.Errorf("reindex %s: %w", sess.ID, err)
 		}
 		if progress != nil {
 			progress(i+1, len(sessions))
 		}
+	}
+	if len(damaged) > 0 {
+		return cairn.Errorf(cairn.EINTERNAL, "Reindexed %d of %d sessions; the PostgreSQL store %s holds damaged bytes: %s.",
+			len(sessions)-len(damaged), len(sessions), s.db.name, strings.Join(damaged, "; "))
 	}
 	return nil
 }

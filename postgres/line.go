@@ -60,33 +60,47 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 
 func scanLines(ctx context.Context, tx *Tx, sessionID, tail string, args ...any) ([]*cairn.Line, error) {
 	rows, err := tx.Query(ctx, `
-		SELECT generation, no, "offset", raw, type, uuid, parent_uuid, timestamp, round_seq, status FROM lines `+tail, args...)
+		SELECT generation, no, "offset", raw, type, uuid, parent_uuid, timestamp, round_seq, status, crc FROM lines `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*cairn.Line
+	var bad *damage
 	for rows.Next() {
 		l := cairn.Line{SessionID: sessionID}
+		var crc *int64
 		if err := rows.Scan(&l.Generation, &l.No, &l.Offset, &l.Raw, &l.Type, &l.UUID, &l.ParentUUID, scanTime{&l.Timestamp},
-			&l.RoundSeq, &l.Status); err != nil {
+			&l.RoundSeq, &l.Status, &crc); err != nil {
 			return nil, err
 		}
 		if l.Raw == nil {
 			l.Raw = []byte{}
 		}
+		if crc != nil && *crc != lineCRC(l.Raw) {
+			if bad == nil {
+				bad = &damage{session: sessionID, generation: l.Generation, first: l.No}
+			}
+			bad.last = l.No
+		}
 		out = append(out, &l)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if bad != nil {
+		return nil, bad
+	}
+	return out, nil
 }
 
 // insertLines copies lines in, raw bytes as they are.
 func insertLines(ctx context.Context, tx *Tx, sessionID string, gen int, lines []*cairn.Line) error {
-	cols := []string{"session_id", "generation", "no", "offset", "raw", "type", "uuid", "parent_uuid", "timestamp", "round_seq", "status"}
+	cols := []string{"session_id", "generation", "no", "offset", "raw", "type", "uuid", "parent_uuid", "timestamp", "round_seq", "status", "crc"}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"lines"}, cols, pgx.CopyFromSlice(len(lines), func(i int) ([]any, error) {
 		l := lines[i]
 		return []any{sessionID, gen, l.No, l.Offset, l.Raw, clean(l.Type), clean(l.UUID), clean(l.ParentUUID),
-			nullTime(l.Timestamp), l.RoundSeq, string(l.Status)}, nil
+			nullTime(l.Timestamp), l.RoundSeq, string(l.Status), lineCRC(l.Raw)}, nil
 	}))
 	if err != nil && len(lines) > 0 {
 		return fmt.Errorf("lines %d–%d: %w", lines[0].No, lines[len(lines)-1].No, err)

@@ -10,6 +10,7 @@ import (
 const (
 	AgentClaudeCode = "claude-code"
 	AgentCodex      = "codex"
+	AgentGemini     = "gemini"
 )
 
 // Lineage kinds: how a session came to be.

@@ -31,7 +31,7 @@ func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Dur
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		files, err := transcriptFiles(paths, im.Folders)
+		files, err := transcriptFiles(paths, im.Folders, im.document)
 		if err != nil {
 			return err
 		}

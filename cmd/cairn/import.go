@@ -10,6 +10,7 @@ import (
 
 	"cairn"
 	"cairn/codex"
+	"cairn/gemini"
 	"cairn/inscribe"
 
 	"golang.org/x/term"
@@ -18,11 +19,16 @@ import (
 func (m *Main) runImport(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
-Inscribe Claude Code transcripts and Codex CLI rollouts into the store. PATH
-is a .jsonl file or a folder searched for them; with no PATH, both harnesses'
-folders: ~/.claude/projects and $CODEX_HOME/sessions (default
-~/.codex/sessions). A file is read as Codex when its name is
-rollout-…-<uuid>.jsonl or its first line is a session_meta. In a workspace
+Inscribe Claude Code transcripts, Codex CLI rollouts and Gemini CLI sessions
+into the store. PATH is a .jsonl file (or a Gemini CLI session-*.json) or a
+folder searched for them; with no PATH, every harness's folder:
+~/.claude/projects, $CODEX_HOME/sessions (default ~/.codex/sessions) and
+$GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp). A file is read as
+Codex when its name is rollout-…-<uuid>.jsonl or its first line is a
+session_meta, as Gemini CLI when its name is session-…-<id>.json[l] in a
+chats folder or its first record names a sessionId and projectHash. An older
+Gemini CLI's session-*.json, rewritten whole at every message, is inscribed
+again as a new generation each time it changes. In a workspace
 with an active engagement (cairn engagement start) or a frame in progress,
 the new rounds are tagged with them.
 
@@ -158,7 +164,8 @@ func progressBar(w io.Writer) inscribe.Progress {
 
 // defaultTranscriptDirs returns the folders where the harnesses keep their
 // transcripts and that exist: Claude Code's projects folder, Codex's
-// sessions folder. Returns an error naming both when neither exists.
+// sessions folder, Gemini CLI's tmp folder. Returns an error naming them
+// all when none exists.
 func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	home := m.Getenv("HOME")
 	if home == "" {
@@ -171,15 +178,16 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	codexDir, geminiDir := codex.SessionsDir(codex.Home(m.Getenv, home)), gemini.TmpDir(gemini.Home(m.Getenv, home))
 	var dirs []string
-	for _, dir := range []string{claude, codex.SessionsDir(codex.Home(m.Getenv, home))} {
+	for _, dir := range []string{claude, codexDir, geminiDir} {
 		if _, err := os.Stat(dir); err == nil {
 			dirs = append(dirs, dir)
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no transcripts at %s (Claude Code) or %s (Codex): pass the files or folders to import",
-			claude, codex.SessionsDir(codex.Home(m.Getenv, home)))
+		return nil, fmt.Errorf("no transcripts at %s (Claude Code), %s (Codex) or %s (Gemini CLI): pass the files or folders to import",
+			claude, codexDir, geminiDir)
 	}
 	return dirs, nil
 }

@@ -6,19 +6,27 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/codex"
+	"cairn/gemini"
 )
 
-// transcripts reads both harnesses' files: a Codex rollout (by its name or
-// its first line) as Codex, anything else as Claude Code. Sessions keep the
+// transcripts reads every harness's files: a Codex rollout (by its name or
+// its first line) as Codex, a Gemini CLI session (likewise) as Gemini,
+// anything else as Claude Code. Sessions keep the
 // harness that wrote them in Agent, so a rebuild picks the same reader.
 type transcripts struct{}
 
-var _ cairn.Transcript = transcripts{}
+var (
+	_ cairn.Transcript = transcripts{}
+	_ cairn.Documents  = transcripts{}
+)
 
 // Identify implements [cairn.Transcript].
 func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) {
 	if codex.IsRollout(path, head) {
 		return codex.Format{}.Identify(path, head)
+	}
+	if gemini.IsSession(path, head) {
+		return gemini.Format{}.Identify(path, head)
 	}
 	return claudecode.Format{}.Identify(path, head)
 }
@@ -28,7 +36,7 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 // inscribed before cairn read Codex) is rebuilt as Codex's, and its agent
 // corrected: "cairn reindex" repairs such stores.
 func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
-	if fromSeq == 0 && s.Agent != cairn.AgentCodex {
+	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentGemini {
 		return &sniffer{s: s}
 	}
 	return formatOf(s.Agent).NewBuilder(s, fromSeq)
@@ -59,19 +67,29 @@ func (sn *sniffer) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.
 
 // formatOf returns the reader of an agent's transcripts.
 func formatOf(agent string) cairn.Transcript {
-	if agent == cairn.AgentCodex {
+	switch agent {
+	case cairn.AgentCodex:
 		return codex.Format{}
+	case cairn.AgentGemini:
+		return gemini.Format{}
 	}
 	return claudecode.Format{}
 }
 
-// parseAgent checks an --agent value: "", claude-code (or claude) or codex.
+// Document implements [cairn.Documents]: Gemini CLI's older sessions.
+func (transcripts) Document(path string) bool { return gemini.Format{}.Document(path) }
+
+// Complete implements [cairn.Documents].
+func (transcripts) Complete(last []byte) bool { return gemini.Format{}.Complete(last) }
+
+// parseAgent checks an --agent value: "", claude-code (or claude), codex or
+// gemini.
 func parseAgent(s string) (string, error) {
 	switch s {
-	case "", cairn.AgentCodex, cairn.AgentClaudeCode:
+	case "", cairn.AgentCodex, cairn.AgentClaudeCode, cairn.AgentGemini:
 		return s, nil
 	case "claude":
 		return cairn.AgentClaudeCode, nil
 	}
-	return "", usageError("--agent must be claude-code or codex, got %q", s)
+	return "", usageError("--agent must be claude-code, codex or gemini, got %q", s)
 }

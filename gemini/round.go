@@ -206,21 +206,35 @@ func (b *builder) record(l *cairn.Line, r *record, typ string) {
 	case typeRewind:
 		rs.add(l, "", "system", cairn.MetaText, "Rewound to before message "+*r.RewindTo, "", nil)
 	case typeSet:
-		if r.Set.Messages == nil {
-			return
-		}
-		if rd.Seq > 0 {
-			rs.add(l, "", "system", cairn.CompactionBlock,
-				"Conversation history replaced by the client ("+strconv.Itoa(len(r.Set.Messages))+" messages)", "", nil)
-		}
-		for i := range r.Set.Messages {
-			m := &r.Set.Messages[i]
-			if t := contentText(parts(m.Content)); strings.TrimSpace(t) != "" {
-				rs.add(l, "", "system", cairn.MetaText, t, "", nil)
-			}
-		}
+		b.history(rs, l, r.Set.Messages)
 	default:
 		b.message(rs, l, r)
+	}
+}
+
+// history indexes a {"$set": {"messages": …}} record: the whole history
+// the client holds, written again when it starts or resumes a session (its
+// messages are those of earlier lines, restated) or when it compressed the
+// history (a <state_snapshot> stands for what came before). Only what is
+// new is indexed: the context the client wrote (a history of nothing else),
+// and a compression, as a compaction holding the snapshot.
+func (b *builder) history(rs *roundState, l *cairn.Line, msgs []record) {
+	restated := false
+	for i := range msgs {
+		if msgs[i].Type != "user" || !ignored(contentText(parts(msgs[i].Content))) {
+			restated = true
+		}
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		t := contentText(parts(m.Content))
+		switch {
+		case m.Type == "user" && strings.Contains(t, "<state_snapshot>"):
+			rs.add(l, "", "system", cairn.CompactionBlock, "Conversation compacted by the client ("+
+				strconv.Itoa(len(msgs))+" messages kept)\n\n"+t, "", nil)
+		case !restated && strings.TrimSpace(t) != "":
+			rs.add(l, "", "system", cairn.MetaText, t, "", nil)
+		}
 	}
 }
 
@@ -311,9 +325,10 @@ func (b *builder) message(rs *roundState, l *cairn.Line, r *record) {
 }
 
 func (rs *roundState) addCall(l *cairn.Line, owner, id, name string, args json.RawMessage) {
-	input := string(args)
-	if input == "" || input == "null" {
-		input = "{}"
+	var c bytes.Buffer
+	input := "{}"
+	if json.Compact(&c, args) == nil && c.String() != "null" {
+		input = c.String()
 	}
 	rs.add(l, owner, "assistant", cairn.ToolUse, input, owner, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
 	for _, t := range rs.round.Tools {
@@ -375,6 +390,11 @@ func (rs *roundState) addUsage(id string, u cairn.Usage, model string) {
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
 // time, with all its blocks, because lines still to come may extend it.
 func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
+	// A document's message still open (a file cut short, or a batch's end)
+	// is in the latest round until it closes.
+	for _, p := range b.pending {
+		p.RoundSeq = b.seq
+	}
 	states := b.completed
 	if b.open != nil {
 		states = append(states, b.open)

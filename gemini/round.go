@@ -48,7 +48,12 @@ func newBuilder(s *cairn.Session, fromSeq int) *builder {
 
 // Add implements [cairn.RoundBuilder].
 func (b *builder) Add(l *cairn.Line) string {
-	if l.No == 1 && string(bytes.TrimSpace(l.Raw)) == "{" {
+	if l.No == 1 && string(bytes.TrimSpace(l.Raw)) == "{" || l.Type == typeDocument {
+		// A round replayed from the store starts at a message inside the
+		// document's list: its lines were stored as a document's.
+		if !b.document && l.No > 1 {
+			b.inList = true
+		}
 		b.document = true
 	}
 	if b.document {

@@ -36,6 +36,13 @@ const (
 	// (internal/codextest's TestResumeWithinBudget), 16,000 tokens at
 	// CharsPerToken; a rollout records no usage to read it from.
 	CodexRequestOverhead = 16_000
+	// GeminiRequestOverhead is what Gemini CLI sends besides the
+	// conversation when it resumes a session: its system instruction, the
+	// session context it puts first (date, OS, the folder's tree) and the
+	// tool declarations. 0.61.0 sends about 47,000 bytes of them in a
+	// near-empty folder, 0.30.0 about 33,000 (internal/geminitest's
+	// TestResumeWithinBudget); a session records no usage of them alone.
+	GeminiRequestOverhead = 20_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

@@ -18,8 +18,8 @@ type Limits struct {
 	// client's last compaction: [BeforeSummary] (""), [BeforeIndex] or
 	// [BeforeFull].
 	BeforeCompaction string
-	// Client is the harness that resumes the output: [cairn.AgentCodex], or
-	// Claude Code ("" or [cairn.AgentClaudeCode]). Its own overhead (system
+	// Client is the harness that resumes the output: [cairn.AgentCodex],
+	// [cairn.AgentGemini], or Claude Code ("" or [cairn.AgentClaudeCode]). Its own overhead (system
 	// prompt, tools) is part of every estimate: Codex sends far less than
 	// Claude Code, so a budget fitted with the wrong one is mostly wasted,
 	// or refused outright when it is under Claude Code's.

@@ -50,7 +50,7 @@ func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat 
 	e := &exported{ID: x.ThreadID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
 		Resume: "cd " + shellQuote(cwd) + " && codex resume " + x.ThreadID}
 	if c := x.Crossed; c != (codex.Crossing{}) {
-		e.Crossed = crossing{From: cairn.AgentClaudeCode, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+		e.Crossed = crossing{From: crossedFrom(mat, cairn.AgentCodex), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
 }

@@ -14,7 +14,8 @@ func (m *Main) runRevive(ctx context.Context, args []string) error {
 Give a session's work to a fresh agent: compress, export a session, and
 print the command that resumes it. --to picks the harness that continues it
 (default: the session's own): a Claude Code session continues in Codex with
---to codex, a Codex session in Claude Code with --to claude; shell commands,
+--to codex, a Codex session in Claude Code with --to claude, either in Gemini
+CLI with --to gemini and a Gemini CLI session in the others; shell commands,
 file reads and edits become the other harness's tool calls, other calls
 become text saying what was called and what it returned, and thinking, which
 cannot cross, is dropped and counted. --before T compresses the
@@ -31,9 +32,10 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
   cairn revive --engagement console-work 5c0375b4
   cairn revive --frames 5c0375b4
   cairn revive --to codex 5c0375b4
+  cairn revive --to gemini 5c0375b4
 `+surgeryFormats)
 	f.register(fs, "")
-	to := fs.String("to", "", "the harness that continues the session: claude | codex (default: its own)")
+	to := fs.String("to", "", "the harness that continues the session: claude | codex | gemini (default: its own)")
 	before := fs.String("before", "", "compress the rounds before this round number or time")
 	engagement := fs.String("engagement", "", "compress this engagement's rounds")
 	frames := fs.Bool("frames", false, "collapse finished frames to their results (as compress-frames)")
@@ -50,13 +52,13 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	}
 	switch *to {
 	case "":
-	case "claude", "claude-code", "codex":
+	case "claude", "claude-code", "codex", "gemini":
 		if f.format != "" && f.format != strings.TrimSuffix(*to, "-code") {
 			return usageError("give --to or --format, not both")
 		}
 		f.format = strings.TrimSuffix(*to, "-code")
 	default:
-		return usageError("--to must be claude or codex, got %q", *to)
+		return usageError("--to must be claude, codex or gemini, got %q", *to)
 	}
 	own := f.format == ""
 	if own {
@@ -81,8 +83,11 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 		if err != nil {
 			return err
 		}
-		if s.Agent == cairn.AgentCodex {
+		switch s.Agent {
+		case cairn.AgentCodex:
 			f.format = "codex"
+		case cairn.AgentGemini:
+			f.format = "gemini"
 		}
 	}
 	limits, err := f.limits()
@@ -93,7 +98,7 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 		return usageError("revive always fits a budget: give --budget TOKENS, or leave it out for the default (%s)", surgery.BudgetRule)
 	}
 	sst := st.surgery()
-	sst.LinesOnly = f.format == "claude" || f.format == "codex"
+	sst.LinesOnly = f.native()
 	sst.Limits = limits
 	var mat *cairn.Materialization
 	if *frames {

@@ -30,6 +30,8 @@ type surgeryFlags struct {
 	redact   bool
 	budget   string
 	before   string
+
+	geminiDocument bool
 }
 
 const surgeryFormats = `
@@ -49,6 +51,17 @@ Formats (--format):
              command to resume it is printed. A Claude Code session crosses:
              shell, reads and edits become Codex's calls, other calls text,
              thinking is dropped and counted.
+  gemini     a Gemini CLI session the real client resumes (gemini --resume
+             ID): written to the project's chats folder under
+             $GEMINI_CLI_HOME/.gemini/tmp/ (default ~/.gemini), the one
+             projects.json names for --cwd (default: the source session's
+             folder), else tmp/<sha256 of the folder>, which the client takes
+             over the first time it runs there; or to --out DIR. JSONL, as
+             0.4x and later read; --gemini-json writes the .json document of
+             older releases. Registered with lineage "surgery". Claude Code and
+             Codex sessions cross: shell commands, reads, edits and writes
+             become run_shell_command, read_file, replace and write_file,
+             other calls text, thinking is dropped and counted.
   markdown   for people, on standard output (or --out FILE)
   json       for programs, on standard output (or --out FILE)
 
@@ -60,7 +73,8 @@ tool_result=full|summary|omit. User and assistant text are always kept.
 Size (--budget TOKENS): every output is estimated in the tokens the client
 sends when it resumes it (its own system prompt and tools included: Claude
 Code's read from the session, about 45000; Codex's, for --format codex, about
-16000), printed, and fitted in the budget. The default budget: ` + surgery.BudgetRule + `.
+16000; Gemini CLI's, for --format gemini, about 20000), printed, and fitted
+in the budget. The default budget: ` + surgery.BudgetRule + `.
 Over budget, rounds degrade oldest first: full → their prompt and recent steps
 in full, the older steps left to the index → partial fidelity → a row of the
 index table; the latest prompt and the last answer always stay. Nothing is
@@ -84,9 +98,10 @@ back as stored.`
 func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	f.storeFlags.register(fs, false)
 	fs.StringVar(&f.fidelity, "fidelity", "full", "fidelity of rounds in full: full | partial | text | thinking=…,tool_use=…,tool_result=…")
-	fs.StringVar(&f.format, "format", format, "claude | codex | markdown | json")
-	fs.StringVar(&f.out, "out", "", "claude, codex: the folder to write the session to; markdown, json: the file")
-	fs.StringVar(&f.cwd, "cwd", "", "claude, codex: the working directory to resume in (default: the source session's)")
+	fs.StringVar(&f.format, "format", format, "claude | codex | gemini | markdown | json")
+	fs.StringVar(&f.out, "out", "", "claude, codex, gemini: the folder to write the session to; markdown, json: the file")
+	fs.StringVar(&f.cwd, "cwd", "", "claude, codex, gemini: the working directory to resume in (default: the source session's)")
+	fs.BoolVar(&f.geminiDocument, "gemini-json", false, "gemini: write the one .json document Gemini CLI before 0.4x reads, not JSONL")
 	fs.BoolVar(&f.redact, "redact", false, redactUsage)
 	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: "+surgery.BudgetRule+")")
 	fs.StringVar(&f.before, "before-compaction", "summary", "what to keep from before the client's last compaction: full | index | summary")
@@ -96,8 +111,11 @@ func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 // client resumes the output, whose own overhead the budget counts.
 func (f *surgeryFlags) limits() (surgery.Limits, error) {
 	l := surgery.Limits{Budget: surgery.AutoBudget}
-	if f.format == "codex" {
+	switch f.format {
+	case "codex":
 		l.Client = cairn.AgentCodex
+	case "gemini":
+		l.Client = cairn.AgentGemini
 	}
 	if f.budget != "" {
 		n, err := strconv.ParseInt(strings.ReplaceAll(f.budget, "_", ""), 10, 64)
@@ -114,11 +132,16 @@ func (f *surgeryFlags) limits() (surgery.Limits, error) {
 	return l, nil
 }
 
+// native reports whether the output is a session a client resumes.
+func (f *surgeryFlags) native() bool {
+	return f.format == "claude" || f.format == "codex" || f.format == "gemini"
+}
+
 func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
 	switch f.format {
-	case "claude", "codex", "markdown", "json":
+	case "claude", "codex", "gemini", "markdown", "json":
 	default:
-		return cairn.Fidelity{}, usageError("--format must be claude, codex, markdown or json, got %q", f.format)
+		return cairn.Fidelity{}, usageError("--format must be claude, codex, gemini, markdown or json, got %q", f.format)
 	}
 	return cairn.ParseFidelity(f.fidelity)
 }
@@ -166,7 +189,7 @@ func (m *Main) runSurgical(ctx context.Context, args []string, c surgicalCommand
 	}
 	defer st.Close()
 	sst := st.surgery()
-	sst.LinesOnly = f.format == "claude" || f.format == "codex"
+	sst.LinesOnly = f.native()
 	sst.Limits = limits
 	ms, err := c.run(ctx, sst, pos[0], arg, fid)
 	if err != nil {
@@ -189,11 +212,14 @@ func (s *store) surgery() surgery.Store {
 
 // emit writes materializations in the chosen format.
 func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn.Materialization) error {
-	if f.format == "claude" || f.format == "codex" {
+	if f.native() {
 		for _, mat := range ms {
 			export := m.exportClaude
-			if f.format == "codex" {
+			switch f.format {
+			case "codex":
 				export = m.exportCodex
+			case "gemini":
+				export = m.exportGemini
 			}
 			e, err := export(ctx, st, f, mat)
 			if err != nil {
@@ -355,7 +381,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}
 	e.Resume, e.Note = resumeCommand(path, home, cwd, id)
 	if c := x.Crossed; c != (claudecode.Crossing{}) {
-		e.Crossed = crossing{From: cairn.AgentCodex, Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+		e.Crossed = crossing{From: crossedFrom(mat, cairn.AgentClaudeCode), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
 }

@@ -285,3 +285,5 @@ func compact(raw json.RawMessage) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+func nowUTC() time.Time { return time.Now().UTC() }

@@ -39,9 +39,10 @@ const (
 	// GeminiRequestOverhead is what Gemini CLI sends besides the
 	// conversation when it resumes a session: its system instruction, the
 	// session context it puts first (date, OS, the folder's tree) and the
-	// tool declarations. 0.61.0 sends about 47,000 bytes of them in a
-	// near-empty folder, 0.30.0 about 33,000 (internal/geminitest's
-	// TestResumeWithinBudget); a session records no usage of them alone.
+	// tool declarations. 0.61.0 sends 47,650 bytes of them in a near-empty
+	// folder (19,060 tokens at CharsPerToken), 0.30.0 32,545 (13,018)
+	// (internal/geminitest's TestResumeWithinBudget); a session records no
+	// usage of them alone.
 	GeminiRequestOverhead = 20_000
 )
 

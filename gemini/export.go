@@ -367,3 +367,15 @@ func ordered(kv ...any) []byte {
 	b.WriteByte('}')
 	return b.Bytes()
 }
+
+// MarkProject records the project a chats folder belongs to in
+// <project folder>/.project_root, as the client does, unless it is
+// recorded already: an import names the project of the sessions in it, and
+// the client, taking a tmp/<hash> folder over, finds its own marker.
+func MarkProject(chatsDir, project string) error {
+	path := filepath.Join(filepath.Dir(chatsDir), ".project_root")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	return os.WriteFile(path, []byte(project), 0o600)
+}

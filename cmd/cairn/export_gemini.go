@@ -52,6 +52,11 @@ func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat
 	if err := writeAtomic(path, lines, 0o600); err != nil {
 		return nil, err
 	}
+	if f.out == "" {
+		if err := gemini.MarkProject(dir, cwd); err != nil {
+			return nil, err
+		}
+	}
 	parents, err := m.register(ctx, st, path, x.SessionID, mat)
 	if err != nil {
 		return nil, err

@@ -255,7 +255,33 @@ func (b *builder) startsRound(r *record) bool {
 			return false
 		}
 	}
-	return !ignored(contentText(ps))
+	_, prompt := splitContext(ps)
+	return !ignored(contentText(prompt))
+}
+
+// splitContext separates what the client wrote as context (a hook's
+// additionalContext, <hook_context>…</hook_context>, which 0.61 puts before
+// the prompt, in its own part or, run with -p, in the prompt's text;
+// <session_context>) from the user's own words.
+func splitContext(ps []part) (context, prompt []part) {
+	for _, p := range ps {
+		t := strings.TrimSpace(p.Text)
+		switch {
+		case strings.HasPrefix(t, "<hook_context>"):
+			const end = "</hook_context>"
+			if i := strings.Index(t, end); i >= 0 && strings.TrimSpace(t[i+len(end):]) != "" {
+				context = append(context, part{Text: t[:i+len(end)]})
+				prompt = append(prompt, part{Text: strings.TrimSpace(t[i+len(end):])})
+				continue
+			}
+			context = append(context, p)
+		case strings.HasPrefix(t, "<session_context>"):
+			context = append(context, p)
+		default:
+			prompt = append(prompt, p)
+		}
+	}
+	return context, prompt
 }
 
 // message indexes one message; a message written again replaces the
@@ -285,11 +311,15 @@ func (b *builder) message(rs *roundState, l *cairn.Line, r *record) {
 			}
 			return
 		}
-		kind := cairn.UserText
 		if !b.startsRound(r) {
-			kind = cairn.MetaText
+			rs.add(l, id, "user", cairn.MetaText, contentText(ps), "", nil)
+			return
 		}
-		rs.add(l, id, "user", kind, contentText(ps), "", nil)
+		context, prompt := splitContext(ps)
+		if len(context) > 0 {
+			rs.add(l, id, "user", cairn.MetaText, contentText(context), "", nil)
+		}
+		rs.add(l, id, "user", cairn.UserText, contentText(prompt), "", nil)
 	case "gemini":
 		for _, t := range r.Thoughts {
 			rs.add(l, id, "assistant", cairn.Thinking, t.text(), id, nil)

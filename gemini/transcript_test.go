@@ -179,6 +179,8 @@ func TestUnknown(t *testing.T) {
 		`{"id":"x1","timestamp":"2026-01-01T00:00:02Z","type":"hologram","content":"a new kind of message"}`,
 		`{"id":"g1","timestamp":"2026-01-01T00:00:03Z","type":"gemini","content":"hi","tokens":{"input":10,"output":2,"cached":4,"thoughts":1},"extra":[1,2]}`,
 		`not json`,
+		`{"id":"u2","timestamp":"2026-01-01T00:00:04Z","type":"user","content":[{"text":"<hook_context>cairn's context</hook_context>"},{"text":"the prompt after a hook's context"}]}`,
+		`{"id":"u3","timestamp":"2026-01-01T00:00:05Z","type":"user","content":[{"text":"<hook_context>more context</hook_context>\n\nthe prompt in the context's text"}]}`,
 	}
 	var lines []*cairn.Line
 	b := gemini.Format{}.NewBuilder(s, 0)
@@ -196,7 +198,9 @@ func TestUnknown(t *testing.T) {
 	rounds, seq, msgs := b.Finish()
 	blocks := cairn.CollectBlocks(seq)
 	got := render(rounds, blocks)
-	for _, w := range []string{"user-text user: hello there", "meta-text system: a new kind of message", "assistant-text assistant: hi"} {
+	for _, w := range []string{"user-text user: hello there", "meta-text system: a new kind of message", "assistant-text assistant: hi",
+		"round 2 lines 7-7 tools [] prompt \"the prompt after a hook's context\"", "meta-text user: <hook_context>cairn's context</hook_context>",
+		"round 3 lines 8-8 tools [] prompt \"the prompt in the context's text\"", "meta-text user: <hook_context>more context</hook_context>"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("missing %q in\n%s", w, got)
 		}

@@ -23,7 +23,7 @@ type installFlags struct {
 
 func (m *Main) runInstall(ctx context.Context, args []string) error {
 	var f installFlags
-	fs := m.newFlagSet("install", "claude|codex [flags]", `
+	fs := m.newFlagSet("install", "claude|codex|gemini [flags]", `
 Set Claude Code up to work with cairn, in this project (or, with --user,
 for every project of yours):
   .claude/settings.json   hooks: "cairn hook EVENT" for SessionStart (the
@@ -58,13 +58,14 @@ nothing; "cairn uninstall claude" removes the entries it added (the
 workspace it made stays). Claude Code runs "cairn" from PATH: install
 says so if that is missing, or is another binary than this one.
 
-`+installCodexHelp+`
+`+installCodexHelp+installGeminiHelp+`
 Examples:
   cairn install claude
   cairn install claude --agents-md --statusline
   cairn install claude --pressure 60,80,90
   cairn install claude --user
-  cairn install codex`)
+  cairn install codex
+  cairn install gemini`)
 	fs.BoolVar(&f.user, "user", false, "install for your user (~/.claude) rather than this project")
 	fs.BoolVar(&f.agentsMD, "agents-md", false, "add cairn's commands to CLAUDE.md (or AGENTS.md if that is what the project has)")
 	fs.BoolVar(&f.statusLine, "statusline", false, "show context %, frame and engagement in Claude Code's status line (keeps yours if you have one)")
@@ -76,9 +77,12 @@ Examples:
 	if fs.NArg() == 1 && fs.Arg(0) == "codex" {
 		return m.installCodex(*bin)
 	}
+	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
+		return m.installGemini(*bin, f.user)
+	}
 	if fs.NArg() != 1 || fs.Arg(0) != "claude" {
 		fs.Usage()
-		return usageError("install takes one agent: claude or codex")
+		return usageError("install takes one agent: claude, codex or gemini")
 	}
 	p, err := m.claudePaths(f.user)
 	if err != nil {
@@ -174,15 +178,17 @@ func (m *Main) checkCommand(bin string) {
 
 func (m *Main) runUninstall(ctx context.Context, args []string) error {
 	var f installFlags
-	fs := m.newFlagSet("uninstall", "claude|codex [flags]", `
+	fs := m.newFlagSet("uninstall", "claude|codex|gemini [flags]", `
 Remove what "cairn install claude" added: cairn's hooks, its MCP server
 and its lines in CLAUDE.md or AGENTS.md. Everything else is kept; a file
 that held only cairn's entries is removed. The workspace (.cairn/ and the
 relay files) stays. "cairn uninstall codex" removes cairn's block from
-$CODEX_HOME/config.toml and its lines from AGENTS.md.
+$CODEX_HOME/config.toml and its lines from AGENTS.md; "cairn uninstall
+gemini" cairn's hooks from .gemini/settings.json (with --user, the user's).
 
 Examples:
   cairn uninstall codex
+  cairn uninstall gemini
   cairn uninstall claude
   cairn uninstall claude --user`)
 	fs.BoolVar(&f.user, "user", false, "uninstall from your user (~/.claude) rather than this project")
@@ -192,9 +198,12 @@ Examples:
 	if fs.NArg() == 1 && fs.Arg(0) == "codex" {
 		return m.uninstallCodex()
 	}
+	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
+		return m.uninstallGemini(f.user)
+	}
 	if fs.NArg() != 1 || fs.Arg(0) != "claude" {
 		fs.Usage()
-		return usageError("uninstall takes one agent: claude or codex")
+		return usageError("uninstall takes one agent: claude, codex or gemini")
 	}
 	p, err := m.claudePaths(f.user)
 	if err != nil {

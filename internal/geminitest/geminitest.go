@@ -82,7 +82,8 @@ func client(tb testing.TB, name, version, env string) Client {
 // and a working directory.
 type Home struct {
 	Home, Gemini, Cwd string
-	BaseURL           string // the stand-in API
+	BaseURL           string   // the stand-in API
+	Env               []string // more of the client's environment (NAME=value); PATH here replaces the real one
 }
 
 // Settings is the settings.json a scratch home starts with: the API key
@@ -110,10 +111,11 @@ func NewHome(tb testing.TB, baseURL string) *Home {
 	return h
 }
 
-// Env is the client's environment: nothing of the real one but PATH.
-func (h *Home) Env() []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.Home, "GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + h.BaseURL, "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb", "NO_COLOR=1", "CI=true"}
+// Environ is the client's environment: nothing of the real one but PATH,
+// then h.Env.
+func (h *Home) Environ() []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.Home, "GEMINI_API_KEY=test-key",
+		"GOOGLE_GEMINI_BASE_URL=" + h.BaseURL, "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb", "NO_COLOR=1", "CI=true"}, h.Env...)
 }
 
 // Run runs `gemini --yolo -p PROMPT ARGS…` in the working directory and
@@ -123,7 +125,7 @@ func (h *Home) Run(tb testing.TB, bin, prompt string, args ...string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"--yolo", "-p", prompt}, args...)...)
-	cmd.Dir, cmd.Env = h.Cwd, h.Env()
+	cmd.Dir, cmd.Env = h.Cwd, h.Environ()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

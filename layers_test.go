@@ -14,6 +14,7 @@ var layers = map[string][]string{
 	"cairn":            {},
 	"cairn/claudecode": {"cairn"},
 	"cairn/codex":      {"cairn"},
+	"cairn/gemini":     {"cairn"},
 	"cairn/sqlite":     {"cairn"},
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn"},

@@ -195,6 +195,9 @@ func TestUnknown(t *testing.T) {
 	if want := `[3: unknown line type "" (kept raw) 6: invalid JSON (kept raw)]`; fmt.Sprint(problems) != want {
 		t.Errorf("problems %v, want %s", problems, want)
 	}
+	if lines[2].Status != cairn.LineUnknownType || lines[5].Status != cairn.LineInvalidJSON || lines[3].Status != cairn.LineOK {
+		t.Errorf("statuses %s, %s, %s", lines[2].Status, lines[3].Status, lines[5].Status)
+	}
 	rounds, seq, msgs := b.Finish()
 	blocks := cairn.CollectBlocks(seq)
 	got := render(rounds, blocks)

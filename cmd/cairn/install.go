@@ -162,7 +162,7 @@ Examples:
 func (m *Main) checkCommand(bin string) {
 	found, err := exec.LookPath(bin)
 	if err != nil {
-		fmt.Fprintf(m.Stderr, "warning: %q is not on PATH, so Claude Code cannot run the hooks: install cairn there (go install ./cmd/cairn) or pass --command /path/to/cairn\n", bin)
+		fmt.Fprintf(m.Stderr, "warning: %q is not on PATH, so the client cannot run the hooks: install cairn there (go install ./cmd/cairn) or pass --command /path/to/cairn\n", bin)
 		return
 	}
 	self, err := os.Executable()

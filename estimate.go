@@ -44,6 +44,14 @@ const (
 	// 46,886 bytes, is 18,754 tokens at CharsPerToken: a budget fitted with
 	// it holds for every supported release (1.18.33's is 12,346).
 	OpencodeRequestOverhead = 19_000
+	// GeminiRequestOverhead is what Gemini CLI sends besides the
+	// conversation when it resumes a session: its system instruction, the
+	// session context it puts first (date, OS, the folder's tree) and the
+	// tool declarations. 0.61.0 sends 47,650 bytes of them in a near-empty
+	// folder (19,060 tokens at CharsPerToken), 0.30.0 32,545 (13,018)
+	// (internal/geminitest's TestResumeWithinBudget); a session records no
+	// usage of them alone.
+	GeminiRequestOverhead = 20_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

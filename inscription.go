@@ -245,3 +245,15 @@ type RoundBuilder interface {
 	// what it returned.
 	Finish() ([]*Round, iter.Seq[[]*Block], []*MessageUsage)
 }
+
+// Documents is what a [Transcript] also implements when some of its files
+// are one JSON document the client rewrites whole (Gemini CLI's older
+// session-*.json): an import walking a folder reads them beside *.jsonl,
+// and takes their last line, which has no terminator, once it closes the
+// document. Each rewrite is inscribed as a new generation.
+type Documents interface {
+	// Document reports whether the file at path is such a document.
+	Document(path string) bool
+	// Complete reports whether an unterminated last line ends a document.
+	Complete(last []byte) bool
+}

@@ -15,6 +15,7 @@ var layers = map[string][]string{
 	"cairn/claudecode": {"cairn"},
 	"cairn/codex":      {"cairn"},
 	"cairn/opencode":   {"cairn"},
+	"cairn/gemini":     {"cairn"},
 	"cairn/sqlite":     {"cairn"},
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn"},

@@ -11,6 +11,7 @@ const (
 	AgentClaudeCode = "claude-code"
 	AgentCodex      = "codex"
 	AgentOpencode   = "opencode"
+	AgentGemini     = "gemini"
 )
 
 // Lineage kinds: how a session came to be.

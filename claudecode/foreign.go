@@ -125,11 +125,17 @@ var notID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^
 func sanitize(s string) string { return notID().ReplaceAllString(s, "_") }
 
 // toClaudeCall maps a call of another harness to Claude Code's tools (its
-// own Bash, Read, Edit and Write, as an opencode round's come, stay): exec_command,
-// shell and local_shell become Bash; an apply_patch that adds one file
-// becomes Write, one that changes one hunk of one file becomes Edit. Other
+// own Bash, Read, Edit and Write, as an opencode round's come, stay):
+// exec_command, shell, local_shell and run_shell_command become Bash; an
+// apply_patch that adds one file becomes Write, one that changes one hunk of
+// one file becomes Edit; Gemini CLI's read_file, replace, write_file,
+// grep_search, glob and list_directory become Read, Edit, Write, Grep, Glob
+// and LS. Other
 // calls do not map.
 func toClaudeCall(tool, input string) (name string, args map[string]any, ok bool) {
+	if name, args, ok := fromGemini(tool, input); ok {
+		return name, args, true
+	}
 	switch tool {
 	case "Bash", "Read", "Edit", "Write":
 		// Claude Code's own, as a reader of another harness gives them.
@@ -240,4 +246,105 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fromGemini maps a Gemini CLI call to Claude Code's tools.
+func fromGemini(tool, input string) (string, map[string]any, bool) {
+	var in struct {
+		Command       string `json:"command"`
+		DirPath       string `json:"dir_path"`
+		FilePath      string `json:"file_path"`
+		StartLine     int    `json:"start_line"`
+		EndLine       int    `json:"end_line"`
+		OldString     string `json:"old_string"`
+		NewString     string `json:"new_string"`
+		AllowMultiple bool   `json:"allow_multiple"`
+		Content       string `json:"content"`
+		Pattern       string `json:"pattern"`
+		Include       string `json:"include_pattern"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return "", nil, false
+	}
+	switch tool {
+	case "run_shell_command":
+		if in.Command == "" {
+			break
+		}
+		cmd := in.Command
+		if in.DirPath != "" {
+			cmd = "cd " + shellQuote(in.DirPath) + " && " + cmd
+		}
+		return "Bash", map[string]any{"command": cmd}, true
+	case "read_file":
+		if in.FilePath == "" {
+			break
+		}
+		args := map[string]any{"file_path": in.FilePath}
+		if in.StartLine > 0 {
+			args["offset"] = in.StartLine
+		}
+		if in.EndLine > 0 {
+			args["limit"] = in.EndLine - max(in.StartLine, 1) + 1
+		}
+		return "Read", args, true
+	case "replace":
+		if in.FilePath != "" && in.OldString != "" {
+			return "Edit", map[string]any{"file_path": in.FilePath, "old_string": in.OldString, "new_string": in.NewString, "replace_all": in.AllowMultiple}, true
+		}
+	case "write_file":
+		if in.FilePath != "" {
+			return "Write", map[string]any{"file_path": in.FilePath, "content": in.Content}, true
+		}
+	case "grep_search":
+		if in.Pattern != "" {
+			args := map[string]any{"pattern": in.Pattern}
+			if in.DirPath != "" {
+				args["path"] = in.DirPath
+			}
+			if in.Include != "" {
+				args["glob"] = in.Include
+			}
+			return "Grep", args, true
+		}
+	case "glob":
+		if in.Pattern != "" {
+			args := map[string]any{"pattern": in.Pattern}
+			if in.DirPath != "" {
+				args["path"] = in.DirPath
+			}
+			return "Glob", args, true
+		}
+	case "list_directory":
+		if in.DirPath != "" {
+			return "LS", map[string]any{"path": in.DirPath}, true
+		}
+	}
+	return "", nil, false
+}
+
+// GeminiBlocks rewrites a Gemini CLI round's calls that map to Claude
+// Code's tools (run_shell_command, read_file, replace, write_file, …), and
+// their results' names, as Claude Code's, for a writer that maps Claude
+// Code's tools to its own (opencode's). Other blocks stay as they are.
+func GeminiBlocks(blocks []*cairn.Block) []*cairn.Block {
+	names := map[string]string{}
+	for _, b := range blocks {
+		switch b.Kind {
+		case cairn.ToolUse:
+			if name, args, ok := fromGemini(b.ToolName, b.Content); ok {
+				raw, err := json.Marshal(args)
+				if err != nil {
+					continue
+				}
+				b.ToolName, b.Content = name, string(raw)
+				names[b.ToolID] = name
+			}
+		case cairn.ToolResult:
+			if name, ok := names[b.ToolID]; ok {
+				b.ToolName = name
+			}
+		}
+	}
+	return blocks
 }

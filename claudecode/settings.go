@@ -26,16 +26,30 @@ const MCPServerName = "cairn"
 // whether that changed anything. Earlier cairn entries are replaced.
 // Returns EINVALID, naming the line, if settings is not a JSON object.
 func InstallHooks(settings []byte, bin string) ([]byte, bool, error) {
-	return editHooks(settings, bin, true)
+	var entries []HookEntry
+	for _, event := range HookEvents {
+		entries = append(entries, HookEntry{Event: event, Command: bin + " hook " + event, Matcher: HookMatcher(event)})
+	}
+	return EditHooks(settings, HookEvents, entries)
 }
 
 // UninstallHooks returns settings without cairn's hooks, and whether it
 // had any. Events and a "hooks" settingsObject left empty are removed.
 func UninstallHooks(settings []byte) ([]byte, bool, error) {
-	return editHooks(settings, "", false)
+	return EditHooks(settings, HookEvents, nil)
 }
 
-func editHooks(settings []byte, bin string, install bool) ([]byte, bool, error) {
+// A HookEntry is one command hook cairn registers: its event, its command
+// and its matcher ("" for none).
+type HookEntry struct {
+	Event, Command, Matcher string
+}
+
+// EditHooks returns settings with cairn's command hooks of events replaced
+// by entries (none: removed), and whether that changed anything; every
+// other hook, key and byte is kept. Gemini CLI's settings.json declares
+// hooks in the same shape, so its installer uses it too.
+func EditHooks(settings []byte, events []string, entries []HookEntry) ([]byte, bool, error) {
 	root, err := parseSettingsObject(settings, "settings.json")
 	if err != nil {
 		return nil, false, err
@@ -44,7 +58,7 @@ func editHooks(settings []byte, bin string, install bool) ([]byte, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
-	for _, event := range HookEvents {
+	for _, event := range events {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(event); ok {
 			if err := json.Unmarshal(raw, &groups); err != nil {
@@ -55,9 +69,13 @@ func editHooks(settings []byte, bin string, install bool) ([]byte, bool, error) 
 		if err != nil {
 			return nil, false, err
 		}
-		if install {
-			g := hookGroup{Hooks: []hookCommand{{Type: "command", Command: bin + " hook " + event}}}
-			if m := HookMatcher(event); m != "" {
+		for _, e := range entries {
+			if e.Event != event {
+				continue
+			}
+			g := hookGroup{Hooks: []hookCommand{{Type: "command", Command: e.Command}}}
+			if e.Matcher != "" {
+				m := e.Matcher
 				g.Matcher = &m
 			}
 			groups = append(groups, marshal(g))

@@ -13,7 +13,8 @@ type crossCall struct {
 	patch string // apply_patch's input
 }
 
-// toCodexCall maps a Claude Code tool call to Codex's tools: Bash, and the
+// toCodexCall maps a Claude Code (or Gemini CLI, through fromGemini) tool
+// call to Codex's tools: Bash, and the
 // reads Codex does through its shell (Read, Grep, Glob, LS), become
 // exec_command; Edit and Write become apply_patch. Other tools do not map.
 func toCodexCall(tool, input string) (crossCall, bool) {
@@ -32,6 +33,9 @@ func toCodexCall(tool, input string) (crossCall, bool) {
 	}
 	if json.Unmarshal([]byte(input), &in) != nil {
 		return crossCall{}, false
+	}
+	if tool, input, ok := fromGemini(tool, input); ok {
+		return toCodexCall(tool, input)
 	}
 	switch tool {
 	case "Bash":
@@ -125,4 +129,58 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fromGemini restates a Gemini CLI call as the Claude Code call it is:
+// run_shell_command as Bash, read_file as Read, replace as Edit,
+// write_file as Write, grep_search as Grep, glob as Glob, list_directory as
+// LS.
+func fromGemini(tool, input string) (string, string, bool) {
+	var in struct {
+		Command       string `json:"command"`
+		DirPath       string `json:"dir_path"`
+		FilePath      string `json:"file_path"`
+		StartLine     int    `json:"start_line"`
+		EndLine       int    `json:"end_line"`
+		OldString     string `json:"old_string"`
+		NewString     string `json:"new_string"`
+		AllowMultiple bool   `json:"allow_multiple"`
+		Content       string `json:"content"`
+		Pattern       string `json:"pattern"`
+		Include       string `json:"include_pattern"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return "", "", false
+	}
+	var args map[string]any
+	switch tool {
+	case "run_shell_command":
+		cmd := in.Command
+		if in.DirPath != "" {
+			cmd = "cd " + shellQuote(in.DirPath) + " && " + cmd
+		}
+		tool, args = "Bash", map[string]any{"command": cmd}
+	case "read_file":
+		args = map[string]any{"file_path": in.FilePath}
+		if in.StartLine > 0 {
+			args["offset"] = in.StartLine
+		}
+		if in.EndLine > 0 {
+			args["limit"] = in.EndLine - max(in.StartLine, 1) + 1
+		}
+		tool = "Read"
+	case "replace":
+		tool, args = "Edit", map[string]any{"file_path": in.FilePath, "old_string": in.OldString, "new_string": in.NewString, "replace_all": in.AllowMultiple}
+	case "write_file":
+		tool, args = "Write", map[string]any{"file_path": in.FilePath, "content": in.Content}
+	case "grep_search":
+		tool, args = "Grep", map[string]any{"pattern": in.Pattern, "path": in.DirPath, "glob": in.Include}
+	case "glob":
+		tool, args = "Glob", map[string]any{"pattern": in.Pattern, "path": in.DirPath}
+	case "list_directory":
+		tool, args = "LS", map[string]any{"path": in.DirPath}
+	default:
+		return "", "", false
+	}
+	return tool, string(marshal(args)), true
 }

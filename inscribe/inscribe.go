@@ -100,7 +100,7 @@ const DefaultBatchBytes = 8 << 20
 // a file the folder holds anyway adds nothing; a link out of it, a FIFO
 // or a device is skipped and reported with the reason ([Open]).
 func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
-	files, err := transcriptFiles(paths, im.Folders)
+	files, err := transcriptFiles(paths, im.Folders, im.document)
 	if err != nil {
 		return nil, err
 	}
@@ -175,14 +175,15 @@ type file struct {
 }
 
 // transcriptFiles lists the transcript files named by paths: files as
-// given, folders walked for *.jsonl. A path that does not exist is an
+// given, folders walked for *.jsonl and the documents the format names
+// ([cairn.Documents]). A path that does not exist is an
 // error; a folder inside that cannot be listed is reported and skipped,
 // so one unreadable folder does not stop the others from being imported.
 // A symlink in a folder is listed only if it leads inside folders, or
 // inside the folder walked when folders is empty, and only if the file it
 // leads to is not listed already; a link that leads out is listed as
 // skipped, with where it leads.
-func transcriptFiles(paths []string, folders []string) ([]file, error) {
+func transcriptFiles(paths []string, folders []string, document func(string) bool) ([]file, error) {
 	var out []file
 	real := map[string]bool{} // the files listed, symlinks resolved
 	type link struct {
@@ -218,7 +219,7 @@ func transcriptFiles(paths []string, folders []string) ([]file, error) {
 				out = append(out, file{path: path, skip: fmt.Sprintf("skipped: %v", unwrapPath(err))})
 				return nil
 			}
-			if d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			if d.IsDir() || !strings.HasSuffix(path, ".jsonl") && !document(path) {
 				return nil
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
@@ -549,7 +550,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	}
 	for {
 		raw, err := lr.next()
-		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' && !(err == io.EOF && r.im.complete(r.path, raw)) {
 			// The client is still writing this line (even a line that
 			// parses may be cut short: its terminator comes last): it is
 			// read again, whole, by the next import.
@@ -642,4 +643,18 @@ func Rebuild(format cairn.Transcript) func(*cairn.Session, []*cairn.Line) (*cair
 		rounds, blocks, msgs := b.Finish()
 		return &cairn.Inscription{Session: &sess, Lines: lines, Rounds: rounds, BlockSeq: blocks, Messages: msgs}, nil
 	}
+}
+
+// document reports whether the format reads the file at path as one JSON
+// document ([cairn.Documents]).
+func (im *Importer) document(path string) bool {
+	d, ok := im.Format.(cairn.Documents)
+	return ok && d.Document(path)
+}
+
+// complete reports whether last, the unterminated end of the file at path,
+// closes a document: it is then a line, not one still being written.
+func (im *Importer) complete(path string, last []byte) bool {
+	d, ok := im.Format.(cairn.Documents)
+	return ok && d.Document(path) && d.Complete(last)
 }

@@ -33,7 +33,7 @@ func (im *Importer) Watch(ctx context.Context, paths []string, interval time.Dur
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		files, err := transcriptFiles(existing(paths), im.Folders)
+		files, err := transcriptFiles(existing(paths), im.Folders, im.document)
 		if err != nil {
 			return err
 		}

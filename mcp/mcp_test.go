@@ -126,7 +126,7 @@ func TestTools(t *testing.T) {
 		{"SearchNone", "search", map[string]any{"query": "zyzzyva"}, `No round matches "zyzzyva".`, false},
 		{"SearchAgent", "search", map[string]any{"query": "migration", "agent": "claude-code"}, `5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01 round `, false},
 		{"SearchAgentNone", "search", map[string]any{"query": "migration", "agent": "codex"}, `No round matches "migration".`, false},
-		{"SearchErrAgent", "search", map[string]any{"query": "migration", "agent": "gemini"}, "invalid: agent must be", true},
+		{"SearchErrAgent", "search", map[string]any{"query": "migration", "agent": "nosuch"}, "invalid: agent must be", true},
 		{"SearchErrEmpty", "search", map[string]any{"query": ""}, "invalid: ", true},
 		{"Checkpoint", "checkpoint", map[string]any{"done": "Checkout", "next": "Refunds"}, "Checkpoint written on board.md.", false},
 		{"CheckpointErrEmpty", "checkpoint", map[string]any{"done": ""}, "invalid: ", true},

@@ -48,7 +48,7 @@ type facts struct {
 
 // facts reads a session's first request: its model, and its usage minus
 // the conversation before it is the client's overhead; when the output is
-// for Codex ([Limits].Client), the overhead is Codex's.
+// for Codex or Gemini CLI ([Limits].Client), the overhead is that client's.
 func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 	fc, err := st.sessionFacts(ctx, s)
 	switch st.Limits.Client {
@@ -56,6 +56,8 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 		fc.overhead = cairn.CodexRequestOverhead
 	case cairn.AgentOpencode:
 		fc.overhead = cairn.OpencodeRequestOverhead
+	case cairn.AgentGemini:
+		fc.overhead = cairn.GeminiRequestOverhead
 	}
 	return fc, err
 }

@@ -19,7 +19,7 @@ type Limits struct {
 	// [BeforeFull].
 	BeforeCompaction string
 	// Client is the harness that resumes the output: [cairn.AgentCodex],
-	// [cairn.AgentOpencode], or
+	// [cairn.AgentOpencode], [cairn.AgentGemini], or
 	// Claude Code ("" or [cairn.AgentClaudeCode]). Its own overhead (system
 	// prompt, tools) is part of every estimate: Codex sends far less than
 	// Claude Code, so a budget fitted with the wrong one is mostly wasted,

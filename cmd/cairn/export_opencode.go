@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"cairn"
+	"cairn/claudecode"
 	"cairn/opencode"
 	"cairn/surgery"
 )
@@ -31,7 +34,7 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 		return nil, err
 	}
 	x := &opencode.Exporter{Cwd: cwd, Summary: surgery.Summary(mat), Now: m.now(), Provider: t.Provider, Model: t.Model,
-		Blocks: nativeBlocksAt(mat.Fidelity, mat)}
+		Blocks: opencodeBlocksAt(mat.Fidelity, mat)}
 	s, err := x.Export(mat)
 	if err != nil {
 		return nil, err
@@ -76,16 +79,37 @@ func (m *Main) opencodeDataDir() string {
 	return opencode.DataDir(m.Getenv, home)
 }
 
-// foreignAgent names the harness of the first source that is not own: the
-// one a crossing came from.
+// opencodeBlocksAt gives a full round's blocks as opencode's writer takes
+// them: a Gemini CLI round's calls as Claude Code's, which it maps to its
+// own (as it maps Codex's), every other round's as its harness's reader
+// built them.
+func opencodeBlocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
+	native := nativeBlocksAt(f, mat)
+	return func(p *cairn.Piece) ([]*cairn.Block, error) {
+		blocks, err := native(p)
+		if err != nil || mat.Source(p.Round.SessionID).Agent != cairn.AgentGemini {
+			return blocks, err
+		}
+		return claudecode.GeminiBlocks(blocks), nil
+	}
+}
+
+// foreignAgent names the harnesses of a materialization's sources that are
+// not own, "codex and opencode" for a merge of two: the ones a crossing
+// came from; own when there is none.
 func foreignAgent(mat *cairn.Materialization, own string) string {
+	var from []string
 	for _, s := range mat.Sources {
-		if a := s.Agent; a != own && !(a == "" && own == cairn.AgentClaudeCode) {
-			if a == "" {
-				return cairn.AgentClaudeCode
-			}
-			return a
+		a := s.Agent
+		if a == "" {
+			a = cairn.AgentClaudeCode
+		}
+		if a != own && !slices.Contains(from, a) {
+			from = append(from, a)
 		}
 	}
-	return own
+	if len(from) == 0 {
+		return own
+	}
+	return strings.Join(from, " and ")
 }

@@ -14,6 +14,7 @@ import (
 	"cairn"
 	"cairn/assemble"
 	"cairn/claudecode"
+	"cairn/gemini"
 	"cairn/inscribe"
 	"cairn/workspace"
 )
@@ -83,11 +84,18 @@ hand.
 A folder outside a cairn workspace gets nothing and exit 0. A hook that
 fails prints one line on stderr and exits 1, which Claude Code reports and
 carries on from; it never exits 2, which would block the agent.`)
+	agent := fs.String("agent", "claude", "the client running the hook: claude, or gemini (Gemini CLI's events: "+strings.Join(gemini.HookEvents, ", ")+")")
 	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err // a person asked; Claude Code never passes -h
 		}
 		return &hookError{err}
+	}
+	if *agent == "gemini" {
+		return m.runGeminiHook(ctx, fs.Args())
+	}
+	if *agent != "claude" {
+		return &hookError{fmt.Errorf("hook --agent must be claude or gemini, got %q", *agent)}
 	}
 	if fs.NArg() != 1 || !isHookEvent(fs.Arg(0)) {
 		return &hookError{fmt.Errorf("hook takes one EVENT: %s", strings.Join(claudecode.HookEvents, ", "))}
@@ -116,25 +124,10 @@ func isHookEvent(name string) bool {
 }
 
 func (m *Main) hook(ctx context.Context, event string) error {
-	in, err := claudecode.ReadHookInput(m.Stdin, event)
-	if err != nil {
-		return err
+	in, w, err := m.hookInput(event)
+	if err != nil || w == nil {
+		return err // w nil: not a cairn project, stay out of the way
 	}
-	if in.Cwd != "" {
-		cwd := in.Cwd
-		m.Getwd = func() (string, error) { return cwd, nil }
-	}
-	wd, err := m.Getwd()
-	if err != nil {
-		return err
-	}
-	root, ok := workspace.Find(wd)
-	if !ok {
-		return nil // not a cairn project: stay out of the way
-	}
-	w := workspace.New(root)
-	w.Session = m.sessionID(in.SessionID)
-	w.Now = m.now
 
 	switch event {
 	case claudecode.SessionStart:
@@ -181,6 +174,31 @@ func (m *Main) hook(ctx context.Context, event string) error {
 		return m.hookSubagentStop(w, in)
 	}
 	return nil
+}
+
+// hookInput reads a hook's input and the workspace of its cwd; nil and no
+// error outside a workspace.
+func (m *Main) hookInput(event string) (*claudecode.HookInput, *workspace.Workspace, error) {
+	in, err := claudecode.ReadHookInput(m.Stdin, event)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.Cwd != "" {
+		cwd := in.Cwd
+		m.Getwd = func() (string, error) { return cwd, nil }
+	}
+	wd, err := m.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	root, ok := workspace.Find(wd)
+	if !ok {
+		return in, nil, nil
+	}
+	w := workspace.New(root)
+	w.Session = m.sessionID(in.SessionID)
+	w.Now = m.now
+	return in, w, nil
 }
 
 // hookContextChars is what the SessionStart context may take: Claude Code
@@ -343,7 +361,11 @@ func (m *Main) hookInscribe(ctx context.Context, w *workspace.Workspace, in *cla
 	if err != nil {
 		return nil, err
 	}
-	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{},
+	var format cairn.Transcript = claudecode.Format{}
+	if gemini.IsSession(in.TranscriptPath, nil) {
+		format = gemini.Format{}
+	}
+	im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: format,
 		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },
 		EngagementSince: t.EngagementSince, FrameSince: t.FrameSince, Folders: m.transcriptDirs()}
 	// $CAIRN_REDACT: every hook stores lines with secrets replaced (a
@@ -413,6 +435,9 @@ func (m *Main) transcriptDirs() []string {
 	}
 	if cfg := m.Getenv("CLAUDE_CONFIG_DIR"); cfg != "" {
 		dirs = append(dirs, filepath.Join(cfg, "projects"))
+	}
+	if home := m.Getenv("HOME"); home != "" || m.Getenv("GEMINI_CLI_HOME") != "" {
+		dirs = append(dirs, gemini.TmpDir(gemini.Home(m.Getenv, home)))
 	}
 	for _, d := range filepath.SplitList(m.Getenv("CAIRN_TRANSCRIPT_DIRS")) {
 		if d != "" {

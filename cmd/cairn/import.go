@@ -11,6 +11,7 @@ import (
 
 	"cairn"
 	"cairn/codex"
+	"cairn/gemini"
 	"cairn/inscribe"
 	"cairn/opencode"
 
@@ -20,13 +21,18 @@ import (
 func (m *Main) runImport(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
-Inscribe Claude Code transcripts, Codex CLI rollouts and opencode sessions
-into the store. PATH is a .jsonl file or a folder searched for them, or
-opencode's data folder; with no PATH, every harness's folder that exists:
-~/.claude/projects, $CODEX_HOME/sessions (default ~/.codex/sessions) and
+Inscribe Claude Code transcripts, Codex CLI rollouts, Gemini CLI sessions
+and opencode sessions into the store. PATH is a .jsonl file (or a Gemini CLI
+session-*.json) or a folder searched for them, or opencode's data folder;
+with no PATH, every harness's folder that exists: ~/.claude/projects,
+$CODEX_HOME/sessions (default ~/.codex/sessions),
+$GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp) and
 $XDG_DATA_HOME/opencode (default ~/.local/share/opencode). A file is read as
 Codex when its name is rollout-…-<uuid>.jsonl or its first line is a
-session_meta.
+session_meta, as Gemini CLI when its name is session-…-<id>.json[l] in a
+chats folder or its first record names a sessionId and projectHash. An older
+Gemini CLI's session-*.json, rewritten whole at every message, is inscribed
+again as a new generation each time it changes.
 
 opencode keeps sessions as rows of its SQLite store (1.2 and later) or as
 JSON files (1.1 and earlier), updated in place. cairn reads them read-only
@@ -200,7 +206,8 @@ func progressBar(w io.Writer) inscribe.Progress {
 
 // defaultTranscriptDirs returns the folders where the harnesses keep their
 // transcripts and that exist: Claude Code's projects folder, Codex's
-// sessions folder. Returns an error naming both when neither exists.
+// sessions folder, Gemini CLI's tmp folder. Returns an error naming them
+// all when none exists.
 func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	home := m.Getenv("HOME")
 	if home == "" {
@@ -213,19 +220,20 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	codexDir, geminiDir := codex.SessionsDir(codex.Home(m.Getenv, home)), gemini.TmpDir(gemini.Home(m.Getenv, home))
 	var dirs []string
 	oc := m.opencodeDataDir()
 	if opencode.IsDataDir(oc) {
 		dirs = append(dirs, oc)
 	}
-	for _, dir := range []string{claude, codex.SessionsDir(codex.Home(m.Getenv, home))} {
+	for _, dir := range []string{claude, codexDir, geminiDir} {
 		if _, err := os.Stat(dir); err == nil {
 			dirs = append(dirs, dir)
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no transcripts at %s (Claude Code), %s (Codex) or %s (opencode): pass the files or folders to import",
-			claude, codex.SessionsDir(codex.Home(m.Getenv, home)), oc)
+		return nil, fmt.Errorf("no transcripts at %s (Claude Code), %s (Codex), %s (Gemini CLI) or %s (opencode): pass the files or folders to import",
+			claude, codexDir, geminiDir, oc)
 	}
 	return dirs, nil
 }

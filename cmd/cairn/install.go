@@ -23,7 +23,7 @@ type installFlags struct {
 
 func (m *Main) runInstall(ctx context.Context, args []string) error {
 	var f installFlags
-	fs := m.newFlagSet("install", "claude|codex|opencode [flags]", `
+	fs := m.newFlagSet("install", "claude|codex|gemini|opencode [flags]", `
 Set Claude Code up to work with cairn, in this project (or, with --user,
 for every project of yours):
   .claude/settings.json   hooks: "cairn hook EVENT" for SessionStart (the
@@ -58,13 +58,14 @@ nothing; "cairn uninstall claude" removes the entries it added (the
 workspace it made stays). Claude Code runs "cairn" from PATH: install
 says so if that is missing, or is another binary than this one.
 
-`+installCodexHelp+installOpencodeHelp+`
+`+installCodexHelp+installGeminiHelp+installOpencodeHelp+`
 Examples:
   cairn install claude
   cairn install claude --agents-md --statusline
   cairn install claude --pressure 60,80,90
   cairn install claude --user
   cairn install codex
+  cairn install gemini
   cairn install opencode`)
 	fs.BoolVar(&f.user, "user", false, "install for your user (~/.claude) rather than this project")
 	fs.BoolVar(&f.agentsMD, "agents-md", false, "add cairn's commands to CLAUDE.md (or AGENTS.md if that is what the project has)")
@@ -80,9 +81,12 @@ Examples:
 	if fs.NArg() == 1 && fs.Arg(0) == "opencode" {
 		return m.installOpencode(*bin)
 	}
+	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
+		return m.installGemini(*bin, f.user)
+	}
 	if fs.NArg() != 1 || fs.Arg(0) != "claude" {
 		fs.Usage()
-		return usageError("install takes one agent: claude, codex or opencode")
+		return usageError("install takes one agent: claude, codex, gemini or opencode")
 	}
 	p, err := m.claudePaths(f.user)
 	if err != nil {
@@ -162,7 +166,7 @@ Examples:
 func (m *Main) checkCommand(bin string) {
 	found, err := exec.LookPath(bin)
 	if err != nil {
-		fmt.Fprintf(m.Stderr, "warning: %q is not on PATH, so Claude Code cannot run the hooks: install cairn there (go install ./cmd/cairn) or pass --command /path/to/cairn\n", bin)
+		fmt.Fprintf(m.Stderr, "warning: %q is not on PATH, so the client cannot run the hooks: install cairn there (go install ./cmd/cairn) or pass --command /path/to/cairn\n", bin)
 		return
 	}
 	self, err := os.Executable()
@@ -178,16 +182,19 @@ func (m *Main) checkCommand(bin string) {
 
 func (m *Main) runUninstall(ctx context.Context, args []string) error {
 	var f installFlags
-	fs := m.newFlagSet("uninstall", "claude|codex|opencode [flags]", `
+	fs := m.newFlagSet("uninstall", "claude|codex|gemini|opencode [flags]", `
 Remove what "cairn install claude" added: cairn's hooks, its MCP server
 and its lines in CLAUDE.md or AGENTS.md. Everything else is kept; a file
 that held only cairn's entries is removed. The workspace (.cairn/ and the
 relay files) stays. "cairn uninstall codex" removes cairn's block from
 $CODEX_HOME/config.toml and its lines from AGENTS.md; "cairn uninstall
-opencode" removes .opencode/plugins/cairn.js if cairn wrote it.
+gemini" cairn's hooks from .gemini/settings.json (with --user, the user's);
+"cairn uninstall opencode" removes .opencode/plugins/cairn.js if cairn
+wrote it.
 
 Examples:
   cairn uninstall codex
+  cairn uninstall gemini
   cairn uninstall opencode
   cairn uninstall claude
   cairn uninstall claude --user`)
@@ -201,9 +208,12 @@ Examples:
 	if fs.NArg() == 1 && fs.Arg(0) == "opencode" {
 		return m.uninstallOpencode()
 	}
+	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
+		return m.uninstallGemini(f.user)
+	}
 	if fs.NArg() != 1 || fs.Arg(0) != "claude" {
 		fs.Usage()
-		return usageError("uninstall takes one agent: claude, codex or opencode")
+		return usageError("uninstall takes one agent: claude, codex, gemini or opencode")
 	}
 	p, err := m.claudePaths(f.user)
 	if err != nil {

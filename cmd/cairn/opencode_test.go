@@ -102,4 +102,23 @@ func TestOpencodeCLI(t *testing.T) {
 	if !strings.Contains(out, "crossed from opencode: 4 tool calls mapped, 0 as text") {
 		t.Fatalf("revive --to codex: %s", out)
 	}
+	out = run("revive", "--to", "gemini", "--cwd", root, id)
+	if !strings.Contains(out, "crossed from opencode: 4 tool calls mapped, 0 as text") {
+		t.Fatalf("revive --to gemini: %s", out)
+	}
+
+	// A Gemini CLI session crosses into opencode: its shell, read, edit and
+	// write calls become opencode's own, none as text.
+	gem := "../../gemini/testdata/0.61.0/session-2026-11-25T19-51-2de7feb0.jsonl"
+	run("import", "-q", gem)
+	out = run("sessions", "--agent", "gemini")
+	g := regexp.MustCompile(`(?m)^(\S+)  gemini  `).FindStringSubmatch(out)
+	if g == nil {
+		t.Fatalf("sessions --agent gemini: %s", out)
+	}
+	gid := g[1]
+	out = run("compress-before", "--format", "opencode", "--cwd", root, gid, "2")
+	if !strings.Contains(out, "crossed from gemini: 2 tool calls mapped, 0 as text") {
+		t.Fatalf("compress-before --format opencode of a Gemini CLI session: %s", out)
+	}
 }

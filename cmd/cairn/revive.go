@@ -14,9 +14,10 @@ func (m *Main) runRevive(ctx context.Context, args []string) error {
 Give a session's work to a fresh agent: compress, export a session, and
 print the command that resumes it. --to picks the harness that continues it
 (default: the session's own): a Claude Code session continues in Codex with
---to codex, a Codex session in Claude Code with --to claude, either in
-opencode with --to opencode and an opencode session in the others; shell
-commands, file reads, edits and writes become the other harness's tool calls, other calls
+--to codex, a Codex session in Claude Code with --to claude, any of them in
+Gemini CLI with --to gemini or in opencode with --to opencode, and a Gemini
+CLI or opencode session in the others; shell commands, file reads, edits
+and writes become the other harness's tool calls, other calls
 become text saying what was called and what it returned, and thinking, which
 cannot cross, is dropped and counted. --before T compresses the
 rounds before T (a round number or a time); --engagement ID collapses that
@@ -32,9 +33,10 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
   cairn revive --engagement console-work 5c0375b4
   cairn revive --frames 5c0375b4
   cairn revive --to codex 5c0375b4
+  cairn revive --to gemini 5c0375b4
 `+surgeryFormats)
 	f.register(fs, "")
-	to := fs.String("to", "", "the harness that continues the session: claude | codex | opencode (default: its own)")
+	to := fs.String("to", "", "the harness that continues the session: claude | codex | gemini | opencode (default: its own)")
 	before := fs.String("before", "", "compress the rounds before this round number or time")
 	engagement := fs.String("engagement", "", "compress this engagement's rounds")
 	frames := fs.Bool("frames", false, "collapse finished frames to their results (as compress-frames)")
@@ -51,13 +53,13 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 	}
 	switch *to {
 	case "":
-	case "claude", "claude-code", "codex", "opencode":
+	case "claude", "claude-code", "codex", "gemini", "opencode":
 		if f.format != "" && f.format != strings.TrimSuffix(*to, "-code") {
 			return usageError("give --to or --format, not both")
 		}
 		f.format = strings.TrimSuffix(*to, "-code")
 	default:
-		return usageError("--to must be claude, codex or opencode, got %q", *to)
+		return usageError("--to must be claude, codex, gemini or opencode, got %q", *to)
 	}
 	own := f.format == ""
 	if own {
@@ -87,6 +89,8 @@ round, the prompt and the recent steps stay in full. Its lineage is revive.
 			f.format = "codex"
 		case cairn.AgentOpencode:
 			f.format = "opencode"
+		case cairn.AgentGemini:
+			f.format = "gemini"
 		}
 	}
 	limits, err := f.limits()

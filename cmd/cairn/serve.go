@@ -143,11 +143,14 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 			return nil, cairn.Errorf(cairn.EINVALID, "The session records no working directory to resume in: export it with the CLI and --cwd.")
 		}
 		// A session continues in its own harness.
-		export := m.exportClaude
-		if mat.Sources[0].Agent == cairn.AgentCodex {
-			export = m.exportCodex
+		export, format := m.exportClaude, "claude"
+		switch mat.Sources[0].Agent {
+		case cairn.AgentCodex:
+			export, format = m.exportCodex, "codex"
+		case cairn.AgentGemini:
+			export, format = m.exportGemini, "gemini"
 		}
-		e, err := export(ctx, st, &surgeryFlags{format: "claude"}, mat)
+		e, err := export(ctx, st, &surgeryFlags{format: format}, mat)
 		if err != nil {
 			return nil, err
 		}
@@ -163,8 +166,11 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 // resumeStored returns the command that resumes a session the store holds,
 // as the export that wrote it printed it.
 func (m *Main) resumeStored(sess *cairn.Session) string {
-	if sess.Agent == cairn.AgentCodex {
+	switch sess.Agent {
+	case cairn.AgentCodex:
 		return "cd " + shellQuote(sess.Project) + " && codex resume " + sess.ID
+	case cairn.AgentGemini:
+		return "cd " + shellQuote(sess.Project) + " && gemini --resume " + sess.ID
 	}
 	projects, err := m.claudeProjectsDir()
 	if err != nil {

@@ -30,6 +30,8 @@ type surgeryFlags struct {
 	redact   bool
 	budget   string
 	before   string
+
+	geminiDocument bool
 }
 
 const surgeryFormats = `
@@ -49,6 +51,17 @@ Formats (--format):
              command to resume it is printed. A Claude Code session crosses:
              shell, reads and edits become Codex's calls, other calls text,
              thinking is dropped and counted.
+  gemini     a Gemini CLI session the real client resumes (gemini --resume
+             ID): written to the project's chats folder under
+             $GEMINI_CLI_HOME/.gemini/tmp/ (default ~/.gemini), the one
+             projects.json names for --cwd (default: the source session's
+             folder), else tmp/<sha256 of the folder>, which the client takes
+             over the first time it runs there; or to --out DIR. JSONL, as
+             0.4x and later read; --gemini-json writes the .json document of
+             older releases. Registered with lineage "surgery". Claude Code and
+             Codex sessions cross: shell commands, reads, edits and writes
+             become run_shell_command, read_file, replace and write_file,
+             other calls text, thinking is dropped and counted.
   opencode   a session in opencode's store ($XDG_DATA_HOME/opencode/opencode.db,
              default ~/.local/share/opencode; or the data folder --out DIR)
              that the real client continues with --session: one transaction,
@@ -69,7 +82,9 @@ tool_result=full|summary|omit. User and assistant text are always kept.
 Size (--budget TOKENS): every output is estimated in the tokens the client
 sends when it resumes it (its own system prompt and tools included: Claude
 Code's read from the session, about 45000; Codex's, for --format codex, about
-16000; opencode's, for --format opencode, about 19000), printed, and fitted in the budget. The default budget: ` + surgery.BudgetRule + `.
+16000; Gemini CLI's, for --format gemini, about 20000; opencode's, for --format
+opencode, about 19000), printed, and fitted in the budget. The default
+budget: ` + surgery.BudgetRule + `.
 Over budget, rounds degrade oldest first: full → their prompt and recent steps
 in full, the older steps left to the index → partial fidelity → a row of the
 index table; the latest prompt and the last answer always stay. Nothing is
@@ -93,9 +108,10 @@ back as stored.`
 func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	f.storeFlags.register(fs, false)
 	fs.StringVar(&f.fidelity, "fidelity", "full", "fidelity of rounds in full: full | partial | text | thinking=…,tool_use=…,tool_result=…")
-	fs.StringVar(&f.format, "format", format, "claude | codex | opencode | markdown | json")
-	fs.StringVar(&f.out, "out", "", "claude, codex: the folder to write the session to; opencode: its data folder; markdown, json: the file")
-	fs.StringVar(&f.cwd, "cwd", "", "claude, codex, opencode: the working directory to resume in (default: the source session's)")
+	fs.StringVar(&f.format, "format", format, "claude | codex | gemini | opencode | markdown | json")
+	fs.StringVar(&f.out, "out", "", "claude, codex, gemini: the folder to write the session to; opencode: its data folder; markdown, json: the file")
+	fs.StringVar(&f.cwd, "cwd", "", "claude, codex, gemini, opencode: the working directory to resume in (default: the source session's)")
+	fs.BoolVar(&f.geminiDocument, "gemini-json", false, "gemini: write the one .json document Gemini CLI before 0.4x reads, not JSONL")
 	fs.BoolVar(&f.redact, "redact", false, redactUsage)
 	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: "+surgery.BudgetRule+")")
 	fs.StringVar(&f.before, "before-compaction", "summary", "what to keep from before the client's last compaction: full | index | summary")
@@ -110,6 +126,8 @@ func (f *surgeryFlags) limits() (surgery.Limits, error) {
 		l.Client = cairn.AgentCodex
 	case "opencode":
 		l.Client = cairn.AgentOpencode
+	case "gemini":
+		l.Client = cairn.AgentGemini
 	}
 	if f.budget != "" {
 		n, err := strconv.ParseInt(strings.ReplaceAll(f.budget, "_", ""), 10, 64)
@@ -128,16 +146,16 @@ func (f *surgeryFlags) limits() (surgery.Limits, error) {
 
 func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
 	switch f.format {
-	case "claude", "codex", "opencode", "markdown", "json":
+	case "claude", "codex", "gemini", "opencode", "markdown", "json":
 	default:
-		return cairn.Fidelity{}, usageError("--format must be claude, codex, opencode, markdown or json, got %q", f.format)
+		return cairn.Fidelity{}, usageError("--format must be claude, codex, gemini, opencode, markdown or json, got %q", f.format)
 	}
 	return cairn.ParseFidelity(f.fidelity)
 }
 
 // native reports whether the format is a session a client resumes.
 func (f *surgeryFlags) native() bool {
-	return f.format == "claude" || f.format == "codex" || f.format == "opencode"
+	return f.format == "claude" || f.format == "codex" || f.format == "gemini" || f.format == "opencode"
 }
 
 // A surgicalCommand is an operation that takes a session and one more
@@ -214,6 +232,8 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 				export = m.exportCodex
 			case "opencode":
 				export = m.exportOpencode
+			case "gemini":
+				export = m.exportGemini
 			}
 			e, err := export(ctx, st, f, mat)
 			if err != nil {

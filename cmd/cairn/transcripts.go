@@ -6,16 +6,21 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/codex"
+	"cairn/gemini"
 	"cairn/opencode"
 )
 
 // transcripts reads every harness's files: a Codex rollout (by its name or
-// its first line) as Codex, an opencode log (its first line a session
-// record) as opencode, anything else as Claude Code. Sessions keep the
+// its first line) as Codex, a Gemini CLI session (likewise) as Gemini, an
+// opencode log (its first line a session record) as opencode, anything
+// else as Claude Code. Sessions keep the
 // harness that wrote them in Agent, so a rebuild picks the same reader.
 type transcripts struct{}
 
-var _ cairn.Transcript = transcripts{}
+var (
+	_ cairn.Transcript = transcripts{}
+	_ cairn.Documents  = transcripts{}
+)
 
 // Identify implements [cairn.Transcript].
 func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) {
@@ -25,6 +30,9 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 	if opencode.IsLog(path, head) {
 		return opencode.Format{}.Identify(path, head)
 	}
+	if gemini.IsSession(path, head) {
+		return gemini.Format{}.Identify(path, head)
+	}
 	return claudecode.Format{}.Identify(path, head)
 }
 
@@ -33,7 +41,7 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 // inscribed before cairn read Codex) is rebuilt as Codex's, and its agent
 // corrected: "cairn reindex" repairs such stores.
 func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
-	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentOpencode {
+	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentOpencode && s.Agent != cairn.AgentGemini {
 		return &sniffer{s: s}
 	}
 	return formatOf(s.Agent).NewBuilder(s, fromSeq)
@@ -69,18 +77,26 @@ func formatOf(agent string) cairn.Transcript {
 		return codex.Format{}
 	case cairn.AgentOpencode:
 		return opencode.Format{}
+	case cairn.AgentGemini:
+		return gemini.Format{}
 	}
 	return claudecode.Format{}
 }
 
-// parseAgent checks an --agent value: "", claude-code (or claude), codex or
-// opencode.
+// Document implements [cairn.Documents]: Gemini CLI's older sessions.
+func (transcripts) Document(path string) bool { return gemini.Format{}.Document(path) }
+
+// Complete implements [cairn.Documents].
+func (transcripts) Complete(last []byte) bool { return gemini.Format{}.Complete(last) }
+
+// parseAgent checks an --agent value: "", claude-code (or claude), codex,
+// gemini or opencode.
 func parseAgent(s string) (string, error) {
 	switch s {
-	case "", cairn.AgentCodex, cairn.AgentClaudeCode, cairn.AgentOpencode:
+	case "", cairn.AgentCodex, cairn.AgentClaudeCode, cairn.AgentGemini, cairn.AgentOpencode:
 		return s, nil
 	case "claude":
 		return cairn.AgentClaudeCode, nil
 	}
-	return "", usageError("--agent must be claude-code, codex or opencode, got %q", s)
+	return "", usageError("--agent must be claude-code, codex, gemini or opencode, got %q", s)
 }

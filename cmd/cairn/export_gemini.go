@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"cairn"
+	"cairn/gemini"
+	"cairn/surgery"
+)
+
+// exportGemini writes one materialization as a Gemini CLI session in the
+// project's chats folder under $GEMINI_CLI_HOME/.gemini (or --out) and
+// inscribes it with its lineage. Rounds of Claude Code and Codex sessions
+// cross from their blocks.
+func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
+	cwd, what := f.cwd, "--cwd"
+	if cwd == "" && len(mat.Sources) > 0 {
+		cwd, what = mat.Sources[0].Project, "the source session's folder"
+	}
+	if cwd == "" {
+		return nil, usageError("the source session records no working directory: give --cwd")
+	}
+	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
+		fmt.Fprintf(m.Stderr, "cairn: warning: %s %s does not exist: the resume command cds there; create it, or give --cwd a folder that exists\n", what, cwd)
+	}
+	now := m.now()
+	x := &gemini.Exporter{SessionID: gemini.NewSessionID(), Project: cwd, Summary: surgery.Summary(mat), Now: now,
+		Document: f.geminiDocument, Blocks: blocksAt(mat.Fidelity, mat)}
+	lines, err := x.Lines(mat)
+	if err != nil {
+		return nil, err
+	}
+	if f.redact {
+		if lines, err = m.redactLines(lines); err != nil {
+			return nil, err
+		}
+	}
+	dir := f.out
+	if dir == "" {
+		dir = gemini.ChatsDir(m.geminiHome(), cwd)
+	} else if !filepath.IsAbs(dir) {
+		wd, err := m.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(wd, dir)
+	}
+	path := filepath.Join(dir, x.FileName(now))
+	if err := writeAtomic(path, lines, 0o600); err != nil {
+		return nil, err
+	}
+	if f.out == "" {
+		if err := gemini.MarkProject(dir, cwd); err != nil {
+			return nil, err
+		}
+	}
+	parents, err := m.register(ctx, st, path, x.SessionID, mat)
+	if err != nil {
+		return nil, err
+	}
+	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
+		Resume: "cd " + shellQuote(cwd) + " && gemini --resume " + x.SessionID}
+	if f.out != "" {
+		e.Note = "the client finds a session only in its project's chats folder (" + gemini.ChatsDir(m.geminiHome(), cwd) + "): move the file there to resume it"
+	}
+	if c := x.Crossed; c != (gemini.Crossing{}) {
+		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentGemini), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+	}
+	return e, nil
+}
+
+// geminiHome is $GEMINI_CLI_HOME/.gemini, else ~/.gemini.
+func (m *Main) geminiHome() string {
+	return gemini.Home(m.Getenv, m.Getenv("HOME"))
+}

@@ -193,9 +193,10 @@ func (s *Step) IndexLine() string {
 func strconvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `'`) + `"` }
 
 // toolArgKeys are the input fields that say what a call was about, in the
-// order they are preferred.
+// order they are preferred (Claude Code's and Codex's, opencode's filePath, Gemini
+// CLI's absolute_path and dir_path).
 var toolArgKeys = []string{
-	"file_path", "notebook_path", "path", "command", "cmd", "pattern", "url", "query",
+	"file_path", "filePath", "absolute_path", "notebook_path", "path", "dir_path", "command", "cmd", "pattern", "url", "query",
 	"description", "subagent_type", "prompt", "skill",
 }
 

@@ -8,7 +8,9 @@ import (
 
 	"cairn"
 	"cairn/codex"
+	"cairn/gemini"
 	"cairn/inscribe"
+	"cairn/opencode"
 
 	"github.com/chromedp/chromedp"
 )
@@ -38,6 +40,10 @@ var harnessSamples = []harnessSample{
 		Round: 1, Command: `printf 'go.mod\nmain.go\n'`, Output: "go.mod", Query: "files", Prompt: "please list the files", Tools: []string{"exec_command"}},
 	{Agent: "codex", Format: codex.Format{}, Path: "../codex/testdata/compacted.jsonl", Session: "5b6c7d8e-2222-4333-8444-555566667777",
 		Round: 2, Command: "go test ./...", Output: "FAIL health_test.go:9", Query: "health", Prompt: "now test it", Tools: []string{"shell"}},
+	{Agent: "gemini", Format: gemini.Format{}, Path: "../gemini/testdata/0.61.0/session-2026-11-25T19-51-2de7feb0.jsonl", Session: "2de7feb0-2034-4b45-b09c-27de6f3aac9e",
+		Round: 1, Command: "ls -1 && echo sample-shell-ok", Output: "sample-shell-ok", Query: "greeting", Prompt: "Please inspect the project.", Tools: []string{"run_shell_command", "read_file"}},
+	{Agent: "opencode", Format: opencode.Format{}, Path: "../opencode/testdata/1.18.33/logs/ses_debb20e5bffev9M8FboiuT8S8K.jsonl", Session: "ses_debb20e5bffev9M8FboiuT8S8K",
+		Round: 1, Command: "wc -l notes.txt", Output: "2 notes.txt", Query: "notes", Prompt: `"make the notes file"`, Tools: []string{"write", "bash"}},
 }
 
 // Sessions of every harness render in every view the same way: the list
@@ -102,8 +108,8 @@ func TestBrowserHarnesses(t *testing.T) {
 			if !strings.Contains(cmds, "$ "+h.Command) {
 				t.Fatalf("command lines %q, want $ %s", cmds, h.Command)
 			}
-			if got := Eval[string](t, ctx, `document.querySelector('`+round+` details.call .rich').textContent`); !strings.Contains(got, h.Output) || strings.Contains(got, "[object Object]") {
-				t.Fatalf("the call's view reads %q, want its output %q", got, h.Output)
+			if got := Eval[string](t, ctx, `[...document.querySelectorAll('`+round+` details.call .rich')].map(r => r.textContent).join("\n")`); !strings.Contains(got, h.Output) || strings.Contains(got, "[object Object]") {
+				t.Fatalf("the calls' views read %q, want the shell call's output %q", got, h.Output)
 			}
 			Screenshot(t, ctx, dir, fmt.Sprintf("harness-%s-%d", h.Agent, i))
 

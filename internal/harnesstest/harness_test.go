@@ -19,6 +19,8 @@ import (
 	"cairn/internal/fakeapi"
 	"cairn/internal/geminitest"
 	"cairn/internal/harnesstest"
+	"cairn/internal/opencodetest"
+	"cairn/opencode"
 	"cairn/surgery"
 )
 
@@ -122,6 +124,49 @@ func TestGemini(t *testing.T) {
 			write(t, filepath.Join(gemini.ChatsDir(h.Gemini, h.Cwd), x.FileName(now)), lines)
 			h.Run(t, c.Bin, prompt, "--resume", x.SessionID)
 			return carrying(t, api.Requests(), prompt, `"functionDeclarations"`)
+		},
+	})
+}
+
+func TestOpencode(t *testing.T) {
+	newest, _ := filepath.Glob("../../opencode/testdata/" + opencodetest.Newest + "/logs/*.jsonl")
+	oldest, _ := filepath.Glob("../../opencode/testdata/" + opencodetest.Oldest + "/logs/*.jsonl")
+	if len(newest) == 0 || len(oldest) == 0 {
+		t.Fatalf("samples: %v %v", newest, oldest)
+	}
+	harnesstest.Run(t, harnesstest.Harness{
+		Name: "opencode", Agent: cairn.AgentOpencode, Format: opencode.Format{},
+		// The logs cairn keeps of what the real clients stored, one record
+		// a line (opencode keeps rows and files it updates in place).
+		Samples: []harnesstest.Sample{{Path: newest[0]}, {Path: oldest[0]}},
+		Unknown: jsonlUnknown,
+		Resume: func(t *testing.T, st surgery.Store, m *cairn.Materialization, prompt string) []byte {
+			c := opencodetest.Clients(t)[0]
+			api := fakeapi.NewChat()
+			defer api.Close()
+			h := opencodetest.NewHome(t, api.URL)
+			// A first run makes the client's store, which names the
+			// provider and model a written session uses.
+			h.Run(t, c.Bin, "run", "hello")
+			ctx := context.Background()
+			target, err := opencode.ReadTarget(ctx, h.DataDir(), h.Cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := m.Sources[0]
+			x := &opencode.Exporter{Cwd: h.Cwd, Summary: surgery.Summary(m), Provider: target.Provider, Model: target.Model,
+				Blocks: func(p *cairn.Piece) ([]*cairn.Block, error) {
+					return surgery.PieceBlocks(opencode.Format{}, src, p, m.Fidelity), nil
+				}}
+			sess, err := x.Export(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := opencode.WriteSession(ctx, h.DataDir(), target, x, sess); err != nil {
+				t.Fatal(err)
+			}
+			h.Run(t, c.Bin, "run", "--session", sess.ID, prompt)
+			return carrying(t, api.Requests(), prompt, `"tools"`)
 		},
 	})
 }

@@ -1,5 +1,5 @@
 // Package harnesstest is the suite every harness adapter passes (Claude
-// Code, Codex, Gemini CLI; opencode next): the same import, export and
+// Code, Codex, Gemini CLI, opencode): the same import, export and
 // resume cases over a [Harness], which describes one: its reader, sample
 // sessions its real client wrote, how to add an unknown field to one of
 // its lines, and how to export a materialization and have the real client

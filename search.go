@@ -80,7 +80,7 @@ func IndexText(k BlockKind, tool, content string) string {
 	if k == ToolUse {
 		content = toolText(tool, content)
 	}
-	return truncateChars(content, IndexChars)
+	return TruncateChars(content, IndexChars)
 }
 
 // toolText is a tool call's name and the string values of its JSON input,
@@ -132,8 +132,9 @@ func toolText(tool, input string) string {
 	return b.String()
 }
 
-// truncateChars returns at most n characters of s.
-func truncateChars(s string, n int) string {
+// TruncateChars returns at most n characters of s (as SQLite's substr
+// counts them).
+func TruncateChars(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

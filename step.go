@@ -139,7 +139,7 @@ func (s *Step) add(b *Block) {
 	switch b.Kind {
 	case AssistantText:
 		if !b.Sidechain {
-			if p := previewText(b.Content, StepPreviewLen); p != "" {
+			if p := PreviewText(b.Content, StepPreviewLen); p != "" {
 				s.Text = p
 			}
 		}
@@ -150,7 +150,7 @@ func (s *Step) add(b *Block) {
 			if c.id == b.ToolID && !c.Answered {
 				c.Answered, c.IsError = true, b.IsError
 				c.Chars = utf8.RuneCountInString(b.Content)
-				c.Result = previewText(b.Content, StepPreviewLen)
+				c.Result = PreviewText(b.Content, StepPreviewLen)
 				break
 			}
 		}
@@ -223,7 +223,7 @@ func ToolArg(tool, input string) string {
 				return previewTail(v, StepPreviewLen)
 			}
 			if v != "" {
-				return previewText(v, StepPreviewLen)
+				return PreviewText(v, StepPreviewLen)
 			}
 		case []any:
 			var parts []string
@@ -233,7 +233,7 @@ func ToolArg(tool, input string) string {
 				}
 			}
 			if len(parts) > 0 {
-				return previewText(strings.Join(parts, " "), StepPreviewLen)
+				return PreviewText(strings.Join(parts, " "), StepPreviewLen)
 			}
 		}
 	}
@@ -248,9 +248,9 @@ func ToolArg(tool, input string) string {
 	return ""
 }
 
-// previewText returns the first n characters of s with whitespace collapsed,
+// PreviewText returns the first n characters of s with whitespace collapsed,
 // ending in "…" when cut.
-func previewText(s string, n int) string {
+func PreviewText(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	i := 0
 	for j := range s {

@@ -433,14 +433,4 @@ func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.M
 
 // Preview returns the first [PreviewLen] characters of s with whitespace
 // collapsed, ending in "…" when cut.
-func Preview(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	n := 0
-	for i := range s {
-		if n == PreviewLen {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+func Preview(s string) string { return cairn.PreviewText(s, PreviewLen) }

@@ -254,7 +254,7 @@ func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]st
 		if err != nil {
 			return nil, &damage{session: v.block.SessionID, first: v.block.LineNo, last: v.block.LineNo, err: fmt.Errorf("block %d's text: %w", v.block.ID, err)}
 		}
-		texts[v.block.ID] = prefix(text, n)
+		texts[v.block.ID] = cairn.TruncateChars(text, n)
 	}
 	return texts, nil
 }

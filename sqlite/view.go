@@ -329,24 +329,9 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 		}
 		sizes[i] = len(text)
 		if limit > 0 {
-			text = prefix(text, limit)
+			text = cairn.TruncateChars(text, limit)
 		}
 		b.block.Content = text
 	}
 	return sizes, nil
-}
-
-// prefix returns the first n characters of s, as SQLite's substr counts
-// them.
-func prefix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }

@@ -1,0 +1,275 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"cairn"
+)
+
+// Reindex implements [cairn.InscriptionStore]. Each session is rebuilt in
+// its own transaction.
+func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) (err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return err
+	}
+	sessions, _, err := findSessions(ctx, tx, cairn.SessionFilter{Subagents: true})
+	tx.Rollback()
+	if err != nil {
+		return err
+	}
+	var damaged []string
+	for i, sess := range sessions {
+		var d *damage
+		err := s.reindexSession(ctx, sess, rebuild)
+		switch {
+		case errors.As(err, &d):
+			// Its index stays as it was; its transcript is read again,
+			// whole, by the next import.
+			if err := s.reread(ctx, sess.ID); err != nil {
+				return err
+			}
+			damaged = append(damaged, d.lost()+"; run `cairn import "+sess.Path+"` to store it again as a new generation (if that file is gone, those lines are lost)")
+		case err != nil:
+			return fmt.Errorf("reindex %s: %w", sess.ID, err)
+		}
+		if progress != nil {
+			progress(i+1, len(sessions))
+		}
+	}
+	if len(damaged) > 0 {
+		return cairn.Errorf(cairn.EINTERNAL, "Reindexed %d of %d sessions; the store %s holds damaged bytes: %s.",
+			len(sessions)-len(damaged), len(sessions), s.db.Path, strings.Join(damaged, "; "))
+	}
+	return nil
+}
+
+// reread sets a session's source position back to nothing read, so that
+// the next import of its file stores it whole as a new generation (its
+// stored position no longer matches the file), in place of lines that
+// cannot be read back. Only the position changes: no line is touched.
+func (s *InscriptionStore) reread(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET src_offset = 0, src_lines = 0, head_hash = NULL, tail_hash = NULL, src_sum = NULL WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {
+	rtx, err := s.db.read(ctx)
+	if err != nil {
+		return err
+	}
+	var n int
+	err = rtx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks WHERE session_id = ?`, sess.ID).Scan(&n)
+	rtx.Rollback()
+	if err != nil {
+		return err
+	}
+	if n > stageBlocks {
+		for range stagedAttempts {
+			if err := s.reindexStaged(ctx, sess, rebuild); !errors.Is(err, cairn.ErrStale) {
+				return err
+			}
+		}
+		// Imports keep moving the session on: rebuild it under the write
+		// lock, which they then wait for.
+	}
+	return s.reindexInOne(ctx, sess, rebuild)
+}
+
+// stagedAttempts bounds how often reindex stages a huge session's blocks
+// anew after an import moved the session on.
+const stagedAttempts = 3
+
+// reindexInOne rebuilds a session's index in one transaction, which reads
+// its lines: what a session of at most stageBlocks blocks takes.
+func (s *InscriptionStore) reindexInOne(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	lines, err := findLines(ctx, tx, sess.ID, 0, 0)
+	if err != nil {
+		return err
+	}
+	in, err := rebuild(sess, lines)
+	if err != nil {
+		return given{err}
+	}
+	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
+		return err
+	}
+	if err := updateLineMeta(ctx, tx, sess.ID, lines); err != nil {
+		return err
+	}
+	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
+		return err
+	}
+	if err := insertBlocks(ctx, tx, in.AllBlocks(), newLineSource(sess.ID, lines)); err != nil {
+		return err
+	}
+	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {
+		return err
+	}
+	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ?, agent = COALESCE(NULLIF(?, ''), agent) WHERE id = ?`,
+		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, sess.ID); err != nil {
+		return err
+	}
+	if err := refreshSession(ctx, tx, sess.ID, 0, nil); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// reindexStaged rebuilds one huge session's index from the lines it reads, as
+// Inscribe writes: the blocks of a huge session are staged, stageBlocks to
+// a transaction, so that its transaction does not hold the write lock
+// for seconds (a message of a million blocks held it 21 s); that
+// transaction checks that no import moved the session on since its lines
+// were read (else cairn.ErrStale, and the caller reads again), replaces
+// the index and makes the staged blocks visible, at once; the old blocks
+// of such a session it hides, and deletes them after ([hide]).
+func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) (err error) {
+	rtx, err := s.db.read(ctx)
+	if err != nil {
+		return err
+	}
+	pos, err := position(ctx, rtx, sess.ID)
+	var lines []*cairn.Line
+	if err == nil {
+		lines, err = findLines(ctx, rtx, sess.ID, 0, 0)
+	}
+	rtx.Rollback()
+	if err != nil {
+		return err
+	}
+	in, err := rebuild(sess, lines)
+	if err != nil {
+		return given{err}
+	}
+	src := newLineSource(sess.ID, lines)
+	next, stop := iter.Pull(in.AllBlocks())
+	defer stop()
+	var steps cairn.StepCounter
+	var st *staging
+	pending, more := pullBlocks(next)
+	for more {
+		if st == nil {
+			st = &staging{token: strconv.FormatInt(rand.Int64(), 36)}
+			defer func() {
+				if err != nil {
+					_ = s.dropStaged(context.WithoutCancel(ctx), sess.ID, st.token)
+				}
+			}()
+		}
+		if err := s.stage(ctx, sess.ID, st, pending, &steps, src); err != nil {
+			return err
+		}
+		pending, more = pullBlocks(next)
+	}
+	if st != nil {
+		st.wait()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if now, err := position(ctx, tx, sess.ID); err != nil {
+		return err
+	} else if now != pos {
+		return cairn.ErrStale
+	}
+	below := int64(math.MaxInt64)
+	if st != nil {
+		below = st.first
+	}
+	hidden := ""
+	if st != nil {
+		// A huge session: its old blocks are hidden here and deleted
+		// after, a range to a transaction.
+		hidden = st.token + "-old"
+		if err := hide(ctx, tx, sess.ID, hidden, below); err != nil {
+			return err
+		}
+		below = 0
+	}
+	if err := deleteIndexBelow(ctx, tx, sess.ID, 0, below); err != nil {
+		return err
+	}
+	if err := updateLineMeta(ctx, tx, sess.ID, lines); err != nil {
+		return err
+	}
+	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
+		return err
+	}
+	if _, _, err := writeBlocks(ctx, tx, func(yield func([]*cairn.Block) bool) {
+		for _, b := range pending {
+			if !yield(b) {
+				return
+			}
+		}
+	}, &steps, src); err != nil {
+		return err
+	}
+	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {
+		return err
+	}
+	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ?, agent = COALESCE(NULLIF(?, ''), agent) WHERE id = ?`,
+		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, sess.ID); err != nil {
+		return err
+	}
+	if err := refreshSession(ctx, tx, sess.ID, 0, nil); err != nil {
+		return err
+	}
+	if st != nil {
+		if err := st.publish(ctx, tx, sess.ID); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if hidden != "" {
+		return s.dropRanges(ctx, sess.ID, hidden, stageGap)
+	}
+	return nil
+}
+
+// A sourcePosition is how far a session's transcript was inscribed: what
+// an import moves on.
+type sourcePosition struct {
+	generation, lines int
+	offset            int64
+}
+
+func position(ctx context.Context, tx *Tx, id string) (sourcePosition, error) {
+	var p sourcePosition
+	err := tx.QueryRowContext(ctx, `SELECT generation, src_lines, src_offset FROM sessions WHERE id = ?`, id).Scan(&p.generation, &p.lines, &p.offset)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, cairn.Errorf(cairn.ENOTFOUND, "No session %q.", id)
+	}
+	return p, err
+}

@@ -206,14 +206,17 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	hidden := ""
 	if st != nil {
 		// A huge session: its old blocks are hidden here and deleted
-		// after, a range to a transaction.
+		// after, a range to a transaction; its rounds and usage go now.
 		hidden = st.token + "-old"
 		if err := hide(ctx, tx, sess.ID, hidden, below); err != nil {
 			return err
 		}
-		below = 0
-	}
-	if err := deleteIndexBelow(ctx, tx, sess.ID, 0, below); err != nil {
+		for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM messages WHERE session_id = ?`} {
+			if _, err := tx.ExecContext(ctx, q, sess.ID); err != nil {
+				return err
+			}
+		}
+	} else if err := deleteIndexBelow(ctx, tx, sess.ID, 0, below); err != nil {
 		return err
 	}
 	if err := updateLineMeta(ctx, tx, sess.ID, lines); err != nil {

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -48,4 +49,19 @@ type LineStore interface {
 	// one session, for copying or verifying it. Returns ENOTFOUND if the
 	// session does not exist.
 	FindAllLines(ctx context.Context, sessionID string) ([]*Line, error)
+}
+
+// LineProblem is what an import reports of a line stored with status: ""
+// for a line read whole; typ is the line's type, for one of a type the
+// reader does not know.
+func LineProblem(status LineStatus, typ string) string {
+	switch status {
+	case LineInvalidJSON:
+		return "invalid JSON (kept raw)"
+	case LineInvalidUTF8:
+		return "invalid UTF-8 (kept raw, indexed with replacement characters)"
+	case LineUnknownType:
+		return "unknown line type " + strconv.Quote(typ) + " (kept raw)"
+	}
+	return ""
 }

@@ -50,7 +50,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	l.Status = status
 	if p == nil {
 		l.RoundSeq = b.current(l).round.Seq
-		return problem(status, "")
+		return cairn.LineProblem(status, "")
 	}
 	// First-era items carry no time: they take the last time seen (the
 	// header's at first), or the one a replayed line was stored with.
@@ -89,19 +89,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	if status == cairn.LineOK || status == cairn.LineInvalidUTF8 {
 		b.addBlocks(rs, l, p)
 	}
-	return problem(status, p.kind)
-}
-
-func problem(status cairn.LineStatus, typ string) string {
-	switch status {
-	case cairn.LineInvalidJSON:
-		return "invalid JSON (kept raw)"
-	case cairn.LineInvalidUTF8:
-		return "invalid UTF-8 (kept raw, indexed with replacement characters)"
-	case cairn.LineUnknownType:
-		return "unknown line type " + strconv.Quote(typ) + " (kept raw)"
-	}
-	return ""
+	return cairn.LineProblem(status, p.kind)
 }
 
 func (b *builder) current(l *cairn.Line) *roundState {

@@ -63,10 +63,10 @@ func (b *builder) Add(l *cairn.Line) string {
 	l.Status, l.Type = status, typ
 	if r == nil || status == cairn.LineUnknownType {
 		b.place(l)
-		return problem(status, typ)
+		return cairn.LineProblem(status, typ)
 	}
 	b.record(l, r, typ)
-	return problem(status, typ)
+	return cairn.LineProblem(status, typ)
 }
 
 // addDocumentLine gathers a .json document's lines into messages.
@@ -149,18 +149,6 @@ func (b *builder) place(l *cairn.Line) {
 	rs := b.current(l)
 	l.RoundSeq = rs.round.Seq
 	rs.round.LastLine = max(rs.round.LastLine, l.No)
-}
-
-func problem(status cairn.LineStatus, typ string) string {
-	switch status {
-	case cairn.LineInvalidJSON:
-		return "invalid JSON (kept raw)"
-	case cairn.LineInvalidUTF8:
-		return "invalid UTF-8 (kept raw, indexed with replacement characters)"
-	case cairn.LineUnknownType:
-		return "unknown line type " + strconv.Quote(typ) + " (kept raw)"
-	}
-	return ""
 }
 
 func (b *builder) current(l *cairn.Line) *roundState {

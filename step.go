@@ -312,3 +312,30 @@ func WriteInputValues(b *strings.Builder, input []byte) {
 		}
 	}
 }
+
+// MapCalls rewrites, in place, each tool call that mapCall maps to another
+// harness's tool (its name and JSON input) and gives the results that
+// answer it the new name: how a writer of one harness takes another's
+// rounds (opencode's as Claude Code's, Gemini CLI's as Claude Code's).
+// Calls it does not map, and every other block, stay as they are.
+func MapCalls(blocks []*Block, mapCall func(tool, input string) (name string, args map[string]any, ok bool)) []*Block {
+	names := map[string]string{}
+	for _, b := range blocks {
+		switch b.Kind {
+		case ToolUse:
+			if name, args, ok := mapCall(b.ToolName, b.Content); ok {
+				raw, err := json.Marshal(args)
+				if err != nil {
+					continue
+				}
+				b.ToolName, b.Content = name, string(raw)
+				names[b.ToolID] = name
+			}
+		case ToolResult:
+			if name, ok := names[b.ToolID]; ok {
+				b.ToolName = name
+			}
+		}
+	}
+	return blocks
+}

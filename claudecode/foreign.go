@@ -327,24 +327,4 @@ func fromGemini(tool, input string) (string, map[string]any, bool) {
 // Code's tools (run_shell_command, read_file, replace, write_file, …), and
 // their results' names, as Claude Code's, for a writer that maps Claude
 // Code's tools to its own (opencode's). Other blocks stay as they are.
-func GeminiBlocks(blocks []*cairn.Block) []*cairn.Block {
-	names := map[string]string{}
-	for _, b := range blocks {
-		switch b.Kind {
-		case cairn.ToolUse:
-			if name, args, ok := fromGemini(b.ToolName, b.Content); ok {
-				raw, err := json.Marshal(args)
-				if err != nil {
-					continue
-				}
-				b.ToolName, b.Content = name, string(raw)
-				names[b.ToolID] = name
-			}
-		case cairn.ToolResult:
-			if name, ok := names[b.ToolID]; ok {
-				b.ToolName = name
-			}
-		}
-	}
-	return blocks
-}
+func GeminiBlocks(blocks []*cairn.Block) []*cairn.Block { return cairn.MapCalls(blocks, fromGemini) }

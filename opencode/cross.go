@@ -216,21 +216,4 @@ func ClaudeCall(tool, input string) (name string, args map[string]any, ok bool) 
 // ClaudeBlocks rewrites an opencode round's calls of bash, read, edit and
 // write (and their results' names) as Claude Code's Bash, Read, Edit and
 // Write, which the Claude Code and Codex writers map to their own tools.
-func ClaudeBlocks(blocks []*cairn.Block) []*cairn.Block {
-	names := map[string]string{}
-	for _, b := range blocks {
-		switch b.Kind {
-		case cairn.ToolUse:
-			if name, args, ok := ClaudeCall(b.ToolName, b.Content); ok {
-				raw, _ := json.Marshal(args)
-				b.ToolName, b.Content = name, string(raw)
-				names[b.ToolID] = name
-			}
-		case cairn.ToolResult:
-			if name, ok := names[b.ToolID]; ok {
-				b.ToolName = name
-			}
-		}
-	}
-	return blocks
-}
+func ClaudeBlocks(blocks []*cairn.Block) []*cairn.Block { return cairn.MapCalls(blocks, ClaudeCall) }

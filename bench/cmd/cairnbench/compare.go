@@ -31,12 +31,29 @@ type imported struct {
 // importWith imports corpus into a fresh store at storePath with the cairn
 // binary bin, a whole process, and returns its figures.
 func importWith(name, bin, storePath, corpus string) (imported, error) {
+	return timeImport(name, storePath, exec.Command(bin, "import", "--store", storePath, "-q", corpus))
+}
+
+// ccriderImport imports corpus with ccrider (github.com/neilberkman/ccrider,
+// a session indexer over SQLite FTS5 that keeps messages' text, not the
+// transcripts' lines) into a fresh database at storePath, a whole process
+// in the scratch HOME the table set.
+func ccriderImport(bin, storePath, corpus string) (imported, error) {
+	return timeImport("ccrider", storePath, exec.Command(bin, "--db", storePath, "sync", corpus))
+}
+
+// timeImport runs cmd, an import into a fresh store at storePath, and
+// returns its wall time, CPU, peak RSS and the store's size.
+func timeImport(name, storePath string, cmd *exec.Cmd) (imported, error) {
 	os.RemoveAll(filepath.Dir(storePath))
+	if err := os.MkdirAll(filepath.Dir(storePath), 0o755); err != nil {
+		return imported{}, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	start := time.Now()
-	cmd := exec.Command(bin, "import", "--store", storePath, "-q", corpus)
-	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
-		return imported{}, fmt.Errorf("%s import: %w", name, err)
+		return imported{}, fmt.Errorf("%s import: %w: %s", name, err, stderr.String())
 	}
 	el := time.Since(start)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
@@ -86,7 +103,11 @@ func sessionCommands(bins, stores []string, session string, runs int) (map[strin
 // table prints issue #30's row for the corpus (size bytes): this cairn's
 // figures and, with baseline, an older cairn's beside them, measured in
 // one run.
-func table(cairnBin, baseline, dir, label, corpus string, size int64, session string, runs int, reuse bool) error {
+//
+// With ccrider (a path to its binary), ccrider's import of the same corpus
+// is timed right after cairn's, in the same run: the issue asks cairn to
+// import at four times its speed.
+func table(cairnBin, baseline, ccrider, dir, label, corpus string, size int64, session string, runs int, reuse bool) error {
 	bins, names := []string{cairnBin}, []string{"cairn"}
 	if baseline != "" {
 		bins, names = append(bins, baseline), append(names, "baseline")
@@ -114,6 +135,14 @@ func table(cairnBin, baseline, dir, label, corpus string, size int64, session st
 		fmt.Printf("%-9s import %.1f MB/s (%.1f s, CPU %.1f s), peak RSS %.0f MB, store %.1f MB = %.1f %% of %.1f MB raw\n",
 			names[i], float64(size)/1e6/im.seconds, im.seconds, im.cpu, im.rssMB, im.storeMB, 100*im.storeMB*1e6/float64(size), float64(size)/1e6)
 		stores = append(stores, im.storePath)
+		if i == 0 && ccrider != "" {
+			cc, err := ccriderImport(ccrider, filepath.Join(dir, "ccrider-store-"+label, "sessions.db"), corpus)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%-9s import %.1f MB/s (%.1f s, CPU %.1f s), peak RSS %.0f MB, store %.1f MB = %.1f %% of raw: cairn imports %.1f× as fast, ccrider uses %.1f× its CPU\n",
+				"ccrider", float64(size)/1e6/cc.seconds, cc.seconds, cc.cpu, cc.rssMB, cc.storeMB, 100*cc.storeMB*1e6/float64(size), cc.seconds/im.seconds, cc.cpu/im.cpu)
+		}
 		if session != "" {
 			if out, err := exec.Command(b, "import", "--store", im.storePath, "-q", session).CombinedOutput(); err != nil {
 				return fmt.Errorf("%s import %s: %v: %s", names[i], session, err, out)

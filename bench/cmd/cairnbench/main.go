@@ -56,6 +56,7 @@ func run() error {
 	reuse := flag.Bool("reuse-store", false, "search the store an earlier run of this -size imported, instead of importing again (no import figure)")
 	baseline := flag.String("baseline", "", "an older cairn binary: import, search and sessions/show/revive measured beside it, each on a store it imported itself")
 	session := flag.String("session", "../shared/testdata/transcripts/marot__spotter/long/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", "the long real session sessions/show/revive are timed on (\"\" to skip)")
+	ccrider := flag.String("ccrider", "", "a ccrider binary (go install github.com/neilberkman/ccrider/cmd/ccrider@latest): with -table, its import of the corpus is timed beside cairn's")
 	onlyTable := flag.Bool("table", false, "print issue #30's table only: import, store, search \"error handling\" against rg, sessions/show/revive (skips startup, Codex and re-import)")
 	flag.Parse()
 	corpusBytes, err := parseSize(*size)
@@ -90,7 +91,7 @@ func run() error {
 	realBytes, _, _ := bench.DirSize(filepath.Join(corpus, "real"))
 	fmt.Printf("corpus        %d files, %.1f MB, %.1f MB of it real transcripts with fresh uuids (%s)\n", files, float64(got)/1e6, float64(realBytes)/1e6, corpus)
 	if *onlyTable {
-		return table(bin.cairn, *baseline, *dir, *size, corpus, got, *session, *runs, *reuse)
+		return table(bin.cairn, *baseline, *ccrider, *dir, *size, corpus, got, *session, *runs, *reuse)
 	}
 
 	// Startup: cairn --help against a Go hello world, and a hello world

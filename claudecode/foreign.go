@@ -170,7 +170,7 @@ func toClaudeCall(tool, input string) (name string, args map[string]any, ok bool
 			return "", nil, false
 		}
 		if in.Workdir != "" {
-			cmd = "cd " + shellQuote(in.Workdir) + " && " + cmd
+			cmd = "cd " + cairn.ShellQuote(in.Workdir) + " && " + cmd
 		}
 		return "Bash", map[string]any{"command": cmd}, true
 	case "apply_patch":
@@ -186,66 +186,17 @@ func toClaudeCall(tool, input string) (name string, args map[string]any, ok bool
 	return "", nil, false
 }
 
-// patchCall reads a patch in Codex's format: one added file → Write; one
+// patchCall restates a patch in Codex's format: one added file → Write; one
 // updated file with one hunk → Edit.
 func patchCall(patch string) (string, map[string]any, bool) {
-	lines := strings.Split(strings.TrimRight(patch, "\n"), "\n")
-	if len(lines) < 3 || lines[0] != "*** Begin Patch" || lines[len(lines)-1] != "*** End Patch" {
-		return "", nil, false
-	}
-	body := lines[1 : len(lines)-1]
-	files := 0
-	for _, l := range body {
-		if strings.HasPrefix(l, "*** ") {
-			files++
-		}
-	}
-	if files != 1 {
-		return "", nil, false
-	}
+	p, ok := cairn.ReadPatch(patch)
 	switch {
-	case strings.HasPrefix(body[0], "*** Add File: "):
-		var content strings.Builder
-		for _, l := range body[1:] {
-			if !strings.HasPrefix(l, "+") {
-				return "", nil, false
-			}
-			content.WriteString(l[1:] + "\n")
-		}
-		return "Write", map[string]any{"file_path": strings.TrimPrefix(body[0], "*** Add File: "), "content": content.String()}, true
-	case strings.HasPrefix(body[0], "*** Update File: "):
-		var old, neu []string
-		hunks := 0
-		for _, l := range body[1:] {
-			switch {
-			case strings.HasPrefix(l, "@@"):
-				hunks++
-			case strings.HasPrefix(l, "-"):
-				old = append(old, l[1:])
-			case strings.HasPrefix(l, "+"):
-				neu = append(neu, l[1:])
-			case strings.HasPrefix(l, " "):
-				old, neu = append(old, l[1:]), append(neu, l[1:])
-			default:
-				return "", nil, false
-			}
-		}
-		if hunks > 1 || len(old) == 0 {
-			return "", nil, false
-		}
-		return "Edit", map[string]any{"file_path": strings.TrimPrefix(body[0], "*** Update File: "),
-			"old_string": strings.Join(old, "\n"), "new_string": strings.Join(neu, "\n")}, true
+	case !ok:
+		return "", nil, false
+	case p.Added:
+		return "Write", map[string]any{"file_path": p.Path, "content": p.Content}, true
 	}
-	return "", nil, false
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "Edit", map[string]any{"file_path": p.Path, "old_string": p.Old, "new_string": p.New}, true
 }
 
 // fromGemini maps a Gemini CLI call to Claude Code's tools.
@@ -273,7 +224,7 @@ func fromGemini(tool, input string) (string, map[string]any, bool) {
 		}
 		cmd := in.Command
 		if in.DirPath != "" {
-			cmd = "cd " + shellQuote(in.DirPath) + " && " + cmd
+			cmd = "cd " + cairn.ShellQuote(in.DirPath) + " && " + cmd
 		}
 		return "Bash", map[string]any{"command": cmd}, true
 	case "read_file":

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cairn"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -52,33 +53,33 @@ func toCodexCall(tool, input string) (crossCall, bool) {
 			if in.Limit > 0 {
 				to = strconv.Itoa(from + in.Limit - 1)
 			}
-			return crossCall{cmd: "sed -n '" + strconv.Itoa(from) + "," + to + "p' " + shellQuote(in.FilePath)}, true
+			return crossCall{cmd: "sed -n '" + strconv.Itoa(from) + "," + to + "p' " + cairn.ShellQuote(in.FilePath)}, true
 		}
-		return crossCall{cmd: "cat -n " + shellQuote(in.FilePath)}, true
+		return crossCall{cmd: "cat -n " + cairn.ShellQuote(in.FilePath)}, true
 	case "Grep":
 		if in.Pattern == "" {
 			break
 		}
-		cmd := "rg -n " + shellQuote(in.Pattern)
+		cmd := "rg -n " + cairn.ShellQuote(in.Pattern)
 		if in.Glob != "" {
-			cmd += " -g " + shellQuote(in.Glob)
+			cmd += " -g " + cairn.ShellQuote(in.Glob)
 		}
 		if in.Path != "" {
-			cmd += " " + shellQuote(in.Path)
+			cmd += " " + cairn.ShellQuote(in.Path)
 		}
 		return crossCall{cmd: cmd}, true
 	case "Glob":
 		if in.Pattern == "" {
 			break
 		}
-		cmd := "rg --files -g " + shellQuote(in.Pattern)
+		cmd := "rg --files -g " + cairn.ShellQuote(in.Pattern)
 		if in.Path != "" {
-			cmd += " " + shellQuote(in.Path)
+			cmd += " " + cairn.ShellQuote(in.Path)
 		}
 		return crossCall{cmd: cmd}, true
 	case "LS":
 		if in.Path != "" {
-			return crossCall{cmd: "ls -la " + shellQuote(in.Path)}, true
+			return crossCall{cmd: "ls -la " + cairn.ShellQuote(in.Path)}, true
 		}
 	case "Edit":
 		if in.FilePath != "" && in.OldString != "" {
@@ -122,15 +123,6 @@ func prefixLines(prefix, s string) string {
 	return b.String()
 }
 
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // fromGemini restates a Gemini CLI call as the Claude Code call it is:
 // run_shell_command as Bash, read_file as Read, replace as Edit,
 // write_file as Write, grep_search as Grep, glob as Glob, list_directory as
@@ -157,7 +149,7 @@ func fromGemini(tool, input string) (string, string, bool) {
 	case "run_shell_command":
 		cmd := in.Command
 		if in.DirPath != "" {
-			cmd = "cd " + shellQuote(in.DirPath) + " && " + cmd
+			cmd = "cd " + cairn.ShellQuote(in.DirPath) + " && " + cmd
 		}
 		tool, args = "Bash", map[string]any{"command": cmd}
 	case "read_file":

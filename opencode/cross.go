@@ -103,57 +103,17 @@ func firstWord(cmd string) string {
 	return "a command"
 }
 
-// patchCall reads a patch in Codex's format: one added file → write; one
+// patchCall restates a patch in Codex's format: one added file → write; one
 // updated file with one hunk → edit.
 func patchCall(patch string) (string, map[string]any, bool) {
-	lines := strings.Split(strings.TrimRight(patch, "\n"), "\n")
-	if len(lines) < 3 || lines[0] != "*** Begin Patch" || lines[len(lines)-1] != "*** End Patch" {
-		return "", nil, false
-	}
-	body := lines[1 : len(lines)-1]
-	files := 0
-	for _, l := range body {
-		if strings.HasPrefix(l, "*** ") {
-			files++
-		}
-	}
-	if files != 1 {
-		return "", nil, false
-	}
+	p, ok := cairn.ReadPatch(patch)
 	switch {
-	case strings.HasPrefix(body[0], "*** Add File: "):
-		var content strings.Builder
-		for _, l := range body[1:] {
-			if !strings.HasPrefix(l, "+") {
-				return "", nil, false
-			}
-			content.WriteString(l[1:] + "\n")
-		}
-		return "write", map[string]any{"filePath": strings.TrimPrefix(body[0], "*** Add File: "), "content": content.String()}, true
-	case strings.HasPrefix(body[0], "*** Update File: "):
-		var old, neu []string
-		hunks := 0
-		for _, l := range body[1:] {
-			switch {
-			case strings.HasPrefix(l, "@@"):
-				hunks++
-			case strings.HasPrefix(l, "-"):
-				old = append(old, l[1:])
-			case strings.HasPrefix(l, "+"):
-				neu = append(neu, l[1:])
-			case strings.HasPrefix(l, " "):
-				old, neu = append(old, l[1:]), append(neu, l[1:])
-			default:
-				return "", nil, false
-			}
-		}
-		if hunks > 1 || len(old) == 0 {
-			return "", nil, false
-		}
-		return "edit", map[string]any{"filePath": strings.TrimPrefix(body[0], "*** Update File: "),
-			"oldString": strings.Join(old, "\n"), "newString": strings.Join(neu, "\n")}, true
+	case !ok:
+		return "", nil, false
+	case p.Added:
+		return "write", map[string]any{"filePath": p.Path, "content": p.Content}, true
 	}
-	return "", nil, false
+	return "edit", map[string]any{"filePath": p.Path, "oldString": p.Old, "newString": p.New}, true
 }
 
 // ClaudeCall maps an opencode call to Claude Code's tools (bash → Bash,

@@ -49,7 +49,7 @@ func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat 
 		return nil, err
 	}
 	e := &exported{ID: x.ThreadID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
-		Resume: "cd " + shellQuote(cwd) + " && codex resume " + x.ThreadID}
+		Resume: "cd " + cairn.ShellQuote(cwd) + " && codex resume " + x.ThreadID}
 	if c := x.Crossed; c != (codex.Crossing{}) {
 		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentCodex), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}

@@ -62,7 +62,7 @@ func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat
 		return nil, err
 	}
 	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
-		Resume: "cd " + shellQuote(cwd) + " && gemini --resume " + x.SessionID}
+		Resume: "cd " + cairn.ShellQuote(cwd) + " && gemini --resume " + x.SessionID}
 	if f.out != "" {
 		e.Note = "the client finds a session only in its project's chats folder (" + gemini.ChatsDir(m.geminiHome(), cwd) + "): move the file there to resume it"
 	}

@@ -59,7 +59,7 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 		lines += 1 + len(msg.Parts)
 	}
 	e := &exported{ID: s.ID, Path: filepath.Join(dir, opencode.DBName), Cwd: cwd, Lines: lines, Parents: parents,
-		Resume: "cd " + shellQuote(cwd) + " && opencode --session " + s.ID}
+		Resume: "cd " + cairn.ShellQuote(cwd) + " && opencode --session " + s.ID}
 	if !t.DB {
 		e.Path = filepath.Join(dir, opencode.StorageDir)
 	}

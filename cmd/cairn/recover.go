@@ -239,7 +239,7 @@ func (r *recovery) fromStore(ctx context.Context, st *store, frames []*cairn.Fra
 		dir = "."
 	}
 	r.Continue = append(r.Continue,
-		fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), s.ID),
+		fmt.Sprintf("cd %s && claude --resume %s", cairn.ShellQuote(dir), s.ID),
 		fmt.Sprintf("cairn revive %s   # a fresh session that starts oriented, within budget", s.ID))
 	return nil
 }

@@ -168,13 +168,13 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 func (m *Main) resumeStored(sess *cairn.Session) string {
 	switch sess.Agent {
 	case cairn.AgentCodex:
-		return "cd " + shellQuote(sess.Project) + " && codex resume " + sess.ID
+		return "cd " + cairn.ShellQuote(sess.Project) + " && codex resume " + sess.ID
 	case cairn.AgentGemini:
-		return "cd " + shellQuote(sess.Project) + " && gemini --resume " + sess.ID
+		return "cd " + cairn.ShellQuote(sess.Project) + " && gemini --resume " + sess.ID
 	}
 	projects, err := m.claudeProjectsDir()
 	if err != nil {
-		return "cd " + shellQuote(sess.Project) + " && claude --resume " + sess.ID
+		return "cd " + cairn.ShellQuote(sess.Project) + " && claude --resume " + sess.ID
 	}
 	cmd, _ := resumeCommand(sess.Path, filepath.Join(projects, claudecode.ProjectDirName(sess.Project)), sess.Project, sess.ID)
 	return cmd

@@ -405,15 +405,15 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 // the file is not where the client looks.
 func resumeCommand(path, home, cwd, id string) (cmd, note string) {
 	dir := filepath.Dir(path)
-	resume := "cd " + shellQuote(cwd) + " && claude --resume " + id
+	resume := "cd " + cairn.ShellQuote(cwd) + " && claude --resume " + id
 	if samePath(dir, home) {
 		return resume, ""
 	}
 	if config := filepath.Dir(filepath.Dir(dir)); filepath.Base(dir) == filepath.Base(home) && filepath.Base(filepath.Dir(dir)) == "projects" {
-		return "cd " + shellQuote(cwd) + " && CLAUDE_CONFIG_DIR=" + shellQuote(config) + " claude --resume " + id,
+		return "cd " + cairn.ShellQuote(cwd) + " && CLAUDE_CONFIG_DIR=" + cairn.ShellQuote(config) + " claude --resume " + id,
 			"written under " + config + ", which the client reads only as its config folder (CLAUDE_CONFIG_DIR, as above; it holds no login of yours)"
 	}
-	return "mkdir -p " + shellQuote(home) + " && mv " + shellQuote(path) + " " + shellQuote(home) + "/ && " + resume,
+	return "mkdir -p " + cairn.ShellQuote(home) + " && mv " + cairn.ShellQuote(path) + " " + cairn.ShellQuote(home) + "/ && " + resume,
 		"the client finds a session only in " + home + ": the command moves the file there first"
 }
 
@@ -473,15 +473,6 @@ func writeAtomic(path string, lines [][]byte, perm os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // lineageOf is the lineage of what an operation wrote: revive for revive,

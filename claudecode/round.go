@@ -33,8 +33,7 @@ type roundState struct {
 	blocks   []*cairn.Block // the blocks held, in order; wide lines' blocks sit between them
 	wide     []*wideLine    // lines whose blocks are decoded again as they are read
 	count    int            // the round's blocks, held or not: the next one's Index
-	messages map[string]*cairn.MessageUsage
-	order    []string // message ids in first-seen order
+	usage    cairn.RoundUsage
 	tools    map[string]string
 	answer   string // the last assistant text, the round's AgentPreview once cut by Finish
 }
@@ -108,7 +107,6 @@ func (b *builder) current(l *cairn.Line) *roundState {
 		b.open = &roundState{
 			subagent: b.subagent,
 			round:    &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No},
-			messages: map[string]*cairn.MessageUsage{},
 			tools:    map[string]string{},
 		}
 	}
@@ -363,7 +361,7 @@ func (rs *roundState) note(bl *cairn.Block) {
 	switch bl.Kind {
 	case cairn.ToolUse:
 		rs.tools[bl.ToolID] = bl.ToolName
-		rs.noteTool(bl.ToolName)
+		rs.round.AddTool(bl.ToolName)
 	case cairn.UserText:
 		if r.UserPreview == "" && !bl.Sidechain {
 			r.UserPreview = Preview(commandText(bl.Content))
@@ -378,15 +376,6 @@ func (rs *roundState) note(bl *cairn.Block) {
 // toolName names the tool of a call of the round, "" if unknown.
 func (rs *roundState) toolName(id string) string { return rs.tools[id] }
 
-func (rs *roundState) noteTool(name string) {
-	for _, t := range rs.round.Tools {
-		if t == name {
-			return
-		}
-	}
-	rs.round.Tools = append(rs.round.Tools, name)
-}
-
 // addUsage records a message's usage once: every line of a message repeats
 // it, and the last one seen is the most complete.
 func (rs *roundState) addUsage(m *message) {
@@ -395,12 +384,7 @@ func (rs *roundState) addUsage(m *message) {
 	}
 	u := cairn.Usage{Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens,
 		CacheRead: m.Usage.CacheReadInputTokens, CacheCreation: m.Usage.CacheCreationInputTokens}
-	if mu, ok := rs.messages[m.ID]; ok {
-		mu.Usage = u
-		return
-	}
-	rs.messages[m.ID] = &cairn.MessageUsage{MessageID: m.ID, RoundSeq: rs.round.Seq, Model: m.Model, Usage: u}
-	rs.order = append(rs.order, m.ID)
+	rs.usage.Set(rs.round.Seq, m.ID, m.Model, u)
 }
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
@@ -418,12 +402,7 @@ func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.M
 		if rs.answer != "" {
 			r.AgentPreview = Preview(rs.answer)
 		}
-		r.Usage = cairn.Usage{}
-		for _, id := range rs.order {
-			mu := *rs.messages[id]
-			r.Usage = r.Usage.Add(mu.Usage)
-			msgs = append(msgs, &mu)
-		}
+		r.Usage, msgs = rs.usage.Sum(msgs)
 		rounds = append(rounds, &r)
 		blocks = append(blocks, roundBlocks{held: slices.Clip(rs.blocks), wide: slices.Clip(rs.wide)})
 	}

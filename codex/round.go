@@ -33,11 +33,8 @@ type builder struct {
 }
 
 type roundState struct {
-	round    *cairn.Round
-	blocks   []*cairn.Block
-	messages map[string]*cairn.MessageUsage
-	order    []string
-	tools    map[string]string // call_id → tool name
+	cairn.RoundDraft
+	tools map[string]string // call_id → tool name
 }
 
 func newBuilder(s *cairn.Session, fromSeq int) *builder {
@@ -49,7 +46,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	p, status := parseLine(l.Raw)
 	l.Status = status
 	if p == nil {
-		l.RoundSeq = b.current(l).round.Seq
+		l.RoundSeq = b.current(l).Round.Seq
 		return cairn.LineProblem(status, "")
 	}
 	// First-era items carry no time: they take the last time seen (the
@@ -75,8 +72,8 @@ func (b *builder) Add(l *cairn.Line) string {
 		b.open = nil
 	}
 	rs := b.current(l)
-	l.RoundSeq = rs.round.Seq
-	r := rs.round
+	l.RoundSeq = rs.Round.Seq
+	r := rs.Round
 	r.LastLine = l.No
 	if !l.Timestamp.IsZero() {
 		if r.StartedAt.IsZero() || l.Timestamp.Before(r.StartedAt) {
@@ -95,9 +92,8 @@ func (b *builder) Add(l *cairn.Line) string {
 func (b *builder) current(l *cairn.Line) *roundState {
 	if b.open == nil {
 		b.open = &roundState{
-			round:    &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No},
-			messages: map[string]*cairn.MessageUsage{},
-			tools:    map[string]string{},
+			RoundDraft: cairn.RoundDraft{Round: &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No}},
+			tools:      map[string]string{},
 		}
 	}
 	return b.open
@@ -217,7 +213,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 		}
 		rs.tools[id] = name
 		rs.add(l, "assistant", cairn.ToolUse, input, b.turn, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
-		rs.noteTool(name)
+		rs.Round.AddTool(name)
 	case "function_call_output", "custom_tool_call_output", "tool_search_output":
 		b.turn = ""
 		text, failed := outputText(it.Output)
@@ -232,14 +228,14 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 
 func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
 	bl := &cairn.Block{
-		SessionID: rs.round.SessionID, RoundSeq: rs.round.Seq, LineNo: l.No, Index: len(rs.blocks),
+		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
 		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
 	}
 	if set != nil {
 		set(bl)
 	}
-	rs.blocks = append(rs.blocks, bl)
-	r := rs.round
+	rs.Blocks = append(rs.Blocks, bl)
+	r := rs.Round
 	switch kind {
 	case cairn.UserText:
 		if r.UserPreview == "" {
@@ -252,51 +248,26 @@ func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, cont
 	}
 }
 
-func (rs *roundState) noteTool(name string) {
-	for _, t := range rs.round.Tools {
-		if t == name {
-			return
-		}
-	}
-	rs.round.Tools = append(rs.round.Tools, name)
-}
-
 // addUsage records one response's usage once.
 func (rs *roundState) addUsage(id string, u *tokenUsage, model string) {
 	if id == "" {
 		return
 	}
-	if mu, ok := rs.messages[id]; ok {
-		mu.Usage = u.usage()
-		return
-	}
-	rs.messages[id] = &cairn.MessageUsage{MessageID: id, RoundSeq: rs.round.Seq, Model: model, Usage: u.usage()}
-	rs.order = append(rs.order, id)
+	rs.Usage.Set(rs.Round.Seq, id, model, u.usage())
 }
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
 // time, with all its blocks, because lines still to come may extend it.
 func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
-	states := b.completed
-	if b.open != nil {
-		states = append(states, b.open)
+	drafts := make([]*cairn.RoundDraft, 0, len(b.completed)+1)
+	for _, rs := range b.completed {
+		drafts = append(drafts, &rs.RoundDraft)
 	}
-	var rounds []*cairn.Round
-	var blocks []*cairn.Block
-	var msgs []*cairn.MessageUsage
-	for _, rs := range states {
-		r := *rs.round
-		r.Usage = cairn.Usage{}
-		for _, id := range rs.order {
-			mu := *rs.messages[id]
-			r.Usage = r.Usage.Add(mu.Usage)
-			msgs = append(msgs, &mu)
-		}
-		rounds = append(rounds, &r)
-		blocks = append(blocks, rs.blocks...)
+	if b.open != nil {
+		drafts = append(drafts, &b.open.RoundDraft)
 	}
 	b.completed = nil
-	return rounds, cairn.BlockSlices(blocks), msgs
+	return cairn.FinishRounds(drafts)
 }
 
 // Preview returns the first [PreviewLen] characters of s with whitespace

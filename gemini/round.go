@@ -35,11 +35,8 @@ type builder struct {
 }
 
 type roundState struct {
-	round    *cairn.Round
-	blocks   []*cairn.Block
-	owner    []string // the message each block came from
-	messages map[string]*cairn.MessageUsage
-	order    []string
+	cairn.RoundDraft
+	owner []string // the message each block came from
 }
 
 func newBuilder(s *cairn.Session, fromSeq int) *builder {
@@ -108,7 +105,7 @@ func (b *builder) addDocumentLine(l *cairn.Line) string {
 		b.record(first, &r, r.Type)
 		for _, p := range lines {
 			p.Type, p.RoundSeq, p.Timestamp = typeDocument, first.RoundSeq, first.Timestamp
-			b.open.round.LastLine = max(b.open.round.LastLine, p.No)
+			b.open.Round.LastLine = max(b.open.Round.LastLine, p.No)
 		}
 		return ""
 	default:
@@ -147,15 +144,14 @@ func (b *builder) place(l *cairn.Line) {
 		l.Timestamp = b.lastTime
 	}
 	rs := b.current(l)
-	l.RoundSeq = rs.round.Seq
-	rs.round.LastLine = max(rs.round.LastLine, l.No)
+	l.RoundSeq = rs.Round.Seq
+	rs.Round.LastLine = max(rs.Round.LastLine, l.No)
 }
 
 func (b *builder) current(l *cairn.Line) *roundState {
 	if b.open == nil {
 		b.open = &roundState{
-			round:    &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No},
-			messages: map[string]*cairn.MessageUsage{},
+			RoundDraft: cairn.RoundDraft{Round: &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No}},
 		}
 	}
 	return b.open
@@ -180,8 +176,8 @@ func (b *builder) record(l *cairn.Line, r *record, typ string) {
 		b.open = nil
 	}
 	rs := b.current(l)
-	l.RoundSeq = rs.round.Seq
-	rd := rs.round
+	l.RoundSeq = rs.Round.Seq
+	rd := rs.Round
 	rd.LastLine = max(rd.LastLine, l.No)
 	if !l.Timestamp.IsZero() {
 		if rd.StartedAt.IsZero() || l.Timestamp.Before(rd.StartedAt) {
@@ -354,12 +350,12 @@ func (rs *roundState) addCall(l *cairn.Line, owner, id, name string, args json.R
 		input = c.String()
 	}
 	rs.add(l, owner, "assistant", cairn.ToolUse, input, owner, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
-	for _, t := range rs.round.Tools {
+	for _, t := range rs.Round.Tools {
 		if t == name {
 			return
 		}
 	}
-	rs.round.Tools = append(rs.round.Tools, name)
+	rs.Round.Tools = append(rs.Round.Tools, name)
 }
 
 // drop removes the blocks an earlier line of message id gave the round.
@@ -367,27 +363,27 @@ func (rs *roundState) drop(id string) {
 	if id == "" {
 		return
 	}
-	kept, owners := rs.blocks[:0], rs.owner[:0]
-	for i, bl := range rs.blocks {
+	kept, owners := rs.Blocks[:0], rs.owner[:0]
+	for i, bl := range rs.Blocks {
 		if rs.owner[i] == id {
 			continue
 		}
 		bl.Index = len(kept)
 		kept, owners = append(kept, bl), append(owners, rs.owner[i])
 	}
-	rs.blocks, rs.owner = kept, owners
+	rs.Blocks, rs.owner = kept, owners
 }
 
 func (rs *roundState) add(l *cairn.Line, owner, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
 	bl := &cairn.Block{
-		SessionID: rs.round.SessionID, RoundSeq: rs.round.Seq, LineNo: l.No, Index: len(rs.blocks),
+		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
 		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
 	}
 	if set != nil {
 		set(bl)
 	}
-	rs.blocks, rs.owner = append(rs.blocks, bl), append(rs.owner, owner)
-	r := rs.round
+	rs.Blocks, rs.owner = append(rs.Blocks, bl), append(rs.owner, owner)
+	r := rs.Round
 	switch kind {
 	case cairn.UserText:
 		if r.UserPreview == "" {
@@ -402,12 +398,7 @@ func (rs *roundState) add(l *cairn.Line, owner, role string, kind cairn.BlockKin
 
 // addUsage records one reply's usage once (the last line of it counts).
 func (rs *roundState) addUsage(id string, u cairn.Usage, model string) {
-	if mu, ok := rs.messages[id]; ok {
-		mu.Usage, mu.Model = u, model
-		return
-	}
-	rs.messages[id] = &cairn.MessageUsage{MessageID: id, RoundSeq: rs.round.Seq, Model: model, Usage: u}
-	rs.order = append(rs.order, id)
+	rs.Usage.Set(rs.Round.Seq, id, model, u)
 }
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
@@ -426,15 +417,10 @@ func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.M
 	var blocks []*cairn.Block
 	var msgs []*cairn.MessageUsage
 	for _, rs := range states {
-		r := *rs.round
-		r.Usage = cairn.Usage{}
-		for _, id := range rs.order {
-			mu := *rs.messages[id]
-			r.Usage = r.Usage.Add(mu.Usage)
-			msgs = append(msgs, &mu)
-		}
+		r := *rs.Round
+		r.Usage, msgs = rs.Usage.Sum(msgs)
 		rounds = append(rounds, &r)
-		for _, bl := range rs.blocks {
+		for _, bl := range rs.Blocks {
 			c := *bl
 			blocks = append(blocks, &c)
 		}

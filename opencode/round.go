@@ -33,10 +33,7 @@ type builder struct {
 }
 
 type roundState struct {
-	round    *cairn.Round
-	blocks   []*cairn.Block
-	messages map[string]*cairn.MessageUsage
-	order    []string
+	cairn.RoundDraft
 }
 
 func newBuilder(s *cairn.Session, fromSeq int) *builder {
@@ -48,7 +45,7 @@ func (b *builder) Add(l *cairn.Line) string {
 	r, status := parseRecord(l.Raw)
 	l.Status = status
 	if r == nil || status == cairn.LineUnknownType || status == cairn.LineInvalidJSON {
-		l.RoundSeq = b.current(l).round.Seq
+		l.RoundSeq = b.current(l).Round.Seq
 		kind := ""
 		if r != nil {
 			kind = r.Kind
@@ -64,7 +61,7 @@ func (b *builder) Add(l *cairn.Line) string {
 		if t := r.intCol("time_created"); t > 0 && l.Timestamp.IsZero() {
 			l.Timestamp = time.UnixMilli(t)
 		}
-		l.RoundSeq = b.current(l).round.Seq
+		l.RoundSeq = b.current(l).Round.Seq
 		return problem(status, "")
 	case KindMessage:
 		var m message
@@ -89,7 +86,7 @@ func (b *builder) Add(l *cairn.Line) string {
 		}
 		rs := b.current(l)
 		b.touch(rs, l)
-		if m.Role == "assistant" && m.Tokens != nil && (r.ID == b.msg || rs.messages[r.ID] != nil) {
+		if m.Role == "assistant" && m.Tokens != nil && (r.ID == b.msg || rs.Usage.Has(r.ID)) {
 			rs.addUsage(r.ID, m)
 		}
 		return problem(status, "")
@@ -128,16 +125,15 @@ func problem(status cairn.LineStatus, kind string) string {
 func (b *builder) current(l *cairn.Line) *roundState {
 	if b.open == nil {
 		b.open = &roundState{
-			round:    &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No},
-			messages: map[string]*cairn.MessageUsage{},
+			RoundDraft: cairn.RoundDraft{Round: &cairn.Round{SessionID: b.session.ID, Seq: b.seq, FirstLine: l.No, LastLine: l.No}},
 		}
 	}
-	l.RoundSeq = b.open.round.Seq
+	l.RoundSeq = b.open.Round.Seq
 	return b.open
 }
 
 func (b *builder) touch(rs *roundState, l *cairn.Line) {
-	r := rs.round
+	r := rs.Round
 	r.LastLine = l.No
 	if l.Timestamp.IsZero() {
 		return
@@ -182,7 +178,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, id string, p *part) {
 			input = "{}"
 		}
 		rs.add(l, "assistant", cairn.ToolUse, input, step, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
-		rs.noteTool(p.Tool)
+		rs.Round.AddTool(p.Tool)
 		switch p.State.Status {
 		case "completed":
 			rs.add(l, "user", cairn.ToolResult, p.State.Output, "", func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
@@ -213,14 +209,14 @@ func roleOf(user bool) string {
 
 func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
 	bl := &cairn.Block{
-		SessionID: rs.round.SessionID, RoundSeq: rs.round.Seq, LineNo: l.No, Index: len(rs.blocks),
+		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
 		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
 	}
 	if set != nil {
 		set(bl)
 	}
-	rs.blocks = append(rs.blocks, bl)
-	r := rs.round
+	rs.Blocks = append(rs.Blocks, bl)
+	r := rs.Round
 	switch kind {
 	case cairn.UserText:
 		if r.UserPreview == "" {
@@ -233,50 +229,25 @@ func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, cont
 	}
 }
 
-func (rs *roundState) noteTool(name string) {
-	for _, t := range rs.round.Tools {
-		if t == name {
-			return
-		}
-	}
-	rs.round.Tools = append(rs.round.Tools, name)
-}
-
 // addUsage records an assistant message's usage, its latest version.
 func (rs *roundState) addUsage(id string, m message) {
 	u := cairn.Usage{Input: m.Tokens.Input, Output: m.Tokens.Output + m.Tokens.Reasoning,
 		CacheRead: m.Tokens.Cache.Read, CacheCreation: m.Tokens.Cache.Write}
-	if mu, ok := rs.messages[id]; ok {
-		mu.Usage = u
-		return
-	}
-	rs.messages[id] = &cairn.MessageUsage{MessageID: id, RoundSeq: rs.round.Seq, Model: m.ModelID, Usage: u}
-	rs.order = append(rs.order, id)
+	rs.Usage.Set(rs.Round.Seq, id, m.ModelID, u)
 }
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
 // time, with all its blocks, because lines still to come may extend it.
 func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.MessageUsage) {
-	states := b.completed
-	if b.open != nil {
-		states = append(states, b.open)
+	drafts := make([]*cairn.RoundDraft, 0, len(b.completed)+1)
+	for _, rs := range b.completed {
+		drafts = append(drafts, &rs.RoundDraft)
 	}
-	var rounds []*cairn.Round
-	var blocks []*cairn.Block
-	var msgs []*cairn.MessageUsage
-	for _, rs := range states {
-		r := *rs.round
-		r.Usage = cairn.Usage{}
-		for _, id := range rs.order {
-			mu := *rs.messages[id]
-			r.Usage = r.Usage.Add(mu.Usage)
-			msgs = append(msgs, &mu)
-		}
-		rounds = append(rounds, &r)
-		blocks = append(blocks, rs.blocks...)
+	if b.open != nil {
+		drafts = append(drafts, &b.open.RoundDraft)
 	}
 	b.completed = nil
-	return rounds, cairn.BlockSlices(blocks), msgs
+	return cairn.FinishRounds(drafts)
 }
 
 // Preview returns the first [PreviewLen] characters of s with whitespace

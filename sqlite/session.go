@@ -99,7 +99,7 @@ const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, proj
 
 // sessionToolCalls counts a session's tool calls from the partial index
 // blocks_tool_use (its WHERE repeated, so the index serves it).
-const sessionToolCalls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = sessions.id AND b.kind = 'tool-use' AND b.sidechain = 0 AND ` + unstaged + `)`
+const sessionToolCalls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = sessions.id) AND b.kind = 'tool-use' AND b.sidechain = 0 AND ` + unstaged + `)`
 
 // findSessionRows returns the sessions tail selects; toolCalls counts
 // their tool calls.

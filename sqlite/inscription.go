@@ -279,13 +279,15 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 // refreshRoundUsage sums each round's usage from its messages, each
 // counted once, in the round where it first appeared (a message id seen
 // again later, as in a transcript that repeats old messages, keeps its
-// first round whichever batch inscribed it).
+// first round whichever batch inscribed it). Without its INDEXED BY,
+// SQLite reads the session's every message for each round, through the
+// primary key of the WITHOUT ROWID table.
 func refreshRoundUsage(ctx context.Context, tx *Tx, id string, fromSeq int) error {
 	_, err := tx.ExecContext(ctx, `
 		UPDATE rounds SET (input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens) = (
 			SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
 				COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
-			FROM messages m WHERE m.session_num = `+numOf+` AND m.round_seq = rounds.seq)
+			FROM messages m INDEXED BY messages_round WHERE m.session_num = `+numOf+` AND m.round_seq = rounds.seq)
 		WHERE session_id = ?1 AND seq >= ?2`, id, fromSeq)
 	return err
 }

@@ -384,7 +384,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 		if err != nil && viewErr == nil {
 			viewErr = err
 		}
-		return append(dst, num, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), stampOf(b.Timestamp),
+		return append(dst, num, b.RoundSeq, b.LineNo, b.Index, roleCode(b.Role), kindCode(b.Kind), stampOf(b.Timestamp),
 			content, span, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}

@@ -169,10 +169,11 @@ func roundWhere(f cairn.RoundFilter) ([]string, []any) {
 func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
 	where, args := roundWhere(f)
 	// Tool calls are counted from the partial index blocks_tool_use (its
-	// WHERE repeated, so the index serves it): no block is read.
+	// WHERE repeated, so the index serves it; 4 is kindToolUse): no block
+	// is read.
 	calls := "0"
 	if f.ToolCalls {
-		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = r.session_id) AND b.round_seq = r.seq AND b.kind = 'tool-use' AND b.sidechain = 0 AND ` + unstaged + `)`
+		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = r.session_id) AND b.round_seq = r.seq AND b.kind = 4 AND b.sidechain = 0 AND ` + unstaged + `)`
 	}
 	// A tag's rounds are ordered by the tag index's (session_id, seq),
 	// which t shares with r: the last ones are read from it, nothing sorted.
@@ -264,7 +265,7 @@ func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...an
 		b := cairn.Block{SessionID: sessionID}
 		var ts int64
 		var span sql.NullInt64
-		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &span, &b.ToolName, &b.ToolID,
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &span, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, err
 		}
@@ -345,7 +346,7 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		var ts int64
 		var n int
 		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &n, &span, &b.ToolName, &b.ToolID,
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &n, &span, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, 0, err
 		}

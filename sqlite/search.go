@@ -200,7 +200,7 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 		var h cairn.Hit
 		var id int64
 		var ts int64
-		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, &h.Kind, &h.Tool); err != nil {
+		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, codedKind{&h.Kind}, &h.Tool); err != nil {
 			return nil, err
 		}
 		h.Timestamp = parseStamp(ts)
@@ -292,7 +292,7 @@ const indexTextFunc = "cairn_index_text"
 
 func init() {
 	modernc.MustRegisterDeterministicScalarFunction(indexTextFunc, 3, func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
-		return cairn.SearchText(cairn.IndexText(cairn.BlockKind(text(args[0])), text(args[1]), text(args[2]))), nil
+		return cairn.SearchText(cairn.IndexText(kindOf(args[0]), text(args[1]), text(args[2]))), nil
 	})
 }
 

@@ -16,7 +16,7 @@ import (
 // ../../testdata/codex/three-rounds.jsonl imported by it, then vacuumed)
 // with this cairn, which converts it on opening (migration 0016: blocks,
 // messages and staged blocks keyed by session numbers, block times in
-// milliseconds): each command of testdata/store-0013.txtar prints byte
+// milliseconds, kinds and roles as codes): each command of testdata/store-0013.txtar prints byte
 // for byte what that cairn printed from the same store. A new import of
 // the same transcripts prints the same too, but for what differs between
 // two imports: the time of import in JSON, and the order of search hits
@@ -65,18 +65,19 @@ func TestMigrateRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	var blocks, numbered, stamped, oldColumns, messages, rowid int
+	var blocks, numbered, stamped, coded, oldColumns, messages, rowid int
 	if err := raw.QueryRow(`SELECT (SELECT COUNT(*) FROM blocks),
 		(SELECT COUNT(*) FROM blocks b JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id),
 		(SELECT COUNT(*) FROM blocks WHERE timestamp > 1700000000000),
+		(SELECT COUNT(*) FROM blocks WHERE typeof(kind) = 'integer' AND typeof(role) = 'integer'),
 		(SELECT COUNT(*) FROM pragma_table_info('blocks') WHERE name = 'session_id') + (SELECT COUNT(*) FROM pragma_table_info('messages') WHERE name = 'session_id'),
 		(SELECT COUNT(*) FROM messages),
 		(SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1')`).
-		Scan(&blocks, &numbered, &stamped, &oldColumns, &messages, &rowid); err != nil {
+		Scan(&blocks, &numbered, &stamped, &coded, &oldColumns, &messages, &rowid); err != nil {
 		t.Fatal(err)
 	}
-	if blocks < 90 || numbered != blocks || stamped != blocks || oldColumns != 0 || messages < 30 || rowid != 0 {
-		t.Errorf("after migration 0016: %d blocks, %d of a numbered session, %d with a time in milliseconds, %d session_id columns left in blocks and messages, %d messages, %d autoindexes of messages",
-			blocks, numbered, stamped, oldColumns, messages, rowid)
+	if blocks < 90 || numbered != blocks || stamped != blocks || coded != blocks || oldColumns != 0 || messages < 30 || rowid != 0 {
+		t.Errorf("after migration 0016: %d blocks, %d of a numbered session, %d with a time in milliseconds, %d with kind and role codes, %d session_id columns left in blocks and messages, %d messages, %d autoindexes of messages",
+			blocks, numbered, stamped, coded, oldColumns, messages, rowid)
 	}
 }

@@ -8,7 +8,9 @@
 -- and a dropped session's row goes with its blocks.
 --
 -- blocks.timestamp is milliseconds since 1970 (0: none) instead of 24
--- characters of text; messages are stored in their primary key's order
+-- characters of text; blocks.kind and blocks.role are small integers
+-- (sqlite/code.go; a kind or role without one is kept as its text, which
+-- the columns, of no type, store as given); messages are stored in their primary key's order
 -- (WITHOUT ROWID), so that key needs no second copy in an index.
 --
 -- The tables are rebuilt in this migration's one transaction: block ids,
@@ -27,8 +29,8 @@ CREATE TABLE blocks_v16 (
 	round_seq   INTEGER NOT NULL,
 	line_no     INTEGER NOT NULL,
 	idx         INTEGER NOT NULL,
-	role        TEXT NOT NULL,
-	kind        TEXT NOT NULL,
+	role        BLOB NOT NULL, -- code.go: 1 user, 2 assistant, 3 system, else the text
+	kind        BLOB NOT NULL, -- code.go: 1 user-text … 4 tool-use … 7 compaction, else the text
 	timestamp   INTEGER NOT NULL DEFAULT 0, -- Unix milliseconds, 0 if none
 	content     TEXT NOT NULL,
 	tool_name   TEXT NOT NULL DEFAULT '',
@@ -43,7 +45,10 @@ CREATE TABLE blocks_v16 (
 );
 INSERT INTO blocks_v16 (id, session_num, round_seq, line_no, idx, role, kind, timestamp, content, tool_name, tool_id,
 		agent_id, is_error, sidechain, message_id, searchable, step, span)
-	SELECT b.id, n.num, b.round_seq, b.line_no, b.idx, b.role, b.kind,
+	SELECT b.id, n.num, b.round_seq, b.line_no, b.idx,
+		CASE b.role WHEN 'user' THEN 1 WHEN 'assistant' THEN 2 WHEN 'system' THEN 3 ELSE b.role END,
+		CASE b.kind WHEN 'user-text' THEN 1 WHEN 'assistant-text' THEN 2 WHEN 'thinking' THEN 3 WHEN 'tool-use' THEN 4
+			WHEN 'tool-result' THEN 5 WHEN 'meta-text' THEN 6 WHEN 'compaction' THEN 7 ELSE b.kind END,
 		CASE WHEN b.timestamp = '' THEN 0 ELSE unixepoch(b.timestamp) * 1000 + CAST(substr(b.timestamp, 21, 3) AS INTEGER) END,
 		b.content, b.tool_name, b.tool_id, b.agent_id, b.is_error, b.sidechain, b.message_id, b.searchable, b.step, b.span
 	FROM blocks b JOIN session_nums n ON n.session_id = b.session_id ORDER BY b.id;
@@ -51,7 +56,7 @@ DROP TABLE blocks;
 ALTER TABLE blocks_v16 RENAME TO blocks;
 CREATE INDEX blocks_round ON blocks (session_num, round_seq);
 CREATE INDEX blocks_agent ON blocks (agent_id) WHERE agent_id != '';
-CREATE INDEX blocks_tool_use ON blocks (session_num, round_seq) WHERE kind = 'tool-use' AND sidechain = 0;
+CREATE INDEX blocks_tool_use ON blocks (session_num, round_seq) WHERE kind = 4 AND sidechain = 0;
 
 CREATE TABLE messages_v16 (
 	session_num INTEGER NOT NULL,

@@ -15,9 +15,6 @@ import (
 // argument, as a subquery SQLite evaluates once per statement.
 const numOf = `(SELECT num FROM session_nums WHERE session_id = ?1)`
 
-// numOfNext is numOf of the statement's next argument.
-const numOfNext = `(SELECT num FROM session_nums WHERE session_id = ?)`
-
 // sessionNum returns the number of session id, giving it one if it has
 // none yet.
 func sessionNum(ctx context.Context, tx *Tx, id string) (int64, error) {

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 
 	"cairn"
 )
@@ -280,14 +279,16 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 // refreshRoundUsage sums each round's usage from its messages, each
 // counted once, in the round where it first appeared (a message id seen
 // again later, as in a transcript that repeats old messages, keeps its
-// first round whichever batch inscribed it).
+// first round whichever batch inscribed it). Without its INDEXED BY,
+// SQLite reads the session's every message for each round, through the
+// primary key of the WITHOUT ROWID table.
 func refreshRoundUsage(ctx context.Context, tx *Tx, id string, fromSeq int) error {
 	_, err := tx.ExecContext(ctx, `
 		UPDATE rounds SET (input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens) = (
 			SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
 				COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
-			FROM messages m WHERE m.session_id = rounds.session_id AND m.round_seq = rounds.seq)
-		WHERE session_id = ? AND seq >= ?`, id, fromSeq)
+			FROM messages m INDEXED BY messages_round WHERE m.session_num = `+numOf+` AND m.round_seq = rounds.seq)
+		WHERE session_id = ?1 AND seq >= ?2`, id, fromSeq)
 	return err
 }
 
@@ -321,10 +322,10 @@ func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
 // later ids than the blocks there were when it began.
 func deleteIndexBelow(ctx context.Context, tx *Tx, sessionID string, seq int, below int64) error {
 	for _, q := range []string{
-		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_id = ?1 AND round_seq >= ?2 AND id < ?3 AND searchable = 1)`,
-		`DELETE FROM blocks WHERE session_id = ?1 AND round_seq >= ?2 AND id < ?3`,
+		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3 AND searchable = 1)`,
+		`DELETE FROM blocks WHERE session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3`,
 		`DELETE FROM rounds WHERE session_id = ?1 AND seq >= ?2`,
-		`DELETE FROM messages WHERE session_id = ?1 AND round_seq >= ?2`,
+		`DELETE FROM messages WHERE session_num = ` + numOf + ` AND round_seq >= ?2`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, sessionID, seq, below); err != nil {
 			return err
@@ -366,21 +367,24 @@ func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], src
 // their search entries, and returns the first and last id given (0, 0 if
 // none): ids given in one transaction are consecutive.
 func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], steps *cairn.StepCounter, src *lineSource) (first, last int64, err error) {
-	cols := []string{"session_id", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "span", "tool_name",
+	cols := []string{"session_num", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "span", "tool_name",
 		"tool_id", "agent_id", "is_error", "sidechain", "message_id", "searchable", "step"}
-	var stamp time.Time
-	var stampText string
+	var id string // the session of num
+	var num int64
 	var viewErr error
 	values := func(b *cairn.Block, dst []any) []any {
-		// The blocks of a line share its timestamp: formatted once.
-		if !b.Timestamp.Equal(stamp) || stampText == "" {
-			stamp, stampText = b.Timestamp, formatTime(b.Timestamp)
+		if b.SessionID != id || num == 0 {
+			var err error
+			if num, err = sessionNum(ctx, tx, b.SessionID); err != nil && viewErr == nil {
+				viewErr = err
+			}
+			id = b.SessionID
 		}
 		content, span, err := src.view(ctx, tx, b)
 		if err != nil && viewErr == nil {
 			viewErr = err
 		}
-		return append(dst, b.SessionID, b.RoundSeq, b.LineNo, b.Index, b.Role, string(b.Kind), stampText,
+		return append(dst, num, b.RoundSeq, b.LineNo, b.Index, roleCode(b.Role), kindCode(b.Kind), stampOf(b.Timestamp),
 			content, span, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}
@@ -442,17 +446,23 @@ const blockBuffer = 64 * insertBatch
 
 func insertMessages(ctx context.Context, tx *Tx, sessionID string, msgs []*cairn.MessageUsage) error {
 	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO messages (session_id, message_id, round_seq, model, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens)
+		INSERT INTO messages (session_num, message_id, round_seq, model, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_id, message_id) DO UPDATE SET input_tokens = excluded.input_tokens,
+		ON CONFLICT (session_num, message_id) DO UPDATE SET input_tokens = excluded.input_tokens,
 			output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
 			cache_creation_tokens = excluded.cache_creation_tokens`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
+	var num int64
+	if len(msgs) > 0 {
+		if num, err = sessionNum(ctx, tx, sessionID); err != nil {
+			return err
+		}
+	}
 	for _, m := range msgs {
-		if _, err := stmt.ExecContext(ctx, sessionID, m.MessageID, m.RoundSeq, m.Model,
+		if _, err := stmt.ExecContext(ctx, num, m.MessageID, m.RoundSeq, m.Model,
 			m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheCreation); err != nil {
 			return err
 		}
@@ -521,7 +531,7 @@ func refreshSession(ctx context.Context, tx *Tx, id string, fromSeq int, replace
 	}
 	_, err = tx.ExecContext(ctx, `
 		UPDATE sessions SET parent_round = COALESCE((SELECT MIN(b.round_seq) FROM blocks b
-			WHERE b.session_id = sessions.parent AND b.agent_id = sessions.agent_id AND b.agent_id != ''), 0)
+			WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = sessions.parent) AND b.agent_id = sessions.agent_id AND b.agent_id != ''), 0)
 		WHERE lineage = 'subagent' AND (id = ?1 OR parent = ?1)`, id)
 	return err
 }

@@ -65,15 +65,16 @@ func (s *KeepStore) SetKeepDays(ctx context.Context, days int) (err error) {
 // dropSession deletes everything inscribed of a session, its search
 // entries first (they are found through its blocks).
 var dropSession = []string{
-	`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_id = ?1 AND searchable = 1)`,
-	`DELETE FROM blocks WHERE session_id = ?1`,
-	`DELETE FROM staged_blocks WHERE session_id = ?1`,
-	`DELETE FROM messages WHERE session_id = ?1`,
+	`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_num = ` + numOf + ` AND searchable = 1)`,
+	`DELETE FROM blocks WHERE session_num = ` + numOf,
+	`DELETE FROM staged_blocks WHERE session_num = ` + numOf,
+	`DELETE FROM messages WHERE session_num = ` + numOf,
 	`DELETE FROM round_tags WHERE session_id = ?1`,
 	`DELETE FROM rounds WHERE session_id = ?1`,
 	`DELETE FROM chunks WHERE session_id = ?1`,
 	`DELETE FROM relaid WHERE session_id = ?1`,
 	`DELETE FROM sessions WHERE id = ?1`,
+	`DELETE FROM session_nums WHERE session_id = ?1`,
 }
 
 // DropSessions implements [cairn.KeepStore].

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,9 +14,10 @@ import (
 )
 
 // TestDropSessions_EveryTable: after a drop, no table with a session_id
-// column holds a row of the dropped session (frames excepted: they are
-// the workspace's), whatever tables later migrations add, and the search
-// index holds none of its entries.
+// column, or a session_num one (session_nums.num), holds a row of the
+// dropped session (frames excepted: they are the workspace's), whatever
+// tables later migrations add, and the search index holds none of its
+// entries.
 func TestDropSessions_EveryTable(t *testing.T) {
 	defer sqlite.SetStaging(2, 0)()
 	ctx := context.Background()
@@ -27,34 +29,45 @@ func TestDropSessions_EveryTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Keep.DropSessions(ctx, []string{"dropped"}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	raw, err := sql.Open("sqlite", db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	rows, err := raw.QueryContext(ctx, `SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
-		WHERE m.type = 'table' AND c.name = 'session_id' AND m.name != 'frames'`)
+	nums := map[string]int{}
+	for _, id := range []string{"dropped", "kept"} {
+		var n int
+		if err := raw.QueryRowContext(ctx, `SELECT num FROM session_nums WHERE session_id = ?`, id).Scan(&n); err != nil {
+			t.Fatalf("%s's number: %v", id, err)
+		}
+		nums[id] = n
+	}
+	if err := st.Keep.DropSessions(ctx, []string{"dropped"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := raw.QueryContext(ctx, `SELECT m.name, c.name FROM sqlite_master m, pragma_table_info(m.name) c
+		WHERE m.type = 'table' AND c.name IN ('session_id', 'session_num') AND m.name != 'frames'`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tables []string
+	var tables, columns []string
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var name, column string
+		if err := rows.Scan(&name, &column); err != nil {
 			t.Fatal(err)
 		}
-		tables = append(tables, name)
+		tables, columns = append(tables, name), append(columns, column)
 	}
 	rows.Close()
-	if len(tables) < 5 {
-		t.Fatalf("tables with a session_id: %q", tables)
+	if len(tables) < 8 || !slices.Contains(columns, "session_num") {
+		t.Fatalf("tables with a session_id or session_num: %q", tables)
 	}
-	for _, table := range tables {
+	for i, table := range tables {
 		var dropped, kept int
 		q := fmt.Sprintf(`SELECT COUNT(*) FILTER (WHERE session_id = 'dropped'), COUNT(*) FILTER (WHERE session_id = 'kept') FROM %q`, table)
+		if columns[i] == "session_num" {
+			q = fmt.Sprintf(`SELECT COUNT(*) FILTER (WHERE session_num = %d), COUNT(*) FILTER (WHERE session_num = %d) FROM %q`, nums["dropped"], nums["kept"], table)
+		}
 		if err := raw.QueryRowContext(ctx, q).Scan(&dropped, &kept); err != nil {
 			t.Fatal(err)
 		}

@@ -75,7 +75,7 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 		return err
 	}
 	var n int
-	err = rtx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks WHERE session_id = ?`, sess.ID).Scan(&n)
+	err = rtx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks WHERE session_num = `+numOf, sess.ID).Scan(&n)
 	rtx.Rollback()
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 		if err := hide(ctx, tx, sess.ID, hidden, below); err != nil {
 			return err
 		}
-		for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM messages WHERE session_id = ?`} {
+		for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM messages WHERE session_num = ` + numOf} {
 			if _, err := tx.ExecContext(ctx, q, sess.ID); err != nil {
 				return err
 			}

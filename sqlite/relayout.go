@@ -233,7 +233,7 @@ func viewBlocks(ctx context.Context, tx *Tx, id string, rep *cairn.RelayoutRepor
 		}
 		src := newLineSource(id, lines)
 		brows, err := tx.QueryContext(ctx, `SELECT id, line_no, content FROM blocks
-			WHERE session_id = ? AND line_no BETWEEN ? AND ? AND span IS NULL AND length(CAST(content AS BLOB)) >= ? ORDER BY line_no, idx`,
+			WHERE session_num = `+numOf+` AND line_no BETWEEN ?2 AND ?3 AND span IS NULL AND length(CAST(content AS BLOB)) >= ? ORDER BY line_no, idx`,
 			id, s[0], s[1], viewMin)
 		if err != nil {
 			return err

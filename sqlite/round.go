@@ -169,10 +169,11 @@ func roundWhere(f cairn.RoundFilter) ([]string, []any) {
 func findRounds(ctx context.Context, tx *Tx, f cairn.RoundFilter) ([]*cairn.Round, error) {
 	where, args := roundWhere(f)
 	// Tool calls are counted from the partial index blocks_tool_use (its
-	// WHERE repeated, so the index serves it): no block is read.
+	// WHERE repeated, so the index serves it; 4 is kindToolUse): no block
+	// is read.
 	calls := "0"
 	if f.ToolCalls {
-		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = r.session_id AND b.round_seq = r.seq AND b.kind = 'tool-use' AND b.sidechain = 0 AND ` + unstaged + `)`
+		calls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = r.session_id) AND b.round_seq = r.seq AND b.kind = 4 AND b.sidechain = 0 AND ` + unstaged + `)`
 	}
 	// A tag's rounds are ordered by the tag index's (session_id, seq),
 	// which t shares with r: the last ones are read from it, nothing sorted.
@@ -253,7 +254,7 @@ func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cair
 func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...any) ([]*cairn.Block, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, span, tool_name, tool_id, agent_id, is_error, sidechain, message_id
-		FROM blocks b WHERE session_id = ? AND `+cond+` AND `+unstaged+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
+		FROM blocks b WHERE session_num = `+numOf+` AND `+cond+` AND `+unstaged+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -262,13 +263,13 @@ func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...an
 	var views []viewed
 	for rows.Next() {
 		b := cairn.Block{SessionID: sessionID}
-		var ts string
+		var ts int64
 		var span sql.NullInt64
-		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &span, &b.ToolName, &b.ToolID,
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &span, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, err
 		}
-		b.Timestamp = parseTime(ts)
+		b.Timestamp = parseStamp(ts)
 		out = append(out, &b)
 		if span.Valid {
 			views = append(views, viewed{&b, span.Int64})
@@ -305,13 +306,13 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		return nil, 0, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", sessionID, seq)
 	}
 	r := rounds[0]
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks b WHERE b.session_id = ? AND b.round_seq = ? AND `+unstaged, sessionID, seq).Scan(&total); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocks b WHERE b.session_num = `+numOf+` AND b.round_seq = ?2 AND `+unstaged, sessionID, seq).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	if page.Limit <= 0 || page.From >= total {
 		return r, total, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT b.id FROM blocks b WHERE b.session_id = ? AND b.round_seq = ? AND `+unstaged+` ORDER BY b.id LIMIT ? OFFSET ?`,
+	rows, err := tx.QueryContext(ctx, `SELECT b.id FROM blocks b WHERE b.session_num = `+numOf+` AND b.round_seq = ?2 AND `+unstaged+` ORDER BY b.id LIMIT ?3 OFFSET ?4`,
 		sessionID, seq, page.Limit, max(page.From, 0))
 	if err != nil {
 		return nil, 0, err
@@ -342,14 +343,14 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 	var viewAt []int // the index in blocks of each of views
 	for rows.Next() {
 		b := cairn.Block{SessionID: sessionID, RoundSeq: seq}
-		var ts string
+		var ts int64
 		var n int
 		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, &b.Role, &b.Kind, &ts, &b.Content, &n, &span, &b.ToolName, &b.ToolID,
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &n, &span, &b.ToolName, &b.ToolID,
 			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
 			return nil, 0, err
 		}
-		b.Timestamp = parseTime(ts)
+		b.Timestamp = parseStamp(ts)
 		if span.Valid {
 			views, viewAt = append(views, viewed{&b, span.Int64}), append(viewAt, len(blocks))
 		}

@@ -52,7 +52,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	span, args := "", []any{match}
 	if q.SessionID != "" {
 		var lo, hi sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_id = ?`, q.SessionID).Scan(&lo, &hi); err != nil || !lo.Valid {
+		if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_num = `+numOf, q.SessionID).Scan(&lo, &hi); err != nil || !lo.Valid {
 			return nil, err
 		}
 		span, args = " AND rowid BETWEEN ? AND ?", append(args, lo.Int64, hi.Int64)
@@ -157,7 +157,7 @@ func searchFilter(q cairn.SearchQuery) (string, []any) {
 	var where []string
 	var args []any
 	if q.SessionID != "" {
-		where, args = append(where, "b.session_id = ?"), append(args, q.SessionID)
+		where, args = append(where, "b.session_num = (SELECT num FROM session_nums WHERE session_id = ?)"), append(args, q.SessionID)
 	}
 	if q.Project != "" {
 		where, args = append(where, "s.project = ?"), append(args, q.Project)
@@ -169,10 +169,10 @@ func searchFilter(q cairn.SearchQuery) (string, []any) {
 		where = append(where, "s.lineage NOT IN ('surgery', 'revive')")
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "b.timestamp >= ?"), append(args, formatTime(q.Since))
+		where, args = append(where, "b.timestamp >= ?"), append(args, stampOf(q.Since))
 	}
 	if !q.Until.IsZero() {
-		where, args = append(where, "b.timestamp < ?"), append(args, formatTime(q.Until))
+		where, args = append(where, "b.timestamp < ?"), append(args, stampOf(q.Until))
 	}
 	if len(where) == 0 {
 		return "", nil
@@ -188,8 +188,8 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 		args = append(args, c.id)
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT b.id, b.session_id, s.project, b.round_seq, b.step, b.timestamp, b.kind, b.tool_name
-		FROM blocks b JOIN sessions s ON s.id = b.session_id
+		SELECT b.id, n.session_id, s.project, b.round_seq, b.step, b.timestamp, b.kind, b.tool_name
+		FROM blocks b JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id
 		WHERE b.id IN (?`+strings.Repeat(", ?", len(cands)-1)+`) AND `+unstaged+cond, append(args, condArgs...)...)
 	if err != nil {
 		return nil, err
@@ -199,11 +199,11 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 	for rows.Next() {
 		var h cairn.Hit
 		var id int64
-		var ts string
-		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, &h.Kind, &h.Tool); err != nil {
+		var ts int64
+		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, codedKind{&h.Kind}, &h.Tool); err != nil {
 			return nil, err
 		}
-		h.Timestamp = parseTime(ts)
+		h.Timestamp = parseStamp(ts)
 		h.Ref = cairn.StepRef(h.RoundSeq, h.Step)
 		found[id] = &h
 	}
@@ -222,7 +222,7 @@ func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]st
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, line_no, substr(content, 1, ?), span FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT b.id, n.session_id, b.line_no, substr(b.content, 1, ?), b.span FROM blocks b JOIN session_nums n ON n.num = b.session_num WHERE b.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ const indexTextFunc = "cairn_index_text"
 
 func init() {
 	modernc.MustRegisterDeterministicScalarFunction(indexTextFunc, 3, func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {
-		return cairn.SearchText(cairn.IndexText(cairn.BlockKind(text(args[0])), text(args[1]), text(args[2]))), nil
+		return cairn.SearchText(cairn.IndexText(kindOf(args[0]), text(args[1]), text(args[2]))), nil
 	})
 }
 

@@ -98,8 +98,9 @@ const sessionColumns = `id, agent, lineage, parent, parent_round, agent_id, proj
 	COALESCE(NULLIF(title, ''), (SELECT user_preview FROM rounds r WHERE r.session_id = sessions.id AND r.seq = 1), '')`
 
 // sessionToolCalls counts a session's tool calls from the partial index
-// blocks_tool_use (its WHERE repeated, so the index serves it).
-const sessionToolCalls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_id = sessions.id AND b.kind = 'tool-use' AND b.sidechain = 0 AND ` + unstaged + `)`
+// blocks_tool_use (its WHERE repeated, so the index serves it; 4 is
+// kindToolUse).
+const sessionToolCalls = `(SELECT COUNT(*) FROM blocks b WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = sessions.id) AND b.kind = 4 AND b.sidechain = 0 AND ` + unstaged + `)`
 
 // findSessionRows returns the sessions tail selects; toolCalls counts
 // their tool calls.

@@ -35,7 +35,7 @@ var stageGap = 110 * time.Millisecond
 // unstaged is the condition, on blocks b, that a block is not staged.
 // staged_blocks is empty but for the time an import of a huge message
 // runs: the condition costs a lookup in an empty index.
-const unstaged = `NOT EXISTS (SELECT 1 FROM staged_blocks p WHERE p.session_id = b.session_id AND p.lo <= b.id AND b.id <= p.hi)`
+const unstaged = `NOT EXISTS (SELECT 1 FROM staged_blocks p WHERE p.session_num = b.session_num AND p.lo <= b.id AND b.id <= p.hi)`
 
 // A staging is one inscription's staged blocks.
 type staging struct {
@@ -87,7 +87,7 @@ func (s *InscriptionStore) stage(ctx context.Context, id string, st *staging, bl
 	if err != nil || lo == 0 {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO staged_blocks (session_id, token, lo, hi) VALUES (?, ?, ?, ?)`, id, st.token, lo, hi); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO staged_blocks (session_num, token, lo, hi) VALUES (`+numOf+`, ?2, ?3, ?4)`, id, st.token, lo, hi); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -106,7 +106,7 @@ func (s *InscriptionStore) stage(ctx context.Context, id string, st *staging, bl
 // session, which found them left over), the batch is stale: the import
 // starts over.
 func (st *staging) publish(ctx context.Context, tx *Tx, id string) error {
-	res, err := tx.ExecContext(ctx, `DELETE FROM staged_blocks WHERE session_id = ? AND token = ?`, id, st.token)
+	res, err := tx.ExecContext(ctx, `DELETE FROM staged_blocks WHERE session_num = `+numOf+` AND token = ?2`, id, st.token)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (s *InscriptionStore) dropRanges(ctx context.Context, id, token string, gap
 			return err
 		}
 		var lo, hi int64
-		err = tx.QueryRowContext(ctx, `SELECT lo, hi FROM staged_blocks WHERE session_id = ? AND (token = ?2 OR ?2 = '') LIMIT 1`, id, token).Scan(&lo, &hi)
+		err = tx.QueryRowContext(ctx, `SELECT lo, hi FROM staged_blocks WHERE session_num = `+numOf+` AND (token = ?2 OR ?2 = '') LIMIT 1`, id, token).Scan(&lo, &hi)
 		tx.Rollback()
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // nothing (left) to drop
@@ -160,9 +160,9 @@ func (s *InscriptionStore) dropRange(ctx context.Context, id string, lo, hi int6
 	}
 	defer tx.Rollback()
 	for _, q := range []string{
-		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE id BETWEEN ?2 AND ?3 AND session_id = ?1 AND searchable = 1)`,
-		`DELETE FROM blocks WHERE id BETWEEN ?2 AND ?3 AND session_id = ?1`,
-		`DELETE FROM staged_blocks WHERE session_id = ?1 AND lo = ?2 AND hi = ?3`,
+		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE id BETWEEN ?2 AND ?3 AND session_num = ` + numOf + ` AND searchable = 1)`,
+		`DELETE FROM blocks WHERE id BETWEEN ?2 AND ?3 AND session_num = ` + numOf,
+		`DELETE FROM staged_blocks WHERE session_num = ` + numOf + ` AND lo = ?2 AND hi = ?3`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, id, lo, hi); err != nil {
 			return err
@@ -180,12 +180,12 @@ func (s *InscriptionStore) dropRange(ctx context.Context, id string, lo, hi int6
 // at most about 2 s (another process's imports waited p99 0.85 s).
 func hide(ctx context.Context, tx *Tx, id, token string, below int64) error {
 	var lo, hi sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_id = ? AND id < ?`, id, below).Scan(&lo, &hi); err != nil || !lo.Valid {
+	if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_num = `+numOf+` AND id < ?2`, id, below).Scan(&lo, &hi); err != nil || !lo.Valid {
 		return err
 	}
 	for a := lo.Int64; a <= hi.Int64; a += int64(stageBlocks) {
 		b := min(a+int64(stageBlocks)-1, hi.Int64)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO staged_blocks (session_id, token, lo, hi) VALUES (?, ?, ?, ?)`, id, token, a, b); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO staged_blocks (session_num, token, lo, hi) VALUES (`+numOf+`, ?2, ?3, ?4)`, id, token, a, b); err != nil {
 			return err
 		}
 	}

@@ -29,14 +29,17 @@ func TestStaged_Invisible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`INSERT INTO blocks (session_id, round_seq, line_no, idx, role, kind, timestamp, content, searchable)
-		VALUES ('s1', 1, 1, 0, 'assistant', 'text', '', 'orphaned words', 1)`); err != nil {
+	if _, err := tx.Exec(`INSERT INTO session_nums (session_id) VALUES ('s1')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO blocks (session_num, round_seq, line_no, idx, role, kind, timestamp, content, searchable)
+		SELECT num, 1, 1, 0, 'assistant', 'text', 0, 'orphaned words', 1 FROM session_nums WHERE session_id = 's1'`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.Exec(`INSERT INTO blocks_fts (rowid, content) SELECT id, content FROM blocks`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`INSERT INTO staged_blocks (session_id, token, lo, hi) SELECT 's1', 'lost', id, id FROM blocks`); err != nil {
+	if _, err := tx.Exec(`INSERT INTO staged_blocks (session_num, token, lo, hi) SELECT session_num, 'lost', id, id FROM blocks`); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {

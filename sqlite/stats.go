@@ -141,7 +141,7 @@ func partOf(table string) string {
 	case strings.HasPrefix(table, "rounds"), strings.HasPrefix(table, "messages"), strings.HasPrefix(table, "round_tag"),
 		strings.HasPrefix(table, "sqlite_autoindex_rounds"), strings.HasPrefix(table, "sqlite_autoindex_messages"):
 		return "rounds"
-	case strings.HasPrefix(table, "sessions"), strings.HasPrefix(table, "sqlite_autoindex_sessions"):
+	case strings.HasPrefix(table, "session"), strings.HasPrefix(table, "sqlite_autoindex_session"):
 		return "sessions"
 	}
 	return "other"

@@ -37,11 +37,11 @@ func run(store, word string) error {
 	}
 	defer db.Close()
 	rows, err := db.Query(`
-		SELECT b.session_id, b.round_seq, substr(b.content, 1, 200) FROM (
+		SELECT n.session_id, b.round_seq, substr(b.content, 1, 200) FROM (
 			SELECT id, rank FROM (
 				SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000
 			) ORDER BY rank, id DESC LIMIT 20
-		) r JOIN blocks b ON b.id = r.id`, `"`+word+`"`)
+		) r JOIN blocks b ON b.id = r.id JOIN session_nums n ON n.num = b.session_num`, `"`+word+`"`)
 	if err != nil {
 		return err
 	}

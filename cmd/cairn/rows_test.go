@@ -1,0 +1,83 @@
+package main
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// TestMigrateRows reads a store written by the cairn of migration 0013
+// (testdata/store-0013.db: ../../testdata/claudecode and
+// ../../testdata/codex/three-rounds.jsonl imported by it, then vacuumed)
+// with this cairn, which converts it on opening (migration 0016: blocks,
+// messages and staged blocks keyed by session numbers, block times in
+// milliseconds, kinds and roles as codes): each command of testdata/store-0013.txtar prints byte
+// for byte what that cairn printed from the same store. A new import of
+// the same transcripts prints the same too, but for what differs between
+// two imports: the time of import in JSON, and the order of search hits
+// of equal rank, by block id.
+func TestMigrateRows(t *testing.T) {
+	archive, err := txtar.ParseFile("testdata/store-0013.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture, err := os.ReadFile("testdata/store-0013.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.db")
+	if err := os.WriteFile(old, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "new.db")
+	for _, src := range []string{samples, "../../testdata/codex/three-rounds.jsonl"} {
+		if _, stderr, err := runMain(t, fresh, "import", src); err != nil {
+			t.Fatalf("import %s: %v\n%s", src, err, stderr)
+		}
+	}
+	if len(archive.Files) < 20 {
+		t.Fatalf("%d reads in testdata/store-0013.txtar", len(archive.Files))
+	}
+	for _, f := range archive.Files {
+		args := strings.Fields(f.Name)
+		stores := []string{old, fresh}
+		if args[0] == "search" || slices.Contains(args, "--json") {
+			stores = stores[:1]
+		}
+		for _, store := range stores {
+			got, stderr, err := runMain(t, store, args...)
+			if err != nil {
+				t.Errorf("%s of %s: %v\n%s", f.Name, filepath.Base(store), err, stderr)
+			} else if got != string(f.Data) {
+				t.Errorf("%s of %s prints differently from the cairn of migration 0013:\n%s\nwant:\n%s", f.Name, filepath.Base(store), got, f.Data)
+			}
+		}
+	}
+
+	raw, err := sql.Open("sqlite", "file:"+old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var blocks, numbered, stamped, coded, oldColumns, messages, rowid int
+	if err := raw.QueryRow(`SELECT (SELECT COUNT(*) FROM blocks),
+		(SELECT COUNT(*) FROM blocks b JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id),
+		(SELECT COUNT(*) FROM blocks WHERE timestamp > 1700000000000),
+		(SELECT COUNT(*) FROM blocks WHERE typeof(kind) = 'integer' AND typeof(role) = 'integer'),
+		(SELECT COUNT(*) FROM pragma_table_info('blocks') WHERE name = 'session_id') + (SELECT COUNT(*) FROM pragma_table_info('messages') WHERE name = 'session_id'),
+		(SELECT COUNT(*) FROM messages),
+		(SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_autoindex_messages_1')`).
+		Scan(&blocks, &numbered, &stamped, &coded, &oldColumns, &messages, &rowid); err != nil {
+		t.Fatal(err)
+	}
+	if blocks < 90 || numbered != blocks || stamped != blocks || coded != blocks || oldColumns != 0 || messages < 30 || rowid != 0 {
+		t.Errorf("after migration 0016: %d blocks, %d of a numbered session, %d with a time in milliseconds, %d with kind and role codes, %d session_id columns left in blocks and messages, %d messages, %d autoindexes of messages",
+			blocks, numbered, stamped, coded, oldColumns, messages, rowid)
+	}
+}

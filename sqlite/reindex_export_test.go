@@ -75,3 +75,10 @@ func (db *DB) WatchWrites(tb testing.TB) (stop func() []WriteTx) {
 		return txs
 	}
 }
+
+// DropRanges deletes the staged blocks of session id of token ("" for
+// any), knowing the session's block ids in them (nil: not known), as a
+// reindex deletes the old blocks it hid.
+func (s *InscriptionStore) DropRanges(ctx context.Context, id, token string, ids []int64) error {
+	return s.dropRanges(ctx, id, token, 0, ids)
+}

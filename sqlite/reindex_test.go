@@ -123,3 +123,87 @@ func wideSession(id string, blocks int, word string) *cairn.Inscription {
 	}
 	return in
 }
+
+// TestDropRanges_Interleaved: a staged range of one session that spans
+// another's blocks (a session imported a round at a time, between
+// others) is deleted a few ids to a transaction, the session's blocks
+// and search entries only, whether the session's ids are known (a
+// reindex deleting what it hid) or not (the next import deleting what a
+// killed one left).
+func TestDropRanges_Interleaved(t *testing.T) {
+	for _, known := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ids known %v", known), func(t *testing.T) {
+			defer sqlite.SetStaging(3, 0)()
+			ctx := context.Background()
+			db := MustOpenDB(t)
+			st := stores(db)
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 10 blocks of a, then 7 of b, 10 of a and 7 of b, the
+			// blocks of the first 3 of each run searchable.
+			var ids []int64
+			for run := range 4 {
+				sess, word, n := "a", "hidden", 10
+				if run%2 == 1 {
+					sess, word, n = "b", "kept", 7
+				}
+				for i := range n {
+					res, err := tx.Exec(`INSERT INTO blocks (session_id, round_seq, line_no, idx, role, kind, timestamp, content, searchable)
+						VALUES (?, 1, 1, ?, 'assistant', 'text', '', ?, ?)`, sess, i, fmt.Sprintf("%s %d", word, i), i < 3)
+					if err != nil {
+						t.Fatal(err)
+					}
+					id, _ := res.LastInsertId()
+					if sess == "a" {
+						ids = append(ids, id)
+					}
+					if i < 3 {
+						if _, err := tx.Exec(`INSERT INTO blocks_fts (rowid, content) VALUES (?, ?)`, id, fmt.Sprintf("%s %d", word, i)); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			if _, err := tx.Exec(`INSERT INTO staged_blocks (session_id, token, lo, hi) VALUES ('a', 'x-old', ?, ?)`, ids[0], ids[len(ids)-1]); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "hidden"}); err != nil || len(hits) != 0 {
+				t.Fatalf("search of hidden blocks: %d hits, %v; want none", len(hits), err)
+			}
+			stop := db.WatchWrites(t)
+			if err := sqlite.NewInscriptionStore(db).DropRanges(ctx, "a", "x-old", map[bool][]int64{true: ids}[known]); err != nil {
+				t.Fatal(err)
+			}
+			// 3 ids a transaction: each run of a's in 4, b's skipped;
+			// else the 27 ids from a's first to its last in 9.
+			if n, want := len(stop()), map[bool]int{true: 8, false: 9}[known]; n != want {
+				t.Errorf("%d transactions, want %d", n, want)
+			}
+			rtx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rtx.Rollback()
+			var a, b, staged int
+			if err := rtx.QueryRow(`SELECT (SELECT COUNT(*) FROM blocks WHERE session_id = 'a'), (SELECT COUNT(*) FROM blocks WHERE session_id = 'b'),
+				(SELECT COUNT(*) FROM staged_blocks)`).Scan(&a, &b, &staged); err != nil {
+				t.Fatal(err)
+			}
+			if a != 0 || b != 14 || staged != 0 {
+				t.Errorf("after the deletion: %d blocks of a, %d of b, %d staged ranges; want 0, 14, 0", a, b, staged)
+			}
+			var fts int
+			if err := rtx.QueryRow(`SELECT COUNT(*) FROM blocks_fts WHERE blocks_fts MATCH 'kept'`).Scan(&fts); err != nil || fts != 6 {
+				t.Errorf("search entries of b: %d, %v; want 6", fts, err)
+			}
+			if err := rtx.QueryRow(`SELECT COUNT(*) FROM blocks_fts WHERE blocks_fts MATCH 'hidden'`).Scan(&fts); err != nil || fts != 0 {
+				t.Errorf("search entries of a: %d, %v; want 0", fts, err)
+			}
+		})
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -155,8 +154,12 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	}
 	pos, err := position(ctx, rtx, sess.ID)
 	var lines []*cairn.Line
+	var old []int64
 	if err == nil {
 		lines, err = findLines(ctx, rtx, sess.ID, 0, 0)
+	}
+	if err == nil {
+		old, err = blockIDs(ctx, rtx, sess.ID)
 	}
 	rtx.Rollback()
 	if err != nil {
@@ -197,27 +200,23 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	if now, err := position(ctx, tx, sess.ID); err != nil {
 		return err
 	} else if now != pos {
+		// The old blocks are no longer those read: an import moved on.
 		return cairn.ErrStale
 	}
-	below := int64(math.MaxInt64)
+	// The old blocks, those read with the lines (no import moved the
+	// session on since), are hidden here and deleted after, a part to a
+	// transaction; the rounds and messages go now.
+	hidden := strconv.FormatInt(rand.Int64(), 36) + "-old"
 	if st != nil {
-		below = st.first
-	}
-	hidden := ""
-	if st != nil {
-		// A huge session: its old blocks are hidden here and deleted
-		// after, a range to a transaction; its rounds and usage go now.
 		hidden = st.token + "-old"
-		if err := hide(ctx, tx, sess.ID, hidden, below); err != nil {
+	}
+	if err := hide(ctx, tx, sess.ID, hidden, old); err != nil {
+		return err
+	}
+	for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM messages WHERE session_num = ` + numOf} {
+		if _, err := tx.ExecContext(ctx, q, sess.ID); err != nil {
 			return err
 		}
-		for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM messages WHERE session_num = ` + numOf} {
-			if _, err := tx.ExecContext(ctx, q, sess.ID); err != nil {
-				return err
-			}
-		}
-	} else if err := deleteIndexBelow(ctx, tx, sess.ID, 0, below); err != nil {
-		return err
 	}
 	if err := updateLineMeta(ctx, tx, sess.ID, lines); err != nil {
 		return err
@@ -255,10 +254,7 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	if hidden != "" {
-		return s.dropRanges(ctx, sess.ID, hidden, stageGap)
-	}
-	return nil
+	return s.dropRanges(ctx, sess.ID, hidden, stageGap, old)
 }
 
 // A sourcePosition is how far a session's transcript was inscribed: what

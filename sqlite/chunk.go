@@ -18,12 +18,17 @@ const chunkSize = 256 << 10
 
 // A chunk's meta holds, for each of its lines in order: its size and file
 // offset, then its type, uuid, parent uuid and timestamp (Unix
-// milliseconds, 0 for none), its round and its status. Numbers are
-// varints, strings a uvarint length and their bytes: the meta of every
-// line of a long session is read whenever a surgical export reads it.
+// milliseconds, 0 for none), its round and its status. Before codecPacked
+// (chunkmeta.go), a line's fields follow each other: numbers are varints,
+// strings a uvarint length and their bytes. The meta of every line of a
+// long session is read whenever a surgical export reads it.
 
-// encodeMeta returns the meta of lines, compressed with c.
+// encodeMeta returns the meta of lines, laid out and compressed as c
+// says.
 func encodeMeta(c codec, lines []*cairn.Line) []byte {
+	if c == codecPacked {
+		return compressWith(c, encodePacked(lines))
+	}
 	buf := make([]byte, 0, 128*len(lines))
 	str := func(s string) {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
@@ -52,6 +57,13 @@ func decodeMeta(id int64, c codec, data, meta []byte, lines []*cairn.Line) error
 	buf, err := decompress(c, meta)
 	if err != nil {
 		return fmt.Errorf("chunk %d meta: %w", id, err)
+	}
+	if c == codecPacked {
+		sizes, err := decodePacked(buf, lines)
+		if err != nil {
+			return fmt.Errorf("chunk %d: %w", id, err)
+		}
+		return fillRaw(id, data, sizes, lines)
 	}
 	bad := false
 	num := func() int64 {
@@ -102,6 +114,48 @@ func decodeMeta(id int64, c codec, data, meta []byte, lines []*cairn.Line) error
 		return fmt.Errorf("chunk %d: lines cover %d of its %d bytes (%d bytes of meta left)", id, off, len(data), len(buf))
 	}
 	return nil
+}
+
+// fillRaw sets each line's Raw to its bytes in data, the chunk's raw
+// bytes, by their sizes.
+func fillRaw(id int64, data []byte, sizes []int, lines []*cairn.Line) error {
+	off := 0
+	for i, l := range lines {
+		size := sizes[i]
+		if size < 0 || off+size > len(data) {
+			return fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", id, l.No, len(data))
+		}
+		l.Raw = data[off : off+size : off+size]
+		off += size
+	}
+	if off != len(data) {
+		return fmt.Errorf("chunk %d: lines cover %d of its %d bytes", id, off, len(data))
+	}
+	return nil
+}
+
+// metaSizes returns the sizes of a chunk's n lines from its meta,
+// compressed with c, reading no other field of a packed meta.
+func metaSizes(id int64, c codec, meta []byte, n int, sizes []int) ([]int, error) {
+	m, err := decompress(c, meta)
+	if err != nil {
+		return sizes, fmt.Errorf("chunk %d meta: %w", id, err)
+	}
+	if c == codecPacked {
+		sizes, err = packedSizes(m, n, sizes)
+		if err != nil {
+			err = fmt.Errorf("chunk %d: %w", id, err)
+		}
+		return sizes, err
+	}
+	for range n {
+		size, ok := skipMeta(&m)
+		if !ok {
+			return sizes, fmt.Errorf("chunk %d: its meta does not read", id)
+		}
+		sizes = append(sizes, size)
+	}
+	return sizes, nil
 }
 
 // splitChunks cuts lines into runs of at most chunkSize raw bytes (a
@@ -163,6 +217,18 @@ func insertChunks(ctx context.Context, tx *Tx, sessionID string, gen int, chunks
 // findLines returns lines from..to (0: no bound) of a session's current
 // generation.
 func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*cairn.Line, error) {
+	return findLinesMeta(ctx, tx, sessionID, from, to, true)
+}
+
+// findRaw returns lines from..to of a session's current generation with
+// their number and raw bytes only: what a block's view reads, spared the
+// strings of every line's meta.
+func findRaw(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*cairn.Line, error) {
+	return findLinesMeta(ctx, tx, sessionID, from, to, false)
+}
+
+// findLinesMeta is findLines, each line's meta read only when meta is set.
+func findLinesMeta(ctx context.Context, tx *Tx, sessionID string, from, to int, meta bool) ([]*cairn.Line, error) {
 	var gen int
 	if err := tx.QueryRowContext(ctx, `SELECT generation FROM sessions WHERE id = ?`, sessionID).Scan(&gen); err != nil {
 		return nil, notFound(err, "No session %q.", sessionID)
@@ -174,7 +240,7 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 	// the last to start at or before from, found by the index, not by
 	// reading every chunk of a long session (a hook's incremental import
 	// asks for its last round's lines).
-	return readChunks(ctx, tx, sessionID, from, to,
+	return readChunks(ctx, tx, sessionID, from, to, meta,
 		`WHERE session_id = ?1 AND generation = ?2 AND last_no >= ?3 AND first_no <= ?4
 			AND first_no >= COALESCE((SELECT MAX(first_no) FROM chunks
 				WHERE session_id = ?1 AND generation = ?2 AND first_no <= ?3), 0)
@@ -183,13 +249,14 @@ func findLines(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*
 
 // findAllLines returns every line of every generation of a session.
 func findAllLines(ctx context.Context, tx *Tx, sessionID string) ([]*cairn.Line, error) {
-	return readChunks(ctx, tx, sessionID, 0, 1<<62-1, `WHERE session_id = ? ORDER BY generation, first_no`, sessionID)
+	return readChunks(ctx, tx, sessionID, 0, 1<<62-1, true, `WHERE session_id = ? ORDER BY generation, first_no`, sessionID)
 }
 
-// readChunks returns the lines numbered from..to of the chunks tail selects.
+// readChunks returns the lines numbered from..to of the chunks tail selects,
+// with their meta when meta is set, else with their raw bytes alone.
 // The chunks are decompressed on every core (a long session's are most of
 // the time of reading it), and kept in the DB's cache.
-func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tail string, args ...any) ([]*cairn.Line, error) {
+func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, meta bool, tail string, args ...any) ([]*cairn.Line, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks `+tail, args...)
 	if err != nil {
 		return nil, err
@@ -228,6 +295,7 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tai
 		c.z = nil
 	})
 	var out []*cairn.Line
+	var sizes []int
 	for _, c := range chunks {
 		if c.err != nil {
 			return nil, &damage{session: sessionID, generation: c.gen, first: c.first, last: c.last, err: fmt.Errorf("chunk %d: %w", c.id, c.err)}
@@ -236,7 +304,16 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, tai
 		for i := range lines {
 			lines[i] = &cairn.Line{SessionID: sessionID, Generation: c.gen, No: c.first + i}
 		}
-		if err := decodeMeta(c.id, c.codec, c.data, c.meta, lines); err != nil {
+		var err error
+		if meta {
+			err = decodeMeta(c.id, c.codec, c.data, c.meta, lines)
+		} else {
+			sizes, err = metaSizes(c.id, c.codec, c.meta, len(lines), sizes[:0])
+			if err == nil {
+				err = fillRaw(c.id, c.data, sizes, lines)
+			}
+		}
+		if err != nil {
 			return nil, &damage{session: sessionID, generation: c.gen, first: c.first, last: c.last, err: err}
 		}
 		tx.db.chunks.put(c.id, c.data)
@@ -295,7 +372,7 @@ func lineRaw(ctx context.Context, tx *Tx, sessionID string, no int, buf []byte) 
 	}
 	at := &damage{session: sessionID, generation: gen, first: first, last: last}
 	switch c {
-	case codecZstd:
+	case codecZstd, codecPacked:
 		buf, err = zstdDecoder().DecodeAll(z, buf[:0])
 	default:
 		buf, err = decompress(c, z)
@@ -304,19 +381,18 @@ func lineRaw(ctx context.Context, tx *Tx, sessionID string, no int, buf []byte) 
 		at.err = fmt.Errorf("chunk %d: %w", id, err)
 		return nil, buf, at
 	}
-	m, err := decompress(c, meta)
+	sizes, err := metaSizes(id, c, meta, last-first+1, nil)
 	if err != nil {
-		at.err = fmt.Errorf("chunk %d meta: %w", id, err)
+		at.err = err
 		return nil, buf, at
 	}
 	off := 0
-	for n := first; n <= last; n++ {
-		size, ok := skipMeta(&m)
-		if !ok || off+size > len(buf) {
-			at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", id, n, len(buf))
+	for i, size := range sizes {
+		if off+size > len(buf) {
+			at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", id, first+i, len(buf))
 			return nil, buf, at
 		}
-		if n == no {
+		if first+i == no {
 			return buf[off : off+size : off+size], buf, nil
 		}
 		off += size

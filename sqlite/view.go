@@ -251,7 +251,7 @@ func newLineSource(id string, lines []*cairn.Line) *lineSource {
 func (src *lineSource) withStored(from, to int) *lineSource {
 	if from >= 1 && to >= from {
 		src.stored, src.lo, src.hi = func(ctx context.Context, tx *Tx, from, to int) ([]*cairn.Line, error) {
-			return findLines(ctx, tx, src.session, from, to)
+			return findRaw(ctx, tx, src.session, from, to)
 		}, from, to
 	}
 	return src
@@ -302,7 +302,7 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 	for _, b := range blocks {
 		from, to = min(from, b.block.LineNo), max(to, b.block.LineNo)
 	}
-	lines, err := findLines(ctx, tx, sessionID, from, to)
+	lines, err := findRaw(ctx, tx, sessionID, from, to)
 	if err != nil {
 		return nil, err
 	}

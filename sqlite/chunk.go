@@ -59,11 +59,7 @@ func decodeMeta(id int64, c codec, data, meta []byte, lines []*cairn.Line) error
 		return fmt.Errorf("chunk %d meta: %w", id, err)
 	}
 	if c == codecPacked {
-		sizes, err := decodePacked(buf, lines)
-		if err != nil {
-			return fmt.Errorf("chunk %d: %w", id, err)
-		}
-		return fillRaw(id, data, sizes, lines)
+		return decodePacked(id, buf, data, lines)
 	}
 	bad := false
 	num := func() int64 {

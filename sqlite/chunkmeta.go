@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"cairn"
@@ -20,23 +21,50 @@ import (
 //   - types and statuses: a uvarint per line, 0 for a string not seen
 //     before in the chunk (its length and bytes follow), k for the k-th
 //     string seen (types and statuses are a few words);
-//   - uuids and parent uuids: a byte per line, [idEmpty], [idCanonical]
-//     (16 bytes follow: a lower-case 8-4-4-4-12 uuid, which every Claude
-//     Code line has), [idLiteral] (a uvarint length and the bytes: any
-//     other string, kept as it is) or, for a parent, [idPrevious] (the
-//     line before's uuid, as in a chain of replies);
+//   - uuids and parent uuids: a byte per line, [idEmpty], [idInLine] (a
+//     uvarint follows: how far from the line's end the 36 bytes of the
+//     uuid are in the line itself, where a Claude Code line has them), [idCanonical]
+//     (16 bytes follow: a lower-case 8-4-4-4-12 uuid), [idLiteral] (a
+//     uvarint length and the bytes: any other string, kept as it is) or,
+//     for a parent, [idPrevious] (the line before's uuid, as in a chain
+//     of replies);
 //   - timestamps: a uvarint per line, 0 for none, else 1 + the zigzag of
 //     its Unix milliseconds less the last timestamp's before it;
 //   - rounds: a varint per line, its round less the line before's.
 //
 // At 36 bytes a uuid, two to a line, the older meta was 12 % of what the
-// 1 GB bench store held; every string still reads back byte for byte.
+// 1 GB bench store held, and a uuid is random: compressing leaves 16 bytes
+// of it wherever it is written a second time. Every string still reads
+// back byte for byte.
 const (
 	idEmpty = iota
 	idCanonical
 	idLiteral
 	idPrevious
+	idInLine
 )
+
+// inLine returns where s is in raw, looking at its last and first
+// uuidNear bytes before the rest (a Claude Code line has its uuid near
+// its end and its parent's near its start), or -1.
+func inLine(raw []byte, s string) int {
+	if len(raw) > 2*uuidNear {
+		if i := strings.Index(string(raw[len(raw)-uuidNear:]), s); i >= 0 {
+			return len(raw) - uuidNear + i
+		}
+		if i := strings.Index(string(raw[:uuidNear]), s); i >= 0 {
+			return i
+		}
+	}
+	return strings.Index(string(raw), s)
+}
+
+// uuidLen is the length of a uuid [idInLine] finds.
+const uuidLen = 36
+
+// uuidNear is how many bytes of each end of a line [inLine] looks at
+// first.
+const uuidNear = 1024
 
 // encodePacked returns the packed meta of lines, uncompressed.
 func encodePacked(lines []*cairn.Line) []byte {
@@ -73,7 +101,7 @@ func encodePacked(lines []*cairn.Line) []byte {
 	}
 	words(func(l *cairn.Line) string { return l.Type })
 	words(func(l *cairn.Line) string { return string(l.Status) })
-	id := func(s, prev string, chain bool) {
+	id := func(s string, raw []byte, prev string, chain bool) {
 		if s == "" {
 			buf = append(buf, idEmpty)
 			return
@@ -81,6 +109,13 @@ func encodePacked(lines []*cairn.Line) []byte {
 		if chain && s == prev {
 			buf = append(buf, idPrevious)
 			return
+		}
+		if len(s) == uuidLen {
+			if i := inLine(raw, s); i >= 0 {
+				buf = append(buf, idInLine)
+				buf = binary.AppendUvarint(buf, uint64(len(raw)-i))
+				return
+			}
 		}
 		if u, ok := packUUID(s); ok {
 			buf = append(buf, idCanonical)
@@ -92,14 +127,14 @@ func encodePacked(lines []*cairn.Line) []byte {
 		buf = append(buf, s...)
 	}
 	for _, l := range lines {
-		id(l.UUID, "", false)
+		id(l.UUID, l.Raw, "", false)
 	}
 	for i, l := range lines {
 		prev := ""
 		if i > 0 {
 			prev = lines[i-1].UUID
 		}
-		id(l.ParentUUID, prev, i > 0)
+		id(l.ParentUUID, l.Raw, prev, i > 0)
 	}
 	var last int64
 	for _, l := range lines {
@@ -222,13 +257,16 @@ func packedSizes(meta []byte, n int, sizes []int) ([]int, error) {
 	return sizes, nil
 }
 
-// decodePacked fills lines' fields but Raw from a packed meta, and
-// returns their sizes.
-func decodePacked(meta []byte, lines []*cairn.Line) ([]int, error) {
+// decodePacked fills lines from a packed meta and data, the chunk's raw
+// bytes.
+func decodePacked(id int64, meta, data []byte, lines []*cairn.Line) error {
 	n := len(lines)
 	sizes, err := packedSizes(meta, n, make([]int, 0, n))
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("chunk %d: %w", id, err)
+	}
+	if err := fillRaw(id, data, sizes, lines); err != nil {
+		return err
 	}
 	r := metaReader{buf: meta}
 	for range n {
@@ -259,10 +297,17 @@ func decodePacked(meta []byte, lines []*cairn.Line) ([]int, error) {
 	}
 	words(func(l *cairn.Line, s string) { l.Type = s })
 	words(func(l *cairn.Line, s string) { l.Status = cairn.LineStatus(s) })
-	id := func(prev string) string {
+	uuid := func(raw []byte, prev string) string {
 		switch r.byte() {
 		case idEmpty:
 			return ""
+		case idInLine:
+			back := r.uvarint()
+			if back >= uuidLen && back <= uint64(len(raw)) {
+				at := len(raw) - int(back)
+				return string(raw[at : at+uuidLen])
+			}
+			r.bad = true
 		case idCanonical:
 			if u := r.bytes(16); u != nil {
 				return unpackUUID(u)
@@ -277,14 +322,14 @@ func decodePacked(meta []byte, lines []*cairn.Line) ([]int, error) {
 		return ""
 	}
 	for _, l := range lines {
-		l.UUID = id("")
+		l.UUID = uuid(l.Raw, "")
 	}
 	for i, l := range lines {
 		prev := ""
 		if i > 0 {
 			prev = lines[i-1].UUID
 		}
-		l.ParentUUID = id(prev)
+		l.ParentUUID = uuid(l.Raw, prev)
 	}
 	var last int64
 	for _, l := range lines {
@@ -303,7 +348,7 @@ func decodePacked(meta []byte, lines []*cairn.Line) ([]int, error) {
 		l.RoundSeq = round
 	}
 	if r.bad || len(r.buf) != 0 {
-		return nil, fmt.Errorf("its meta does not read (%d bytes left)", len(r.buf))
+		return fmt.Errorf("chunk %d: its meta does not read (%d bytes left)", id, len(r.buf))
 	}
-	return sizes, nil
+	return nil
 }

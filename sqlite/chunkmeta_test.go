@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,12 @@ func metaLines() []*cairn.Line {
 		{No: 6, Offset: 50, Raw: []byte(""), Type: "user", UUID: "2b1c2d3e-4f50-6172-8394-a5b6c7d8e9fg", ParentUUID: "x", Timestamp: at("1960-01-01T00:00:00Z"), RoundSeq: 2, Status: "state \x00 ü"},
 		{No: 7, Offset: 51, Raw: []byte("dd\n"), Type: "user", UUID: "", ParentUUID: "", Timestamp: at("2099-12-31T23:59:59.999Z"), RoundSeq: 2, Status: cairn.LineOK},
 		{No: 8, Offset: 54, Raw: []byte("e\n"), Type: "user", UUID: "3b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", ParentUUID: "", Timestamp: at("2099-12-31T23:59:59.999Z"), RoundSeq: 2, Status: cairn.LineOK},
+		{No: 9, Offset: 56, Raw: []byte(`{"parentUuid":"4b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","uuid":"5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"}` + "\n"),
+			Type: "user", UUID: "5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", ParentUUID: "4b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", RoundSeq: 4, Status: cairn.LineOK},
+		{No: 10, Offset: 158, Raw: []byte(`{"parentUuid":"5b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","text":"` + strings.Repeat("x", 3000) + `","uuid":"6b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"}` + "\n"),
+			Type: "assistant", UUID: "6b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", ParentUUID: "7b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", RoundSeq: 4, Status: cairn.LineOK},
+		{No: 11, Offset: 3265, Raw: []byte(`{"parentUuid":"8b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","text":"` + strings.Repeat("x", 3000) + `","uuid":"6b1c2d3e"}` + "\n"),
+			Type: "assistant", UUID: "6b1c2d3e", ParentUUID: "8b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", RoundSeq: 4, Status: cairn.LineOK},
 	}
 }
 
@@ -72,6 +79,9 @@ func TestPackedMeta(t *testing.T) {
 	if got, want := len(encodePacked(lines[:2])), 2+2+1+1+1+(1+1+4)+(1+1+9)+(1+16)*2+1+1+1+6+3+1+1; got > want {
 		t.Errorf("two canonical lines packed in %d bytes, want at most %d", got, want)
 	}
+	if got, want := len(encodePacked(lines[8:9])), 1+2+(2+4)+(2+2)+2*2+1+1; got > want {
+		t.Errorf("a line holding its uuids packed in %d bytes, want at most %d", got, want)
+	}
 }
 
 // FuzzPackedMeta: lines made from any strings and numbers read back as
@@ -109,16 +119,12 @@ func FuzzPackedMeta(f *testing.F) {
 		for i := range back {
 			back[i] = &cairn.Line{No: i + 1}
 		}
-		sizes, err := decodePacked(meta, back)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fillRaw(1, data, sizes, back); err != nil {
+		if err := decodePacked(1, meta, data, back); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(lines, back, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("lines read back differently (-wrote +read):\n%s", diff)
 		}
-		decodePacked(junk, back)
+		decodePacked(1, junk, data, back)
 	})
 }

@@ -58,13 +58,22 @@ const (
 // chunkCodec is the codec new chunks are written with.
 var chunkCodec = codecPacked // a variable for tests
 
-// zstdEncoder and zstdDecoder are made at first use, never at start: a
+// zstdEncoder (better level, codecPacked), zstdFastest (codecZstd) and
+// zstdDecoder are made at first use, never at start: a
 // hook that only reads pays for neither (AGENTS.md, rule 7). Both are
 // safe for concurrent use; the encoder's window is bounded so that a long
 // line (one chunk of its own) does not grow its history buffers with it.
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithWindowSize(1<<20),
+			zstd.WithLowerEncoderMem(true), zstd.WithEncoderCRC(false))
+		if err != nil {
+			panic(err)
+		}
+		return e
+	})
+	zstdFastest = sync.OnceValue(func() *zstd.Encoder {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20),
 			zstd.WithLowerEncoderMem(true), zstd.WithEncoderCRC(false))
 		if err != nil {
 			panic(err)
@@ -99,12 +108,16 @@ func compressWith(c codec, b []byte) []byte {
 		defer free()
 		return bytes.Clone(s2.Encode(room, b))
 	}
+	e := zstdEncoder()
+	if c == codecZstd {
+		e = zstdFastest()
+	}
 	if len(b) < scratchCompress {
-		return zstdEncoder().EncodeAll(b, nil)
+		return e.EncodeAll(b, nil)
 	}
 	room, free := scratch(len(b) + len(b)>>6 + 1<<10)
 	defer free()
-	return bytes.Clone(zstdEncoder().EncodeAll(b, room[:0]))
+	return bytes.Clone(e.EncodeAll(b, room[:0]))
 }
 
 // scratchCompress is the size of input past which [compress] writes into

@@ -37,16 +37,17 @@ import (
 //	512 KiB  better    11.53 %  295  2,235     10.81 %  240  1,043
 //	1 MiB    better    11.07 %  300  2,857     10.51 %  237  1,286
 //
-// The better level keeps a tenth fewer bytes than the fastest for the
-// same reading speed, and writes at 280 MB/s a core, beside the writer's
-// transaction that bounds an import; the default level is as slow and
-// larger, the best six times slower for half a point. A dictionary
-// (dict.BuildZstdDict over one real session, measured on the others)
-// gains under a point and halves reading speed: each chunk read copies
-// the dictionary into the decoder's history first. Larger chunks gain
-// 0.7 and 1.2 points and read two and four times the bytes to give back
-// one line (a block's view, a search snippet). So: zstd's better level,
-// 256 KiB chunks, no dictionary.
+// A dictionary (dict.BuildZstdDict over one real session, measured on
+// the others) gains under a point and halves reading speed: each chunk
+// read copies the dictionary into the decoder's history first. Larger
+// chunks gain 0.7 and 1.2 points and read two and four times the bytes to
+// give back one line (a block's view, a search snippet). The better level
+// keeps a tenth fewer bytes than the fastest at the same reading speed,
+// but in a whole import (192 MB of the bench corpus, 2 busy cores) it
+// compressed at 109 MB/s against the fastest's 263: 1.3 s more CPU, a
+// fifth of the import's, for 1.3 % of the raw history; an import must
+// reach 150 MB/s on 2 cores in all. So: zstd's fastest level, 256 KiB
+// chunks, no dictionary; codecPacked changes the meta alone.
 type codec int
 
 const (
@@ -58,21 +59,12 @@ const (
 // chunkCodec is the codec new chunks are written with.
 var chunkCodec = codecPacked // a variable for tests
 
-// zstdEncoder (better level, codecPacked), zstdFastest (codecZstd) and
-// zstdDecoder are made at first use, never at start: a
+// zstdEncoder and zstdDecoder are made at first use, never at start: a
 // hook that only reads pays for neither (AGENTS.md, rule 7). Both are
 // safe for concurrent use; the encoder's window is bounded so that a long
 // line (one chunk of its own) does not grow its history buffers with it.
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithWindowSize(1<<20),
-			zstd.WithLowerEncoderMem(true), zstd.WithEncoderCRC(false))
-		if err != nil {
-			panic(err)
-		}
-		return e
-	})
-	zstdFastest = sync.OnceValue(func() *zstd.Encoder {
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20),
 			zstd.WithLowerEncoderMem(true), zstd.WithEncoderCRC(false))
 		if err != nil {
@@ -109,9 +101,6 @@ func compressWith(c codec, b []byte) []byte {
 		return bytes.Clone(s2.Encode(room, b))
 	}
 	e := zstdEncoder()
-	if c == codecZstd {
-		e = zstdFastest()
-	}
 	if len(b) < scratchCompress {
 		return e.EncodeAll(b, nil)
 	}

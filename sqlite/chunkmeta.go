@@ -35,7 +35,7 @@ import (
 // At 36 bytes a uuid, two to a line, the older meta was 19.5 MB of the
 // 285 MB the 1 GB bench store held, and a uuid is random: compressing
 // leaves 16 bytes of it wherever it is written a second time. Packed, the
-// same store's meta is 2.9 MB. Every string still reads back byte for
+// same store's meta is 3.0 MB. Every string still reads back byte for
 // byte (TestPackedMeta, FuzzPackedMeta).
 const (
 	idEmpty = iota

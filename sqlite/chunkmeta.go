@@ -45,16 +45,24 @@ const (
 	idInLine
 )
 
-// inLine returns where s is in raw, looking at its last and first
-// uuidNear bytes before the rest (a Claude Code line has its uuid near
-// its end and its parent's near its start), or -1.
-func inLine(raw []byte, s string) int {
-	if len(raw) > 2*uuidNear {
-		if i := strings.Index(string(raw[len(raw)-uuidNear:]), s); i >= 0 {
-			return len(raw) - uuidNear + i
+// inLine returns where s is in raw, or -1. It looks near one end first,
+// the end when tail is set, else the start: a Claude Code line has its
+// uuid a few hundred bytes from its end (86 % of the real transcripts'
+// lines within 128) and its parent's within its first 64. Looking at the
+// last and first KiB first cost an import of 1 GB a second more.
+func inLine(raw []byte, s string, tail bool) int {
+	for _, near := range [...]int{256, 4096} {
+		if len(raw) <= 2*near {
+			break
 		}
-		if i := strings.Index(string(raw[:uuidNear]), s); i >= 0 {
-			return i
+		if !tail {
+			if i := strings.Index(string(raw[:near]), s); i >= 0 {
+				return i
+			}
+			continue
+		}
+		if i := strings.Index(string(raw[len(raw)-near:]), s); i >= 0 {
+			return len(raw) - near + i
 		}
 	}
 	return strings.Index(string(raw), s)
@@ -62,10 +70,6 @@ func inLine(raw []byte, s string) int {
 
 // uuidLen is the length of a uuid [idInLine] finds.
 const uuidLen = 36
-
-// uuidNear is how many bytes of each end of a line [inLine] looks at
-// first.
-const uuidNear = 1024
 
 // encodePacked returns the packed meta of lines, uncompressed.
 func encodePacked(lines []*cairn.Line) []byte {
@@ -102,7 +106,7 @@ func encodePacked(lines []*cairn.Line) []byte {
 	}
 	words(func(l *cairn.Line) string { return l.Type })
 	words(func(l *cairn.Line) string { return string(l.Status) })
-	id := func(s string, raw []byte, prev string, chain bool) {
+	id := func(s string, raw []byte, prev string, chain, tail bool) {
 		if s == "" {
 			buf = append(buf, idEmpty)
 			return
@@ -112,7 +116,7 @@ func encodePacked(lines []*cairn.Line) []byte {
 			return
 		}
 		if len(s) == uuidLen {
-			if i := inLine(raw, s); i >= 0 {
+			if i := inLine(raw, s, tail); i >= 0 {
 				buf = append(buf, idInLine)
 				buf = binary.AppendUvarint(buf, uint64(len(raw)-i))
 				return
@@ -128,14 +132,14 @@ func encodePacked(lines []*cairn.Line) []byte {
 		buf = append(buf, s...)
 	}
 	for _, l := range lines {
-		id(l.UUID, l.Raw, "", false)
+		id(l.UUID, l.Raw, "", false, true)
 	}
 	for i, l := range lines {
 		prev := ""
 		if i > 0 {
 			prev = lines[i-1].UUID
 		}
-		id(l.ParentUUID, l.Raw, prev, i > 0)
+		id(l.ParentUUID, l.Raw, prev, i > 0, false)
 	}
 	var last int64
 	for _, l := range lines {

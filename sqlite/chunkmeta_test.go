@@ -39,6 +39,8 @@ func metaLines() []*cairn.Line {
 			Type: "assistant", UUID: "6b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", ParentUUID: "7b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", RoundSeq: 4, Status: cairn.LineOK},
 		{No: 11, Offset: 3265, Raw: []byte(`{"parentUuid":"8b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","text":"` + strings.Repeat("x", 3000) + `","uuid":"6b1c2d3e"}` + "\n"),
 			Type: "assistant", UUID: "6b1c2d3e", ParentUUID: "8b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", RoundSeq: 4, Status: cairn.LineOK},
+		{No: 12, Offset: 6372, Raw: []byte(`{"text":"` + strings.Repeat("y", 6000) + `","uuid":"9b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","parentUuid":"ab1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","more":"` + strings.Repeat("z", 6000) + `"}` + "\n"),
+			Type: "assistant", UUID: "9b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", ParentUUID: "ab1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", RoundSeq: 4, Status: cairn.LineOK},
 	}
 }
 
@@ -79,8 +81,10 @@ func TestPackedMeta(t *testing.T) {
 	if got, want := len(encodePacked(lines[:2])), 2+2+1+1+1+(1+1+4)+(1+1+9)+(1+16)*2+1+1+1+6+3+1+1; got > want {
 		t.Errorf("two canonical lines packed in %d bytes, want at most %d", got, want)
 	}
-	if got, want := len(encodePacked(lines[8:9])), 1+2+(2+4)+(2+2)+2*2+1+1; got > want {
-		t.Errorf("a line holding its uuids packed in %d bytes, want at most %d", got, want)
+	for _, l := range []*cairn.Line{lines[8], lines[11]} { // both uuids in the line
+		if got, want := len(encodePacked([]*cairn.Line{l})), 2+2+(2+len(l.Type))+(2+2)+(1+2)+(1+2)+1+1; got > want {
+			t.Errorf("line %d, holding its uuids, packed in %d bytes, want at most %d", l.No, got, want)
+		}
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // twice a long line).
 func TestCompress_Long(t *testing.T) {
 	b := bytes.Repeat([]byte(`{"type":"text","text":"block 12 word"},`), 8<<20/38)
-	for _, c := range []codec{codecS2, codecZstd} {
+	for _, c := range []codec{codecS2, codecZstd, codecPacked} {
 		want := len(compressWith(c, b))
 		limit := uint64(want) + 1<<20
 		allocated := fewestBytes(5, limit, func() {

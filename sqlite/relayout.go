@@ -15,10 +15,11 @@ import (
 // write lock.
 var relayoutChunks = 32 // a variable for tests
 
-// Relayout rewrites, in place, a store written before migration 0012 into
-// the layout new imports write: each chunk recompressed with chunkCodec,
-// every line of it checked against its SHA-256 before the old bytes are
-// replaced, and each block's text made a view of its line wherever
+// Relayout rewrites, in place, a store written before migration 0012, or
+// with chunks of an older codec, into the layout new imports write: each
+// chunk recompressed with chunkCodec and its meta laid out again, every
+// line of it checked against its SHA-256 and its meta before the old
+// bytes are replaced, and each block's text made a view of its line wherever
 // reading it back gives it byte for byte. Sessions are rewritten one at a
 // time, their chunks relayoutChunks to a transaction and their blocks in
 // one; relaid lists the sessions done. Killed at any point, it leaves a
@@ -39,7 +40,8 @@ func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, tot
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM relaid) ORDER BY id`)
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM relaid)
+		OR id IN (SELECT DISTINCT session_id FROM chunks WHERE codec != ?) ORDER BY id`, chunkCodec)
 	if err != nil {
 		tx.Rollback()
 		return nil, err
@@ -154,26 +156,31 @@ func (db *DB) recompress(ctx context.Context, id string, rep *cairn.RelayoutRepo
 			at.err = err
 			return 0, at
 		}
-		rawMeta, err := decompress(c, meta)
-		if err != nil {
-			at.err = err
-			return 0, at
+		nz, nmeta := z, encodeMeta(chunkCodec, old)
+		if !sameData(c, chunkCodec) {
+			nz = compress(data)
 		}
-		nz, nmeta := compress(data), compressWith(chunkCodec, rawMeta)
 		sums := make([][sha256.Size]byte, len(old))
 		for i, l := range old {
 			sums[i] = sha256.Sum256(l.Raw)
 		}
-		data, old = nil, nil
+		data = nil
 		back, err := chunkLines(r.id, chunkCodec, nz, nmeta, r.first, r.last)
 		if err != nil {
 			return 0, fmt.Errorf("chunk %d recompressed does not read back: %w", r.id, err)
 		}
 		for i, l := range back {
+			if i >= len(sums) {
+				break
+			}
 			if sha256.Sum256(l.Raw) != sums[i] {
 				return 0, fmt.Errorf("chunk %d recompressed: line %d reads back with another SHA-256", r.id, l.No)
 			}
+			if !sameMeta(l, old[i]) {
+				return 0, fmt.Errorf("chunk %d recompressed: line %d's meta reads back as %+v, not %+v", r.id, l.No, *l, *old[i])
+			}
 		}
+		old = nil
 		if len(back) != len(sums) {
 			return 0, fmt.Errorf("chunk %d recompressed: %d lines read back of %d", r.id, len(back), len(sums))
 		}
@@ -189,6 +196,19 @@ func (db *DB) recompress(ctx context.Context, id string, rep *cairn.RelayoutRepo
 	rep.Chunks += verified
 	rep.Lines += lines
 	return len(refs), nil
+}
+
+// sameData says whether chunks of codecs a and b compress their data
+// alike: a chunk of a moves to b by its meta alone.
+func sameData(a, b codec) bool {
+	zstd := func(c codec) bool { return c == codecZstd || c == codecPacked }
+	return a == b || zstd(a) && zstd(b)
+}
+
+// sameMeta says whether a and b have the same meta.
+func sameMeta(a, b *cairn.Line) bool {
+	return a.No == b.No && a.Offset == b.Offset && a.Type == b.Type && a.UUID == b.UUID && a.ParentUUID == b.ParentUUID &&
+		a.Timestamp.Equal(b.Timestamp) && a.RoundSeq == b.RoundSeq && a.Status == b.Status
 }
 
 // chunkLines returns the lines first..last of a chunk as stored.
@@ -227,7 +247,7 @@ func viewBlocks(ctx context.Context, tx *Tx, id string, rep *cairn.RelayoutRepor
 		return err
 	}
 	for _, s := range spans {
-		lines, err := findLines(ctx, tx, id, s[0], s[1])
+		lines, err := findRaw(ctx, tx, id, s[0], s[1])
 		if err != nil {
 			return err
 		}

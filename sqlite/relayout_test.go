@@ -62,9 +62,15 @@ func importInto(tb testing.TB, path string, paths []string) {
 // A snapshot is what a store returns: every line's SHA-256, every block,
 // and the hits of a few searches.
 type snapshot struct {
-	Lines  map[string][][sha256.Size]byte
+	Lines  map[string][]storedLine
 	Rounds map[string][]*cairn.Round
 	Hits   map[string][]*cairn.Hit
+}
+
+// A storedLine is a line's SHA-256 and its meta.
+type storedLine struct {
+	Sum  [sha256.Size]byte
+	Line cairn.Line
 }
 
 func takeSnapshot(tb testing.TB, path string) snapshot {
@@ -80,14 +86,16 @@ func takeSnapshot(tb testing.TB, path string) snapshot {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := snapshot{Lines: map[string][][sha256.Size]byte{}, Rounds: map[string][]*cairn.Round{}, Hits: map[string][]*cairn.Hit{}}
+	s := snapshot{Lines: map[string][]storedLine{}, Rounds: map[string][]*cairn.Round{}, Hits: map[string][]*cairn.Hit{}}
 	for _, sess := range sessions {
 		lines, err := st.Lines.FindAllLines(ctx, sess.ID)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		for _, l := range lines {
-			s.Lines[sess.ID] = append(s.Lines[sess.ID], sha256.Sum256(l.Raw))
+			sum := sha256.Sum256(l.Raw)
+			l.Raw = nil
+			s.Lines[sess.ID] = append(s.Lines[sess.ID], storedLine{sum, *l})
 		}
 		if s.Rounds[sess.ID], err = st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: sess.ID, WithBlocks: true}); err != nil {
 			tb.Fatal(err)
@@ -101,19 +109,82 @@ func takeSnapshot(tb testing.TB, path string) snapshot {
 	return s
 }
 
-// layoutCounts returns how many chunks are not zstd and how many blocks
-// view their line.
-func layoutCounts(tb testing.TB, path string) (s2Chunks, views int) {
+// layoutCounts returns how many chunks are not in the codec new chunks
+// are written with and how many blocks view their line.
+func layoutCounts(tb testing.TB, path string) (oldChunks, views int) {
 	tb.Helper()
 	raw, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer raw.Close()
-	if err := raw.QueryRow(`SELECT (SELECT COUNT(*) FROM chunks WHERE codec = 0), (SELECT COUNT(*) FROM blocks WHERE span IS NOT NULL)`).Scan(&s2Chunks, &views); err != nil {
+	if err := raw.QueryRow(`SELECT (SELECT COUNT(*) FROM chunks WHERE codec != 2), (SELECT COUNT(*) FROM blocks WHERE span IS NOT NULL)`).Scan(&oldChunks, &views); err != nil {
 		tb.Fatal(err)
 	}
-	return s2Chunks, views
+	return oldChunks, views
+}
+
+// chunkBytes returns the bytes of the store's chunks' data and meta.
+func chunkBytes(tb testing.TB, path string) (data, meta int64) {
+	tb.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.QueryRow(`SELECT SUM(length(data)), SUM(length(meta)) FROM chunks`).Scan(&data, &meta); err != nil {
+		tb.Fatal(err)
+	}
+	return data, meta
+}
+
+// zstdStore imports the real transcripts into a store at path in the
+// layout of migration 0012 (zstd's fastest level, a line's meta fields
+// one after the other), and returns what it holds.
+func zstdStore(t *testing.T, path string) snapshot {
+	t.Helper()
+	restore := sqlite.SetRowMeta()
+	importInto(t, path, realTranscripts(t))
+	restore()
+	if c, v := layoutCounts(t, path); c == 0 || v == 0 {
+		t.Fatalf("the zstd layout has %d chunks of codec 1 and %d views", c, v)
+	}
+	return takeSnapshot(t, path)
+}
+
+// TestRelayout_Packed: a store of zstd chunks with their meta a line at
+// a time (migration 0012's) is rewritten in place into packed meta; every
+// line reads back with the same SHA-256 and meta, every block and search
+// as before, the meta is under a quarter and the data as it was.
+func TestRelayout_Packed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "zstd.db")
+	before := zstdStore(t, path)
+	data0, meta0 := chunkBytes(t, path)
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := db.Relayout(ctx, true, nil)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data1, meta1 := chunkBytes(t, path)
+	t.Logf("relayout: %+v; chunk data %d → %d bytes (%.1f %%), meta %d → %d bytes (%.1f %%)", *rep,
+		data0, data1, 100*float64(data1)/float64(data0), meta0, meta1, 100*float64(meta1)/float64(meta0))
+	if rep.Relaid != rep.Sessions || rep.Chunks == 0 || rep.Lines == 0 {
+		t.Errorf("relayout report %+v: want every session relaid, its chunks and lines checked", *rep)
+	}
+	if c, _ := layoutCounts(t, path); c != 0 {
+		t.Errorf("after the relayout: %d chunks of an older codec", c)
+	}
+	if meta1*4 > meta0 || data1 != data0 {
+		t.Errorf("chunk data %d → %d bytes, meta %d → %d: want the data as it was and the meta under a quarter", data0, data1, meta0, meta1)
+	}
+	if diff := cmp.Diff(before, takeSnapshot(t, path)); diff != "" {
+		t.Fatalf("the store reads differently after its relayout (-before +after):\n%s", diff)
+	}
 }
 
 // oldStore imports the real transcripts into a store at path in the
@@ -152,7 +223,7 @@ func TestRelayout(t *testing.T) {
 		t.Errorf("relayout report %+v: want every session relaid, chunks and lines checked, views made, the store smaller by a quarter at least", *rep)
 	}
 	if c, v := layoutCounts(t, path); c != 0 || v != rep.Views {
-		t.Errorf("after the relayout: %d S2 chunks, %d views; want 0 and %d", c, v, rep.Views)
+		t.Errorf("after the relayout: %d chunks of an older codec, %d views; want 0 and %d", c, v, rep.Views)
 	}
 	if diff := cmp.Diff(before, takeSnapshot(t, path)); diff != "" {
 		t.Fatalf("the store reads differently after its relayout (-before +after):\n%s", diff)
@@ -178,8 +249,19 @@ func TestRelayout(t *testing.T) {
 // after each kill the store reads as before, and the next run carries on:
 // at the end every chunk is rewritten and the store reads as before.
 func TestRelayout_Killed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	before := oldStore(t, path)
+	t.Run("s2", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "old.db")
+		relayoutKilled(t, path, oldStore(t, path), true)
+	})
+	t.Run("zstd", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "zstd.db")
+		relayoutKilled(t, path, zstdStore(t, path), false)
+	})
+}
+
+// relayoutKilled kills children rewriting the store at path, which holds
+// before, then finishes the rewrite; views says whether it makes views.
+func relayoutKilled(t *testing.T, path string, before snapshot, views bool) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
 	kills := 0 // of a child that had not finished
 	for i := 0; i < 40; i++ {
@@ -226,8 +308,8 @@ func TestRelayout_Killed(t *testing.T) {
 	if kills < 3 {
 		t.Errorf("%d children killed midway, want 3 at least", kills)
 	}
-	if c, v := layoutCounts(t, path); c != 0 || v == 0 {
-		t.Errorf("after the kills and a last run: %d S2 chunks, %d views", c, v)
+	if c, v := layoutCounts(t, path); c != 0 || (views && v == 0) {
+		t.Errorf("after the kills and a last run: %d chunks of an older codec, %d views", c, v)
 	}
 	if diff := cmp.Diff(before, takeSnapshot(t, path)); diff != "" {
 		t.Fatalf("the store reads differently after the last run (-before +after):\n%s", diff)

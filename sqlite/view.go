@@ -251,7 +251,7 @@ func newLineSource(id string, lines []*cairn.Line) *lineSource {
 func (src *lineSource) withStored(from, to int) *lineSource {
 	if from >= 1 && to >= from {
 		src.stored, src.lo, src.hi = func(ctx context.Context, tx *Tx, from, to int) ([]*cairn.Line, error) {
-			return findLines(ctx, tx, src.session, from, to)
+			return findRaw(ctx, tx, src.session, from, to)
 		}, from, to
 	}
 	return src
@@ -302,36 +302,39 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 	for _, b := range blocks {
 		from, to = min(from, b.block.LineNo), max(to, b.block.LineNo)
 	}
-	lines, err := findLines(ctx, tx, sessionID, from, to)
+	byLine := make(map[int][]int, len(blocks))
+	for i, b := range blocks {
+		byLine[b.block.LineNo] = append(byLine[b.block.LineNo], i)
+	}
+	sizes := make([]int, len(blocks))
+	read := make([]bool, len(blocks))
+	gen, err := eachRaw(ctx, tx, sessionID, from, to, func(no int, raw []byte) error {
+		for _, i := range byLine[no] {
+			b := blocks[i]
+			text, err := unpackView(b.span).text(raw)
+			if err != nil {
+				return &damage{session: sessionID, first: no, last: no, err: fmt.Errorf("block %d's text: %w", b.block.ID, err)}
+			}
+			sizes[i] = len(text)
+			if limit > 0 {
+				text = cairn.TruncateChars(text, limit)
+			}
+			b.block.Content = text
+			read[i] = true
+		}
+		return nil
+	})
+	if d, ok := err.(*damage); ok {
+		d.generation = gen
+	}
 	if err != nil {
 		return nil, err
 	}
-	byNo := make(map[int][]byte, len(lines))
-	for _, l := range lines {
-		byNo[l.No] = l.Raw
-	}
-	sizes := make([]int, len(blocks))
 	for i, b := range blocks {
-		raw, ok := byNo[b.block.LineNo]
-		var text string
-		if ok {
-			text, err = unpackView(b.span).text(raw)
+		if !read[i] {
+			return nil, &damage{session: sessionID, generation: gen, first: b.block.LineNo, last: b.block.LineNo,
+				err: fmt.Errorf("block %d's text: line %d is not stored", b.block.ID, b.block.LineNo)}
 		}
-		if !ok || err != nil {
-			if err == nil {
-				err = fmt.Errorf("line %d is not stored", b.block.LineNo)
-			}
-			gen := 0
-			if len(lines) > 0 {
-				gen = lines[0].Generation
-			}
-			return nil, &damage{session: sessionID, generation: gen, first: b.block.LineNo, last: b.block.LineNo, err: fmt.Errorf("block %d's text: %w", b.block.ID, err)}
-		}
-		sizes[i] = len(text)
-		if limit > 0 {
-			text = cairn.TruncateChars(text, limit)
-		}
-		b.block.Content = text
 	}
 	return sizes, nil
 }

@@ -26,7 +26,7 @@ func TestViews_DamagedChunk(t *testing.T) {
 	var session string
 	var first, last int
 	if err := raw.QueryRow(`SELECT c.session_id, c.first_no, c.last_no FROM chunks c
-		WHERE c.codec = 2 AND EXISTS (SELECT 1 FROM blocks b WHERE b.session_id = c.session_id AND b.line_no BETWEEN c.first_no AND c.last_no AND b.span IS NOT NULL)
+		WHERE c.codec = 2 AND EXISTS (SELECT 1 FROM blocks b JOIN session_nums n ON n.num = b.session_num WHERE n.session_id = c.session_id AND b.line_no BETWEEN c.first_no AND c.last_no AND b.span IS NOT NULL)
 		AND EXISTS (SELECT 1 FROM chunks o WHERE o.session_id = c.session_id AND o.id != c.id)
 		ORDER BY (SELECT COUNT(*) FROM rounds r WHERE r.session_id = c.session_id) DESC, c.first_no LIMIT 1`).Scan(&session, &first, &last); err != nil {
 		t.Fatal(err)

@@ -516,8 +516,10 @@ type batch struct {
 
 	// Hashes of the bytes read before offset: the first HeadSize and the
 	// last TailSize, and all of them (cairn.Source's HeadHash, TailHash
-	// and Sum).
+	// and Sum), and the windows hashed, which the file must still hold
+	// when the batch is stored.
 	headHash, tailHash, sum []byte
+	win                     windows
 }
 
 // read reads from the stored offset to size. Parsing and storing overlap:
@@ -564,6 +566,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
 		b.headHash, b.tailHash, b.sum = r.win.sums()
+		b.win = r.win.snapshot()
 		b.rounds, b.blocks, b.messages = r.builder.Finish()
 		// The builder goes on filling in the session (title, project) while
 		// the batch is stored: the batch carries a copy.

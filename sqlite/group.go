@@ -73,6 +73,7 @@ func (s *InscriptionStore) inscribeGrouped(ctx context.Context, in *cairn.Inscri
 	for _, l := range in.Lines {
 		e.bytes += len(l.Raw)
 	}
+	src.prepare(pending)
 	e.chunks = makeChunks(in.Lines)
 
 	g := &s.db.group

@@ -425,7 +425,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 		for i, b := range buf {
 			b.ID = last - int64(len(buf)-1-i)
 			if b.Kind.Searchable() && !b.Sidechain {
-				idx.add(b)
+				idx.addText(b, src.indexText(b))
 			}
 		}
 		if first == 0 {

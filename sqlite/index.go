@@ -47,9 +47,6 @@ func newPendingIndex() *pendingIndex {
 	return &pendingIndex{token: pendingTokens.Add(1), texts: map[int64]string{}}
 }
 
-// add holds the index text of b, whose id is set.
-func (p *pendingIndex) add(b *cairn.Block) { p.addText(b, indexText(b)) }
-
 // indexText is the text the search index reads for b.
 func indexText(b *cairn.Block) string {
 	return cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))

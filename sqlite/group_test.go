@@ -164,13 +164,16 @@ func TestInscribe_Grouped(t *testing.T) {
 	t.Run("OneSessionTwice", func(t *testing.T) {
 		db := MustOpenDB(t)
 		a, b := inscription("twice"), inscription("twice")
-		b.Reset = true
+		a.Reset, b.Reset = true, true // each a generation, whichever comes first
 		errs, txs := inscribeHeld(t, db, []*cairn.Inscription{a, b})
 		if err := errors.Join(errs...); err != nil {
 			t.Fatal(err)
 		}
 		if txs != 2 {
 			t.Fatalf("two inscriptions of one session in %d transactions, want 2", txs)
+		}
+		if src, err := sqlite.NewInscriptionStore(db).FindSource(context.Background(), "twice"); err != nil || src.Generation != 1 {
+			t.Fatalf("source = %+v, %v; want the second generation", src, err)
 		}
 	})
 }

@@ -44,12 +44,17 @@ type Importer struct {
 	// Progress, when set, is called after each batch.
 	Progress Progress
 
-	// Workers is how many files are imported at once (default and minimum
-	// 3): most files are one batch, so only other files let one file's
-	// lines be parsed and compressed while another's are stored (measured
-	// on 2 cores: 2 workers 1.87 s, 3 workers 1.70 s, 4 no better, for
-	// 200 MB). Files of one session are never imported at once.
-	Workers int
+	// Workers is how many files are imported at once (default
+	// DefaultWorkers, minimum 3): most files are one batch, so only other
+	// files let one file's lines be parsed and compressed while another's
+	// are stored, and the store writes the batches it finds waiting in
+	// one transaction (a group commit), so the more files are ready when
+	// the writer is free, the fewer transactions. Files of one session are
+	// never imported at once. FlightBytes bounds the bytes of the files
+	// read at once (default DefaultFlightBytes): each holds its size, at
+	// most two batches (one parsed while the other is stored).
+	Workers     int
+	FlightBytes int64
 
 	sessions sync.Map // session ID → *sync.Mutex
 
@@ -94,6 +99,13 @@ type Importer struct {
 // DefaultBatchBytes balances commit overhead against memory held per batch.
 const DefaultBatchBytes = 8 << 20
 
+// DefaultWorkers and DefaultFlightBytes are an import's files read at once
+// and the bytes they may hold (see [Importer.Workers]).
+const (
+	DefaultWorkers     = 8
+	DefaultFlightBytes = 32 << 20
+)
+
 // Import imports files and the *.jsonl files under folders. Reports come
 // in lexical order of path. A symlink found in a folder is followed only
 // to a file inside it (or inside [Importer.Folders]), and once: a link to
@@ -117,7 +129,17 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 	var done int64
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range max(im.Workers, 3) {
+	workers := im.Workers
+	if workers == 0 {
+		workers = DefaultWorkers
+	}
+	limit := im.FlightBytes
+	if limit <= 0 {
+		limit = DefaultFlightBytes
+	}
+	fl := newFlight(limit)
+	hold := func(f file) int64 { return min(f.size, 2*int64(im.batchBytes())) }
+	for range max(workers, 3) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -136,6 +158,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 					}
 				}
 				fr, problems := im.importFile(ctx, f.path, f.within, advance)
+				fl.give(hold(f), limit)
 				advance(f.size)
 				results[i] = result{fr, problems}
 			}
@@ -143,6 +166,9 @@ func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error)
 	}
 feed:
 	for i := range files {
+		if files[i].skip == "" && !fl.take(ctx, hold(files[i]), limit) {
+			break
+		}
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
@@ -490,8 +516,10 @@ type batch struct {
 
 	// Hashes of the bytes read before offset: the first HeadSize and the
 	// last TailSize, and all of them (cairn.Source's HeadHash, TailHash
-	// and Sum).
+	// and Sum), and the windows hashed, which the file must still hold
+	// when the batch is stored.
 	headHash, tailHash, sum []byte
+	win                     windows
 }
 
 // read reads from the stored offset to size. Parsing and storing overlap:
@@ -521,11 +549,16 @@ func (r *run) read(ctx context.Context, size int64) error {
 	return err
 }
 
-func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
-	batchBytes := r.im.BatchBytes
-	if batchBytes <= 0 {
-		batchBytes = DefaultBatchBytes
+// batchBytes is BatchBytes or its default.
+func (im *Importer) batchBytes() int {
+	if im.BatchBytes <= 0 {
+		return DefaultBatchBytes
 	}
+	return im.BatchBytes
+}
+
+func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
+	batchBytes := r.im.batchBytes()
 	offset, count, fromSeq := r.src.Offset, r.src.Lines, r.fromSeq
 	lr := newLineReader(io.NewSectionReader(r.f, offset, size-offset))
 	defer lr.close()
@@ -533,6 +566,7 @@ func (r *run) parse(ctx context.Context, size int64, out chan<- *batch) error {
 	flush := func() bool {
 		b.offset, b.count, b.fromSeq = offset, count, fromSeq
 		b.headHash, b.tailHash, b.sum = r.win.sums()
+		b.win = r.win.snapshot()
 		b.rounds, b.blocks, b.messages = r.builder.Finish()
 		// The builder goes on filling in the session (title, project) while
 		// the batch is stored: the batch carries a copy.

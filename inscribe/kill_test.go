@@ -23,7 +23,13 @@ func init() {
 	st := mustOpenStoreNoCleanup(os.Getenv("CAIRN_KILL_STORE"))
 	im := &inscribe.Importer{Store: st, Format: claudecode.Format{}, BatchBytes: 32 << 10,
 		Progress: func(_ string, done, _ int64) { fmt.Println("committed", done) }}
-	if _, err := im.Import(context.Background(), []string{os.Getenv("CAIRN_KILL_FILE")}); err != nil {
+	if os.Getenv("CAIRN_KILL_FILE") == "" {
+		// Many small files, each one batch: a file is reported once its
+		// batch is committed, in a group with others.
+		im.BatchBytes = 0
+		im.Progress = func(path string, _, _ int64) { fmt.Println(path) }
+	}
+	if _, err := im.Import(context.Background(), []string{os.Getenv("CAIRN_KILL_FILE") + os.Getenv("CAIRN_KILL_FOLDER")}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -114,9 +114,38 @@ func readAt(f *os.File, from, to int64) ([]byte, error) {
 	return buf, nil
 }
 
+// snapshot returns the windows as they are now, sharing their bytes
+// (never changed once read), for the check before a batch is stored.
+func (w *windows) snapshot() windows {
+	return windows{head: w.head[:len(w.head):len(w.head)], tail: append([][]byte(nil), w.tail...), n: w.n}
+}
+
+// holds reports whether f still holds the bytes of w's windows, which end
+// at offset: compared byte for byte, not hashed again.
+func (w *windows) holds(f *os.File, offset int64) (bool, error) {
+	head, err := readAt(f, 0, min(offset, cairn.HeadSize))
+	if err != nil || !bytes.Equal(head, w.head) {
+		return false, err
+	}
+	tail, err := readAt(f, max(0, offset-cairn.TailSize), offset)
+	if err != nil {
+		return false, err
+	}
+	skip := max(0, w.n-cairn.TailSize)
+	for _, b := range w.tail {
+		cut := min(skip, len(b))
+		b, skip = b[cut:], skip-cut
+		if !bytes.HasPrefix(tail, b) {
+			return false, nil
+		}
+		tail = tail[len(b):]
+	}
+	return len(tail) == 0, nil
+}
+
 // unchanged checks, before b is stored, that the file is still the one
 // read: the path names the file opened (same device and inode), it is not
-// shorter than b's end, and its hashed windows still hold the bytes read.
+// shorter than b's end, and its windows still hold the bytes read.
 // (Only the windows: reading the whole prefix again before each batch
 // would make an import quadratic. An edit elsewhere while a file is read
 // is seen by the next import, whose sum of the prefix differs.)
@@ -134,8 +163,7 @@ func (r *run) unchanged(b *batch) error {
 	if info.Size() < b.offset {
 		return errChanged
 	}
-	w := &windows{}
-	same, err := w.loadWindows(r.f, &cairn.Source{Offset: b.offset, HeadHash: b.headHash, TailHash: b.tailHash})
+	same, err := b.win.holds(r.f, b.offset)
 	if err != nil {
 		return err
 	}

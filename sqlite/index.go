@@ -47,9 +47,13 @@ func newPendingIndex() *pendingIndex {
 	return &pendingIndex{token: pendingTokens.Add(1), texts: map[int64]string{}}
 }
 
-// add holds the index text of b, whose id is set.
-func (p *pendingIndex) add(b *cairn.Block) {
-	t := cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))
+// indexText is the text the search index reads for b.
+func indexText(b *cairn.Block) string {
+	return cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))
+}
+
+// addText holds t, the index text of b, whose id is set.
+func (p *pendingIndex) addText(b *cairn.Block, t string) {
 	if len(p.texts) == 0 {
 		p.lo = b.ID
 	}

@@ -137,6 +137,11 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	src := linesOf(in)
 	var st *staging
 	pending, more := pullBlocks(next)
+	if !more {
+		// Few enough blocks for one transaction: written in a group
+		// with other sessions' inscriptions waiting for the write lock.
+		return s.inscribeGrouped(ctx, in, pending, src)
+	}
 	for more {
 		if st == nil {
 			st = &staging{token: strconv.FormatInt(rand.Int64(), 36)}
@@ -208,25 +213,8 @@ func linesOf(in *cairn.Inscription) *lineSource {
 // staged blocks, if any, have ids from below on; the rest of its blocks
 // are numbered on by steps.
 func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk, steps *cairn.StepCounter, below int64, src *lineSource) error {
-	if err := in.Session.Validate(); err != nil {
+	if err := precheck(ctx, tx, in); err != nil {
 		return err
-	}
-	// The transaction holds the write lock (BEGIN IMMEDIATE): what is
-	// read here cannot change before the commit.
-	if in.Prev != nil || in.Reset {
-		var stored *cairn.Source
-		var src cairn.Source
-		err := tx.QueryRowContext(ctx, `SELECT src_offset, src_lines, generation FROM sessions WHERE id = ?`, in.Session.ID).
-			Scan(&src.Offset, &src.Lines, &src.Generation)
-		switch {
-		case err == nil:
-			stored = &src
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		if in.Prev != nil && !in.Prev.SamePosition(stored) {
-			return cairn.ErrStale
-		}
 	}
 	if in.Reset {
 		var top sql.NullInt64
@@ -274,6 +262,32 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 		return err
 	}
 	return refreshSession(ctx, tx, in.Session.ID, fromSeq, replaced)
+}
+
+// precheck refuses in before anything of it is written: an invalid
+// session, or a position another import moved on from ([cairn.ErrStale]).
+func precheck(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
+	if err := in.Session.Validate(); err != nil {
+		return err
+	}
+	// The transaction holds the write lock (BEGIN IMMEDIATE): what is
+	// read here cannot change before the commit.
+	if in.Prev != nil {
+		var stored *cairn.Source
+		var src cairn.Source
+		err := tx.QueryRowContext(ctx, `SELECT src_offset, src_lines, generation FROM sessions WHERE id = ?`, in.Session.ID).
+			Scan(&src.Offset, &src.Lines, &src.Generation)
+		switch {
+		case err == nil:
+			stored = &src
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		if !in.Prev.SamePosition(stored) {
+			return cairn.ErrStale
+		}
+	}
+	return nil
 }
 
 // refreshRoundUsage sums each round's usage from its messages, each
@@ -388,8 +402,13 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 			content, span, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}
-	idx := newPendingIndex()
-	defer idx.close()
+	// A group's transaction indexes its inscriptions' blocks together,
+	// when they are all written ([InscriptionStore.writeGroup]).
+	idx := tx.index
+	if idx == nil {
+		idx = newPendingIndex()
+		defer idx.close()
+	}
 	buf := make([]*cairn.Block, 0, blockBuffer)
 	flush := func() error {
 		if len(buf) == 0 {
@@ -410,7 +429,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 		for i, b := range buf {
 			b.ID = last - int64(len(buf)-1-i)
 			if b.Kind.Searchable() && !b.Sidechain {
-				idx.add(b)
+				idx.addText(b, src.indexText(b))
 			}
 		}
 		if first == 0 {
@@ -436,6 +455,9 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 	}
 	if err := flush(); err != nil || first == 0 {
 		return 0, 0, err
+	}
+	if idx == tx.index {
+		return first, last, nil
 	}
 	return first, last, idx.write(ctx, tx)
 }

@@ -35,6 +35,7 @@ type DB struct {
 	ctx    context.Context
 	cancel func()
 	locks  sessionLocks
+	group  grouper    // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
 	chunks chunkCache // raw bytes of the chunks read last
 	newer  string     // the newest migration recorded in the store that this cairn lacks
 
@@ -314,6 +315,7 @@ type Tx struct {
 	db    *DB
 	now   time.Time
 	stmts map[string]*sql.Stmt
+	index *pendingIndex // when set, the search entries of every block written, indexed before the commit
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

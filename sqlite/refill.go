@@ -1,0 +1,163 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"cairn"
+)
+
+// refillMigration is the migration that rebuilds the search index in a
+// new layout: its SQL empties the index and lists in refill the blocks to
+// index again, and [DB.refill] indexes them, recording the migration
+// with the last.
+const refillMigration = "migration/0014_search_layout.sql"
+
+// refillBlocks is how many blocks one transaction of the refill indexes:
+// a few MB of text, a fraction of a second of the write lock.
+var refillBlocks = 4096 // a variable for tests
+
+// refill indexes the blocks refill lists, refillBlocks to a transaction,
+// each recording where the next begins, and the last recording name as
+// done. Killed at any point, it carries on where it stopped when the
+// store is next opened.
+func (db *DB) refill(name string) error {
+	ctx := db.ctx
+	for {
+		done, err := db.refillSome(ctx, name)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// refillSome indexes the next refillBlocks blocks in one transaction and
+// reports whether they were the last.
+func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var next, last int64
+	if err := tx.QueryRowContext(ctx, `SELECT next, last FROM refill`).Scan(&next, &last); err != nil {
+		return false, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, line_no, kind, tool_name, content, span FROM blocks
+		WHERE id BETWEEN ? AND ? AND searchable = 1 ORDER BY id LIMIT ?`, next, last, refillBlocks)
+	if err != nil {
+		return false, err
+	}
+	var blocks []*cairn.Block
+	var spans []sql.NullInt64
+	for rows.Next() {
+		b := &cairn.Block{}
+		var span sql.NullInt64
+		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Kind, &b.ToolName, &b.Content, &span); err != nil {
+			rows.Close()
+			return false, err
+		}
+		blocks, spans = append(blocks, b), append(spans, span)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	var lines chunkReader
+	idx := tx.pendingIndex()
+	for i, b := range blocks {
+		if spans[i].Valid {
+			raw, err := lines.line(ctx, tx, b.SessionID, b.LineNo)
+			if err != nil {
+				return false, err
+			}
+			if b.Content, err = unpackView(spans[i].Int64).text(raw); err != nil {
+				return false, &damage{session: b.SessionID, first: b.LineNo, last: b.LineNo, err: fmt.Errorf("block %d's text: %w", b.ID, err)}
+			}
+		}
+		idx.add(b)
+	}
+	done := len(blocks) < refillBlocks
+	if done {
+		_, err = tx.ExecContext(ctx, `DROP TABLE refill; INSERT INTO migrations (name) VALUES (?)`, name)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE refill SET next = ?`, blocks[len(blocks)-1].ID+1)
+	}
+	if err != nil {
+		return false, err
+	}
+	return done, tx.Commit()
+}
+
+// A chunkReader reads raw lines of the current generation of sessions,
+// keeping the last chunk it decompressed: blocks read in id order view
+// the lines of one chunk after another.
+type chunkReader struct {
+	session     string
+	first, last int
+	offs        []int // where each line of the chunk ends in raw
+	raw         []byte
+}
+
+// line returns line no of session id's current generation.
+func (r *chunkReader) line(ctx context.Context, tx *Tx, id string, no int) ([]byte, error) {
+	if id != r.session || no < r.first || no > r.last {
+		if err := r.load(ctx, tx, id, no); err != nil {
+			return nil, err
+		}
+	}
+	i := no - r.first
+	start := 0
+	if i > 0 {
+		start = r.offs[i-1]
+	}
+	return r.raw[start:r.offs[i]:r.offs[i]], nil
+}
+
+// load decompresses the chunk that holds line no of session id.
+func (r *chunkReader) load(ctx context.Context, tx *Tx, id string, no int) error {
+	var cid int64
+	var gen int
+	var z, meta []byte
+	var c codec
+	r.session = ""
+	if err := tx.QueryRowContext(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks
+		WHERE session_id = ?1 AND generation = (SELECT generation FROM sessions WHERE id = ?1) AND first_no <= ?2
+		ORDER BY first_no DESC LIMIT 1`, id, no).Scan(&cid, &gen, &r.first, &r.last, &z, &meta, &c); err != nil {
+		return notFound(err, "Session %s has no line %d.", id, no)
+	}
+	if no > r.last {
+		return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no line %d.", id, no)
+	}
+	at := &damage{session: id, generation: gen, first: r.first, last: r.last}
+	var err error
+	switch c {
+	case codecZstd:
+		r.raw, err = zstdDecoder().DecodeAll(z, r.raw[:0])
+	default:
+		r.raw, err = decompress(c, z)
+	}
+	if err != nil {
+		at.err = fmt.Errorf("chunk %d: %w", cid, err)
+		return at
+	}
+	m, err := decompress(c, meta)
+	if err != nil {
+		at.err = fmt.Errorf("chunk %d meta: %w", cid, err)
+		return at
+	}
+	r.offs = r.offs[:0]
+	off := 0
+	for n := r.first; n <= r.last; n++ {
+		size, ok := skipMeta(&m)
+		if !ok || off+size > len(r.raw) {
+			at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", cid, n, len(r.raw))
+			return at
+		}
+		off += size
+		r.offs = append(r.offs, off)
+	}
+	r.session = id
+	return nil
+}

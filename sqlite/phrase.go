@@ -35,33 +35,33 @@ func scratchDB() (*sql.DB, error) {
 			phraseDB.err = err
 			return
 		}
+		// One connection, kept: the tables are its own.
 		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		// words: the tokens of a query word, folded but not stemmed
+		// (the query stems them); texts: blocks' texts for a phrase
+		// check, with positions.
+		if _, err := db.Exec(`
+			CREATE VIRTUAL TABLE words USING fts5 (content, tokenize = 'unicode61 remove_diacritics 2');
+			CREATE VIRTUAL TABLE words_v USING fts5vocab (words, 'instance');
+			CREATE VIRTUAL TABLE texts USING fts5 (content, content = '', tokenize = '` + phraseTokenizer + `');`); err != nil {
+			db.Close()
+			phraseDB.err = err
+			return
+		}
 		phraseDB.db = db
 	})
 	return phraseDB.db, phraseDB.err
 }
 
-// scratchTx begins a transaction on the scratch database, its tables
-// made if its connection is new: words, the tokens of a query word,
-// folded but not stemmed (the query stems them); texts, blocks' texts
-// for a phrase check, with positions. Rolling it back empties them.
+// scratchTx begins a transaction on the scratch database; rolling it
+// back empties its tables.
 func scratchTx(ctx context.Context) (*sql.Tx, error) {
 	db, err := scratchDB()
 	if err != nil {
 		return nil, err
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, `
-		CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5 (content, tokenize = 'unicode61 remove_diacritics 2');
-		CREATE VIRTUAL TABLE IF NOT EXISTS words_v USING fts5vocab (words, 'instance');
-		CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (content, content = '', tokenize = '`+phraseTokenizer+`');`); err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	return tx, nil
+	return db.BeginTx(ctx, nil)
 }
 
 // wordTokens returns the tokens the search index splits word (a query

@@ -18,6 +18,10 @@ const refillMigration = "migration/0014_search_layout.sql"
 // a few MB of text, a fraction of a second of the write lock.
 var refillBlocks = 4096 // a variable for tests
 
+// refilled, when not nil, is called after each transaction of a refill
+// (tests).
+var refilled func()
+
 // refill indexes the blocks refill lists, refillBlocks to a transaction,
 // each recording where the next begins, and the last recording name as
 // done. Killed at any point, it carries on where it stopped when the
@@ -28,6 +32,9 @@ func (db *DB) refill(name string) error {
 		done, err := db.refillSome(ctx, name)
 		if err != nil || done {
 			return err
+		}
+		if refilled != nil {
+			refilled()
 		}
 	}
 }
@@ -49,33 +56,12 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var blocks []*cairn.Block
-	var spans []sql.NullInt64
-	for rows.Next() {
-		b := &cairn.Block{}
-		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Kind, &b.ToolName, &b.Content, &span); err != nil {
-			rows.Close()
-			return false, err
-		}
-		blocks, spans = append(blocks, b), append(spans, span)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	blocks, err := viewedBlocks(ctx, tx, rows)
+	if err != nil {
 		return false, err
 	}
-	var lines chunkReader
 	idx := tx.pendingIndex()
-	for i, b := range blocks {
-		if spans[i].Valid {
-			raw, err := lines.line(ctx, tx, b.SessionID, b.LineNo)
-			if err != nil {
-				return false, err
-			}
-			if b.Content, err = unpackView(spans[i].Int64).text(raw); err != nil {
-				return false, &damage{session: b.SessionID, first: b.LineNo, last: b.LineNo, err: fmt.Errorf("block %d's text: %w", b.ID, err)}
-			}
-		}
+	for _, b := range blocks {
 		idx.add(b)
 	}
 	done := len(blocks) < refillBlocks
@@ -88,6 +74,41 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	return done, tx.Commit()
+}
+
+// viewedBlocks reads rows of blocks (id, session_id, line_no, kind,
+// tool_name, content, span) with their text, read from their lines where
+// it is a view. Rows in order of id or of line read each chunk once.
+func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows) ([]*cairn.Block, error) {
+	var blocks []*cairn.Block
+	var spans []sql.NullInt64
+	for rows.Next() {
+		b := &cairn.Block{}
+		var span sql.NullInt64
+		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Kind, &b.ToolName, &b.Content, &span); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		blocks, spans = append(blocks, b), append(spans, span)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var lines chunkReader
+	for i, b := range blocks {
+		if !spans[i].Valid {
+			continue
+		}
+		raw, err := lines.line(ctx, tx, b.SessionID, b.LineNo)
+		if err != nil {
+			return nil, err
+		}
+		if b.Content, err = unpackView(spans[i].Int64).text(raw); err != nil {
+			return nil, &damage{session: b.SessionID, first: b.LineNo, last: b.LineNo, err: fmt.Errorf("block %d's text: %w", b.ID, err)}
+		}
+	}
+	return blocks, nil
 }
 
 // A chunkReader reads raw lines of the current generation of sessions,

@@ -145,16 +145,22 @@ func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*c
 	if phrases == "" || len(found) == 0 {
 		return nil
 	}
-	ids := make([]int64, 0, len(found))
+	args := make([]any, 0, len(found))
 	for id := range found {
-		ids = append(ids, id)
+		args = append(args, id)
 	}
-	texts, err := snippetTexts(ctx, tx, ids, math.MaxInt32)
+	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, line_no, kind, tool_name, content, span FROM blocks
+		WHERE id IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY session_id, line_no`, args...)
 	if err != nil {
 		return err
 	}
-	for id, h := range found {
-		texts[id] = cairn.SearchText(cairn.IndexText(h.Kind, h.Tool, texts[id]))
+	blocks, err := viewedBlocks(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
+	texts := make(map[int64]string, len(blocks))
+	for _, b := range blocks {
+		texts[b.ID] = cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))
 	}
 	ok, err := phraseMatches(ctx, phrases, texts)
 	if err != nil {

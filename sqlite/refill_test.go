@@ -1,0 +1,243 @@
+package sqlite_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn"
+	"cairn/sqlite"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// refillQueries are searched before and after migration 0014: words,
+// prefixes, a run of CJK characters and snake_case (phrases).
+var refillQueries = []string{"error handling", "test", "README", "go build", "function", "ファイル", "確認します", "tool_use", "session_id", "の"}
+
+// oldMatch is the FTS5 query search made before migration 0014: a word
+// that the tokenizer splits is a phrase, which that layout could match.
+func oldMatch(text string) string {
+	var terms []string
+	for _, w := range cairn.QueryWords(text) {
+		w = cairn.PrefixWord(w)
+		prefix, isPrefix := strings.CutSuffix(w, "*")
+		t := `"` + strings.Join(strings.Fields(cairn.SearchText(strings.ReplaceAll(prefix, "*", " "))), " ") + `"`
+		if isPrefix {
+			t += "*"
+		}
+		terms = append(terms, t)
+	}
+	return strings.Join(terms, " ")
+}
+
+// matchedRounds returns the rounds (session/seq) whose blocks match the
+// FTS5 query match in the index of the store at path, read without
+// opening it as a store (which would migrate it).
+func matchedRounds(tb testing.TB, path, match string) []string {
+	tb.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query(`SELECT DISTINCT b.session_id || '/' || b.round_seq FROM blocks_fts f JOIN blocks b ON b.id = f.rowid
+		WHERE blocks_fts MATCH ? ORDER BY 1`, match)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		rows.Scan(&r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// searchedRounds returns the rounds (session/seq) Search finds for text.
+func searchedRounds(tb testing.TB, s *sqlite.Searcher, text string) []string {
+	tb.Helper()
+	hits, err := s.Search(context.Background(), cairn.SearchQuery{Text: text, Limit: 100000})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s/%d", h.SessionID, h.RoundSeq))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// indexState reads, without migrating, whether migration 0014 is
+// recorded, whether its refill is under way, the index's layout and how
+// many blocks it holds against how many it should.
+func indexState(tb testing.TB, path string) (recorded, refilling bool, ddl string, indexed, searchable int) {
+	tb.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.QueryRow(`SELECT
+		(SELECT COUNT(*) FROM migrations WHERE name LIKE '%0014%'),
+		(SELECT COUNT(*) FROM sqlite_master WHERE name = 'refill'),
+		(SELECT sql FROM sqlite_master WHERE name = 'blocks_fts'),
+		(SELECT COUNT(*) FROM blocks_fts_docsize),
+		(SELECT COUNT(*) FROM blocks WHERE searchable = 1)`).Scan(&recorded, &refilling, &ddl, &indexed, &searchable); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO blocks_fts (blocks_fts) VALUES ('integrity-check')`); err != nil {
+		tb.Fatalf("the index fails its integrity check: %v", err)
+	}
+	return
+}
+
+// oldIndexStore imports the real transcripts into a store at path and
+// gives it the search index of before migration 0014; it returns the
+// rounds each of refillQueries matched there.
+func oldIndexStore(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	importInto(t, path, realTranscripts(t))
+	if err := sqlite.OldIndex(path); err != nil {
+		t.Fatal(err)
+	}
+	recorded, refilling, ddl, indexed, searchable := indexState(t, path)
+	if recorded || refilling || strings.Contains(ddl, "detail") || indexed != searchable {
+		t.Fatalf("old index: 0014 recorded %v, refilling %v, %q, %d of %d blocks", recorded, refilling, ddl, indexed, searchable)
+	}
+	before := map[string][]string{}
+	found := 0
+	for _, q := range refillQueries {
+		before[q] = matchedRounds(t, path, oldMatch(q))
+		if len(before[q]) > 0 {
+			found++
+		}
+	}
+	counts := make([]int, len(refillQueries))
+	for i, q := range refillQueries {
+		counts[i] = len(before[q])
+	}
+	t.Logf("rounds matched by %q: %v", refillQueries, counts)
+	if found < len(refillQueries)-2 {
+		t.Fatalf("the sample store matches only %d of the queries: %v", found, before)
+	}
+	return before
+}
+
+// checkMigrated checks that the store at path has the new index, whole,
+// and that search finds the rounds before holds for each query.
+func checkMigrated(t *testing.T, path string, before map[string][]string) {
+	t.Helper()
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	recorded, refilling, ddl, indexed, searchable := indexState(t, path)
+	if !recorded || refilling || !strings.Contains(ddl, "detail = column") || indexed != searchable {
+		t.Fatalf("after the migration: 0014 recorded %v, refilling %v, %q, %d of %d blocks indexed", recorded, refilling, ddl, indexed, searchable)
+	}
+	s := sqlite.NewSearcher(db)
+	for _, q := range refillQueries {
+		if diff := cmp.Diff(before[q], searchedRounds(t, s, q)); diff != "" {
+			t.Errorf("%q finds other rounds after the migration (-before +after):\n%s", q, diff)
+		}
+	}
+}
+
+// TestRefill: opening a store whose index keeps positions rebuilds it
+// without (migration 0014), from the blocks, texts viewed in their lines
+// included; every query finds the same rounds as before.
+func TestRefill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	before := oldIndexStore(t, path)
+	defer sqlite.SetRefill(50, nil)()
+	checkMigrated(t, path, before)
+}
+
+// TestRefill_Killed kills a child opening an old store (which migrates
+// it) at random points; after each kill the store has the old index, or
+// the new one in part with the rest listed, or the new one whole, and
+// passes FTS5's integrity check; the next open carries on, and at the end
+// every query finds the same rounds as before.
+func TestRefill_Killed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	before := oldIndexStore(t, path)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
+	kills, partial := 0, 0
+	for i := 0; i < 40; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRefillChild$")
+		cmd.Env = append(os.Environ(), "CAIRN_REFILL_CHILD="+path)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		want, done := rng.IntN(6), false
+		for n := 0; n < want && sc.Scan(); n++ {
+		}
+		time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+		cmd.Process.Kill()
+		for sc.Scan() {
+			done = done || sc.Text() == "done"
+		}
+		io.Copy(io.Discard, out)
+		cmd.Wait()
+		recorded, refilling, _, indexed, searchable := indexState(t, path)
+		if recorded == refilling {
+			t.Fatalf("kill %d: 0014 recorded %v, refilling %v", i, recorded, refilling)
+		}
+		if recorded && indexed != searchable {
+			t.Fatalf("kill %d: migrated with %d of %d blocks indexed", i, indexed, searchable)
+		}
+		if refilling && indexed > 0 && indexed < searchable {
+			partial++
+		}
+		if !done {
+			kills++
+		}
+		if done || kills == 8 {
+			break
+		}
+	}
+	t.Logf("%d kills midway, %d of them with the index in part", kills, partial)
+	if kills < 3 || partial < 1 {
+		t.Errorf("%d children killed midway (%d in part), want 3 at least, one in part", kills, partial)
+	}
+	defer sqlite.SetRefill(50, nil)()
+	checkMigrated(t, path, before)
+}
+
+// TestRefillChild is the child TestRefill_Killed kills: it opens the
+// store, refilling its index 20 blocks to a transaction and printing a
+// line after each.
+func TestRefillChild(t *testing.T) {
+	path := os.Getenv("CAIRN_REFILL_CHILD")
+	if path == "" {
+		t.Skip("run by TestRefill_Killed")
+	}
+	sqlite.SetRefill(20, func() { fmt.Println("refilled") })
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	fmt.Println("done")
+}

@@ -13,19 +13,20 @@ import (
 )
 
 // The search index is filled by one statement per transaction, run as
-// the transaction commits ([Tx.Commit]), not a statement per session or
-// per few rows: FTS5 writes its pending terms out as a new segment
-// whenever a statement of the transaction opens a savepoint (each
-// multi-row INSERT does, for its statement journal), so an index written
-// before the next session's blocks was flushed once per session and its
-// many small segments merged over and over (3.3 s of flushes and merges
-// in a 29 s import of 1 GB). Its text was read from blocks.content by
-// SQL; a block's text may now be a view of its line (view.go), which SQL
-// cannot read, so the index texts are computed in Go, as the blocks are
-// written, and handed to the statement through pendingFunc, keyed by a
-// token the statement names. Texts past pendingLimit bytes are written
-// by a statement of their own, so that a huge message's index is not
-// held whole.
+// the transaction commits ([Tx.Commit]), not a statement per few rows or
+// per session: FTS5 writes its pending terms out as a new segment, to be
+// merged with others later, at the end of every statement that writes
+// the index and whenever a later statement of the transaction opens a
+// savepoint (each multi-row INSERT does, for its statement journal), so
+// an index written as each session's blocks were was flushed again by
+// the next session's. Written at commit it is flushed once per
+// transaction, and each 1 MB of pending terms (FTS5's hashsize). Its
+// text was read from blocks.content by SQL; a block's text may now be a
+// view of its line (view.go), which SQL cannot read, so the index texts
+// are computed in Go, as the blocks are written, and handed to the
+// statement through pendingFunc, keyed by a token the statement names.
+// Texts past pendingLimit bytes are written by a statement of their own,
+// so that a huge message's index is not held whole.
 
 // pendingFunc is the SQL name of the function that returns a pending
 // index text: pendingFunc(token, block id).

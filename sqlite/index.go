@@ -15,11 +15,10 @@ import (
 // The search index is filled by one statement per transaction, run as
 // the transaction commits ([Tx.Commit]), not a statement per few rows or
 // per session: FTS5 writes its pending terms out as a new segment, to be
-// merged with others later, at the end of every statement that writes
-// the index and whenever a later statement of the transaction opens a
-// savepoint (each multi-row INSERT does, for its statement journal), so
-// an index written as each session's blocks were was flushed again by
-// the next session's. Written at commit it is flushed once per
+// merged with others later, whenever a statement of the transaction opens
+// a savepoint (each multi-row INSERT does, the index's own included, for
+// its statement journal), so an index written as each session's blocks
+// were was flushed by the next session's. Written at commit it is flushed once per
 // transaction, and each 1 MB of pending terms (FTS5's hashsize). Its
 // text was read from blocks.content by SQL; a block's text may now be a
 // view of its line (view.go), which SQL cannot read, so the index texts

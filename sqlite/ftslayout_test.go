@@ -90,6 +90,8 @@ func TestFTSLayouts(t *testing.T) {
 		{"column-hash8m", ", detail = column", "hashsize=8388608"},
 		{"column-hash8m-am8", ", detail = column", "hashsize=8388608 automerge=8 crisismerge=32"},
 		{"column-prefix3", ", detail = column, prefix = '3'", ""},
+		{"column-pgsz2000", ", detail = column", "pgsz=2000"},
+		{"column-pgsz8000", ", detail = column", "pgsz=8000"},
 		{"none", ", detail = none", ""},
 		{"none-hash8m", ", detail = none", "hashsize=8388608"},
 	} {

@@ -47,6 +47,11 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	defer tx.Rollback()
+	// Another process opening the store may have finished the refill.
+	var started int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'refill'`).Scan(&started); err != nil || started == 0 {
+		return true, err
+	}
 	var next, last int64
 	if err := tx.QueryRowContext(ctx, `SELECT next, last FROM refill`).Scan(&next, &last); err != nil {
 		return false, err

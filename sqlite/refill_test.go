@@ -241,3 +241,27 @@ func TestRefillChild(t *testing.T) {
 	db.Close()
 	fmt.Println("done")
 }
+
+// TestRefill_Concurrent: processes that open an old store at once share
+// its refill, each carrying on from where the others are; every open
+// succeeds, and the index is whole once.
+func TestRefill_Concurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	before := oldIndexStore(t, path)
+	defer sqlite.SetRefill(10, nil)()
+	errs := make(chan error, 3)
+	for range cap(errs) {
+		go func() {
+			db := sqlite.NewDB(path)
+			err := db.Open()
+			db.Close()
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	checkMigrated(t, path, before)
+}

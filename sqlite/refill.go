@@ -56,8 +56,8 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT next, last FROM refill`).Scan(&next, &last); err != nil {
 		return false, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, line_no, kind, tool_name, content, span FROM blocks
-		WHERE id BETWEEN ? AND ? AND searchable = 1 ORDER BY id LIMIT ?`, next, last, refillBlocks)
+	rows, err := tx.QueryContext(ctx, `SELECT `+viewedColumns+`
+		WHERE b.id BETWEEN ? AND ? AND b.searchable = 1 ORDER BY b.id LIMIT ?`, next, last, refillBlocks)
 	if err != nil {
 		return false, err
 	}
@@ -81,9 +81,13 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 	return done, tx.Commit()
 }
 
-// viewedBlocks reads rows of blocks (id, session_id, line_no, kind,
-// tool_name, content, span) with their text, read from their lines where
-// it is a view. Rows in order of id or of line read each chunk once.
+// viewedColumns selects what viewedBlocks reads of blocks b, for a
+// query to go on with its conditions.
+const viewedColumns = `b.id, b.session_id, b.line_no, b.kind, b.tool_name, b.content, b.span FROM blocks b`
+
+// viewedBlocks reads rows of viewedColumns as blocks with their text,
+// read from their lines where it is a view. Rows in order of id or of
+// line read each chunk once.
 func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows) ([]*cairn.Block, error) {
 	var blocks []*cairn.Block
 	var spans []sql.NullInt64

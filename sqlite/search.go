@@ -149,8 +149,8 @@ func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*c
 	for id := range found {
 		args = append(args, id)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, line_no, kind, tool_name, content, span FROM blocks
-		WHERE id IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY session_id, line_no`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT `+viewedColumns+`
+		WHERE b.id IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY b.id`, args...)
 	if err != nil {
 		return err
 	}

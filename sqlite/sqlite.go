@@ -228,9 +228,19 @@ func (db *DB) migrate() error {
 	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
 		return err
 	}
+	refill := false
 	for _, name := range names {
-		if err := db.migrateFile(name); err != nil {
+		r, err := db.migrateFile(name)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		refill = refill || r
+	}
+	if refill {
+		// After every migration's SQL, so that it reads the blocks in
+		// the newest layout.
+		if err := db.refill(refillMigration); err != nil {
+			return fmt.Errorf("%s: %w", refillMigration, err)
 		}
 	}
 	return nil
@@ -270,40 +280,39 @@ func (db *DB) current(names []string) bool {
 	return true
 }
 
-func (db *DB) migrateFile(name string) error {
+// migrateFile runs migration name unless it is recorded, and reports
+// whether it is refillMigration, whose refill is left to do.
+func (db *DB) migrateFile(name string) (refill bool, err error) {
 	tx, err := db.db.Begin()
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRow(`SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
-		return err
+		return false, err
 	}
 	if name == refillMigration {
 		// Its SQL lists the blocks to index again in refill; the
 		// migration is recorded by the refill's last transaction.
 		var started int
 		if err := tx.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'refill'`).Scan(&started); err != nil {
-			return err
+			return false, err
 		}
 		if started == 0 {
 			if err := execFile(tx, name); err != nil {
-				return err
+				return false, err
 			}
 		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
-		return db.refill(name)
+		return true, tx.Commit()
 	}
 	if err := execFile(tx, name); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := tx.Exec(`INSERT INTO migrations (name) VALUES (?)`, name); err != nil {
-		return err
+		return false, err
 	}
-	return tx.Commit()
+	return false, tx.Commit()
 }
 
 // execFile runs the statements of migration name.

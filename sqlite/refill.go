@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"cairn"
@@ -61,7 +62,7 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	blocks, err := viewedBlocks(ctx, tx, rows)
+	blocks, err := viewedBlocks(ctx, tx, rows, unreadable)
 	if err != nil {
 		return false, err
 	}
@@ -87,8 +88,10 @@ const viewedColumns = `b.id, b.session_id, b.line_no, b.kind, b.tool_name, b.con
 
 // viewedBlocks reads rows of viewedColumns as blocks with their text,
 // read from their lines where it is a view. Rows in order of id or of
-// line read each chunk once.
-func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows) ([]*cairn.Block, error) {
+// line read each chunk once. A text that cannot be read (its chunk
+// damaged or gone) fails the read, unless unread, when not nil, returns
+// nil for its error: the block is then given with no text.
+func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows, unread func(error) error) ([]*cairn.Block, error) {
 	var blocks []*cairn.Block
 	var spans []sql.NullInt64
 	for rows.Next() {
@@ -110,14 +113,34 @@ func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows) ([]*cairn.Block, 
 			continue
 		}
 		raw, err := lines.line(ctx, tx, b.SessionID, b.LineNo)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			if b.Content, err = unpackView(spans[i].Int64).text(raw); err != nil {
+				err = &damage{session: b.SessionID, first: b.LineNo, last: b.LineNo, err: fmt.Errorf("block %d's text: %w", b.ID, err)}
+			}
 		}
-		if b.Content, err = unpackView(spans[i].Int64).text(raw); err != nil {
-			return nil, &damage{session: b.SessionID, first: b.LineNo, last: b.LineNo, err: fmt.Errorf("block %d's text: %w", b.ID, err)}
+		if err != nil {
+			if unread == nil {
+				return nil, err
+			}
+			if err := unread(err); err != nil {
+				return nil, err
+			}
+			b.Content = ""
 		}
 	}
 	return blocks, nil
+}
+
+// unreadable lets a refill go on past a block whose text a damaged or
+// missing chunk holds: the block is indexed without words, as a damaged
+// session's are until `cairn reindex` has it imported again, and the
+// store opens. Any other error stops it.
+func unreadable(err error) error {
+	var d *damage
+	if errors.As(err, &d) || cairn.ErrorCode(err) == cairn.ENOTFOUND {
+		return nil
+	}
+	return err
 }
 
 // A chunkReader reads raw lines of the current generation of sessions,

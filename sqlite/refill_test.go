@@ -268,3 +268,47 @@ func TestRefill_Concurrent(t *testing.T) {
 	}
 	checkMigrated(t, path, before)
 }
+
+// TestRefill_Damaged: a chunk whose bytes no longer decode does not keep
+// an old store from opening: the blocks that view its lines are indexed
+// without words, every other block as before, and the migration is
+// recorded.
+func TestRefill_Damaged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	oldIndexStore(t, path)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var session string
+	var views int
+	err = raw.QueryRow(`SELECT b.session_id, COUNT(*) FROM blocks b WHERE b.span IS NOT NULL AND b.searchable = 1
+		GROUP BY 1 ORDER BY 2 DESC LIMIT 1`).Scan(&session, &views)
+	if err == nil {
+		_, err = raw.Exec(`UPDATE chunks SET data = zeroblob(length(data)) WHERE session_id = ?`, session)
+	}
+	raw.Close()
+	if err != nil || views == 0 {
+		t.Fatalf("damaging a session's chunks: %v (%d views)", err, views)
+	}
+	defer sqlite.SetRefill(50, nil)()
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatalf("open with a damaged chunk: %v", err)
+	}
+	defer db.Close()
+	recorded, refilling, _, indexed, searchable := indexState(t, path)
+	if !recorded || refilling || indexed != searchable {
+		t.Fatalf("0014 recorded %v, refilling %v, %d of %d blocks indexed", recorded, refilling, indexed, searchable)
+	}
+	hits, err := sqlite.NewSearcher(db).Search(context.Background(), cairn.SearchQuery{Text: "function", Limit: 100})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search after the refill: %d hits, %v", len(hits), err)
+	}
+	for _, h := range hits {
+		if h.SessionID == session {
+			t.Errorf("a hit in the damaged session %s: %+v", session, h)
+		}
+	}
+	t.Logf("%d blocks of session %s indexed without words", views, session)
+}

@@ -154,7 +154,7 @@ func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*c
 	if err != nil {
 		return err
 	}
-	blocks, err := viewedBlocks(ctx, tx, rows)
+	blocks, err := viewedBlocks(ctx, tx, rows, nil)
 	if err != nil {
 		return err
 	}

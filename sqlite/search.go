@@ -69,6 +69,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	seen := map[[3]any]bool{}
 	var hits []*cairn.Hit
 	var ids []int64
+	read := map[int64]string{} // block texts the phrase checks read whole
 	// Each batch is the rounds still missing times a factor that doubles
 	// when a batch falls short: one batch when every match passes the
 	// filters, a handful when most do not.
@@ -82,7 +83,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		if err != nil {
 			return nil, err
 		}
-		if err := holdPhrases(ctx, tx, phrases, found); err != nil {
+		if err := holdPhrases(ctx, tx, phrases, found, read); err != nil {
 			return nil, err
 		}
 		if err := accept(ctx, tx, q.Accept, found); err != nil {
@@ -106,12 +107,24 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 			ids = append(ids, c.id)
 		}
 	}
-	texts, err := snippetTexts(ctx, tx, ids, snippetBytes)
+	var unread []int64
+	for _, id := range ids {
+		if _, ok := read[id]; !ok {
+			unread = append(unread, id)
+		}
+	}
+	texts, err := snippetTexts(ctx, tx, unread, snippetBytes)
 	if err != nil {
 		return nil, err
 	}
 	for i, h := range hits {
-		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, texts[ids[i]]), words, 24)
+		text, ok := read[ids[i]]
+		if ok {
+			text = cairn.TruncateChars(text, snippetBytes)
+		} else {
+			text = texts[ids[i]]
+		}
+		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, text), words, 24)
 	}
 	return hits, nil
 }
@@ -140,8 +153,9 @@ func accept(ctx context.Context, tx *Tx, fn func(string) bool, found map[int64]*
 
 // holdPhrases drops from found the blocks whose text does not hold the
 // phrases of the FTS5 query phrases ("" for none: every block holds
-// them), which the index, without positions, could not check.
-func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*cairn.Hit) error {
+// them), which the index, without positions, could not check. It keeps
+// the texts it read in read, by block id, for the snippets.
+func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*cairn.Hit, read map[int64]string) error {
 	if phrases == "" || len(found) == 0 {
 		return nil
 	}
@@ -161,6 +175,7 @@ func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*c
 	texts := make(map[int64]string, len(blocks))
 	for _, b := range blocks {
 		texts[b.ID] = cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))
+		read[b.ID] = b.Content
 	}
 	ok, err := phraseMatches(ctx, phrases, texts)
 	if err != nil {

@@ -170,11 +170,10 @@ func (s *InscriptionStore) writeGroup(ctx context.Context, es []*grouped) {
 			return err
 		}
 		defer tx.Rollback()
-		// One statement indexes every block of the group: FTS5 writes a
-		// segment of the index at each statement that adds to it, and
-		// merging many small segments cost more than writing them.
-		tx.index = newPendingIndex()
-		defer tx.index.close()
+		// One statement indexes every block of the group as it commits
+		// (Tx.Commit): FTS5 writes a segment of the index at each
+		// statement that adds to it, and merging many small segments cost
+		// more than writing them.
 		for i, e := range live {
 			if err := precheck(ctx, tx, e.in); err != nil {
 				errs[i] = err
@@ -184,9 +183,6 @@ func (s *InscriptionStore) writeGroup(ctx context.Context, es []*grouped) {
 			if err := inscribe(ctx, tx, e.in, e.chunks, &steps, math.MaxInt64, e.src); err != nil {
 				return err
 			}
-		}
-		if err := tx.index.write(ctx, tx); err != nil {
-			return err
 		}
 		return tx.Commit()
 	}()

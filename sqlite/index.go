@@ -12,15 +12,20 @@ import (
 	modernc "modernc.org/sqlite"
 )
 
-// The search index is filled by one statement per transaction, not a
-// statement per few rows: FTS5 writes its pending terms out at every
-// statement, and many small segments to merge took most of an import's
-// time. Its text was read from blocks.content by SQL; a block's text may
-// now be a view of its line (view.go), which SQL cannot read, so the
-// index texts are computed in Go, as the blocks are written, and handed
-// to the statement through pendingFunc, keyed by a token the statement
-// names. Texts past pendingLimit bytes are written by a statement of
-// their own, so that a huge message's index is not held whole.
+// The search index is filled by one statement per transaction, run as
+// the transaction commits ([Tx.Commit]), not a statement per few rows or
+// per session: FTS5 writes its pending terms out as a new segment, to be
+// merged with others later, whenever a statement of the transaction opens
+// a savepoint (each multi-row INSERT does, the index's own included, for
+// its statement journal), so an index written as each session's blocks
+// were was flushed by the next session's. Written at commit it is flushed once per
+// transaction, and each 1 MB of pending terms (FTS5's hashsize). Its
+// text was read from blocks.content by SQL; a block's text may now be a
+// view of its line (view.go), which SQL cannot read, so the index texts
+// are computed in Go, as the blocks are written, and handed to the
+// statement through pendingFunc, keyed by a token the statement names.
+// Texts past pendingLimit bytes are written by a statement of their own,
+// so that a huge message's index is not held whole.
 
 // pendingFunc is the SQL name of the function that returns a pending
 // index text: pendingFunc(token, block id).
@@ -39,7 +44,7 @@ var (
 type pendingIndex struct {
 	token  int64
 	texts  map[int64]string
-	lo, hi int64 // the ids held
+	lo, hi int64 // the least and greatest ids held
 	size   int
 }
 
@@ -55,9 +60,12 @@ func indexText(b *cairn.Block) string {
 // addText holds t, the index text of b, whose id is set.
 func (p *pendingIndex) addText(b *cairn.Block, t string) {
 	if len(p.texts) == 0 {
-		p.lo = b.ID
+		p.lo, p.hi = b.ID, b.ID
 	}
-	p.texts[b.ID], p.hi = t, b.ID
+	// A block deleted in the transaction may give its id to one written
+	// after it: the statement reads only the blocks there are.
+	p.lo, p.hi = min(p.lo, b.ID), max(p.hi, b.ID)
+	p.texts[b.ID] = t
 	p.size += len(t)
 }
 
@@ -79,7 +87,25 @@ func (p *pendingIndex) write(ctx context.Context, tx *Tx) error {
 	return nil
 }
 
-func (p *pendingIndex) close() { pendingIndexes.Delete(p.token) }
+// pendingIndex returns the transaction's pending index, made on first
+// use.
+func (tx *Tx) pendingIndex() *pendingIndex {
+	if tx.index == nil {
+		tx.index = newPendingIndex()
+	}
+	return tx.index
+}
+
+// Commit writes the transaction's pending index, then commits.
+func (tx *Tx) Commit() error {
+	if tx.index != nil {
+		if err := tx.index.write(tx.db.ctx, tx); err != nil {
+			tx.Tx.Rollback()
+			return err
+		}
+	}
+	return tx.Tx.Commit()
+}
 
 func init() {
 	modernc.MustRegisterDeterministicScalarFunction(pendingFunc, 2, func(_ *modernc.FunctionContext, args []driver.Value) (driver.Value, error) {

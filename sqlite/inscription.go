@@ -377,8 +377,9 @@ func insertBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], src
 }
 
 // writeBlocks inserts the blocks seq yields, numbering their steps with
-// steps and viewing their text in the lines src gives (nil: none), then
-// their search entries, and returns the first and last id given (0, 0 if
+// steps and viewing their text in the lines src gives (nil: none), and
+// holds their search entries for the transaction to write as it commits
+// (index.go), and returns the first and last id given (0, 0 if
 // none): ids given in one transaction are consecutive.
 func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], steps *cairn.StepCounter, src *lineSource) (first, last int64, err error) {
 	cols := []string{"session_num", "round_seq", "line_no", "idx", "role", "kind", "timestamp", "content", "span", "tool_name",
@@ -402,13 +403,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 			content, span, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}
-	// A group's transaction indexes its inscriptions' blocks together,
-	// when they are all written ([InscriptionStore.writeGroup]).
-	idx := tx.index
-	if idx == nil {
-		idx = newPendingIndex()
-		defer idx.close()
-	}
+	idx := tx.pendingIndex()
 	buf := make([]*cairn.Block, 0, blockBuffer)
 	flush := func() error {
 		if len(buf) == 0 {
@@ -456,10 +451,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 	if err := flush(); err != nil || first == 0 {
 		return 0, 0, err
 	}
-	if idx == tx.index {
-		return first, last, nil
-	}
-	return first, last, idx.write(ctx, tx)
+	return first, last, nil
 }
 
 // blockBuffer is how many blocks insertBlocks holds between two writes: a

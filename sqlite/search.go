@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"cairn"
@@ -33,7 +34,10 @@ var _ cairn.Searcher = (*Searcher)(nil)
 // may match; each round (each step with q.Steps) keeps its best.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
 	defer s.db.explain(&err)
-	match, words := ftsQuery(q.Text)
+	match, phrases, words, err := ftsQuery(ctx, q.Text)
+	if err != nil {
+		return nil, err
+	}
 	if match == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)
 	}
@@ -57,35 +61,29 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		}
 		span, args = " AND rowid BETWEEN ? AND ?", append(args, lo.Int64, hi.Int64)
 	}
-	ranked, err := tx.QueryContext(ctx, `
-		SELECT id, rank FROM (
-			SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ?`+span+` ORDER BY rowid DESC LIMIT ?
-		) ORDER BY rank, id DESC`, append(args, rankWindow)...)
+	ranked, err := rankMatches(ctx, tx, span, append(args, rankWindow))
 	if err != nil {
 		return nil, err
 	}
-	defer ranked.Close()
 	cond, condArgs := searchFilter(q)
 	seen := map[[3]any]bool{}
 	var hits []*cairn.Hit
 	var ids []int64
+	read := map[int64]string{} // block texts the phrase checks read whole
 	// Each batch is the rounds still missing times a factor that doubles
 	// when a batch falls short: one batch when every match passes the
 	// filters, a handful when most do not.
 	for grow := 1; len(hits) < limit; grow *= 2 {
-		var batch []candidate
-		for len(batch) < (limit-len(hits))*grow && ranked.Next() {
-			var c candidate
-			if err := ranked.Scan(&c.id, &c.rank); err != nil {
-				return nil, err
-			}
-			batch = append(batch, c)
-		}
-		if len(batch) == 0 {
+		n := min((limit-len(hits))*grow, len(ranked))
+		batch := ranked[:n]
+		if ranked = ranked[n:]; len(batch) == 0 {
 			break
 		}
 		found, err := lookupHits(ctx, tx, batch, cond, condArgs)
 		if err != nil {
+			return nil, err
+		}
+		if err := holdPhrases(ctx, tx, phrases, found, read); err != nil {
 			return nil, err
 		}
 		if err := accept(ctx, tx, q.Accept, found); err != nil {
@@ -109,15 +107,24 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 			ids = append(ids, c.id)
 		}
 	}
-	if err := ranked.Err(); err != nil {
-		return nil, err
+	var unread []int64
+	for _, id := range ids {
+		if _, ok := read[id]; !ok {
+			unread = append(unread, id)
+		}
 	}
-	texts, err := snippetTexts(ctx, tx, ids, snippetBytes)
+	texts, err := snippetTexts(ctx, tx, unread, snippetBytes)
 	if err != nil {
 		return nil, err
 	}
 	for i, h := range hits {
-		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, texts[ids[i]]), words, 24)
+		text, ok := read[ids[i]]
+		if ok {
+			text = cairn.TruncateChars(text, snippetBytes)
+		} else {
+			text = texts[ids[i]]
+		}
+		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, text), words, 24)
 	}
 	return hits, nil
 }
@@ -144,11 +151,96 @@ func accept(ctx context.Context, tx *Tx, fn func(string) bool, found map[int64]*
 	return nil
 }
 
-// A candidate is a matching block, by id, with its bm25 rank (lower is
+// holdPhrases drops from found the blocks whose text does not hold the
+// phrases of the FTS5 query phrases ("" for none: every block holds
+// them), which the index, without positions, could not check. It keeps
+// the texts it read in read, by block id, for the snippets.
+func holdPhrases(ctx context.Context, tx *Tx, phrases string, found map[int64]*cairn.Hit, read map[int64]string) error {
+	if phrases == "" || len(found) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(found))
+	for id := range found {
+		args = append(args, id)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+viewedColumns+`
+		WHERE b.id IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY b.id`, args...)
+	if err != nil {
+		return err
+	}
+	blocks, err := viewedBlocks(ctx, tx, rows, nil)
+	if err != nil {
+		return err
+	}
+	texts := make(map[int64]string, len(blocks))
+	for _, b := range blocks {
+		texts[b.ID] = cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))
+		read[b.ID] = b.Content
+	}
+	ok, err := phraseMatches(ctx, phrases, texts)
+	if err != nil {
+		return err
+	}
+	for id := range found {
+		if !ok[id] {
+			delete(found, id)
+		}
+	}
+	return nil
+}
+
+// A candidate is a matching block, by id, with its rank (lower is
 // better).
 type candidate struct {
 	id   int64
 	rank float64
+}
+
+// rankMatches returns the newest rankWindow blocks of the index that
+// match args (the FTS5 query, span's bounds, the window), best first.
+// The index keeps no positions, so FTS5's bm25 cannot count a word's
+// occurrences (it gives every block 0): each block is ranked by bm25
+// with every word found once, which leaves its length, from the index's
+// docsize table: a block that is about the words (short) before one that
+// mentions them in passing (long). Every block matches every word, so
+// the words' weights (idf) are the same for all and left out.
+func rankMatches(ctx context.Context, tx *Tx, span string, args []any) ([]candidate, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT f.id, d.sz FROM (
+			SELECT rowid AS id FROM blocks_fts WHERE blocks_fts MATCH ?`+span+` ORDER BY rowid DESC LIMIT ?
+		) f LEFT JOIN blocks_fts_docsize d ON d.id = f.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cands []candidate
+	var lengths []float64
+	total := 0.0
+	for rows.Next() {
+		var c candidate
+		var sz []byte
+		if err := rows.Scan(&c.id, &sz); err != nil {
+			return nil, err
+		}
+		n := ftsVarint(sz)
+		cands, lengths = append(cands, c), append(lengths, float64(n))
+		total += float64(n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	const k1, b = 1.2, 0.75
+	avg := max(total/float64(max(len(cands), 1)), 1)
+	for i := range cands {
+		cands[i].rank = -(k1 + 1) / (1 + k1*(1-b+b*lengths[i]/avg))
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].rank != cands[j].rank {
+			return cands[i].rank < cands[j].rank
+		}
+		return cands[i].id > cands[j].id
+	})
+	return cands, nil
 }
 
 // searchFilter returns q's filters as an SQL condition on blocks b and
@@ -266,23 +358,59 @@ const snippetBytes = 64 << 10
 // ranked by relevance.
 const rankWindow = 2000
 
-// ftsQuery turns words into an FTS5 query of quoted tokens, so that no
-// character of user input is read as FTS5 syntax, and returns the words as
-// matched ([cairn.PrefixWord]). The tokenizer stems the query's tokens as
-// it stemmed the blocks' (porter), so a prefix is a stem's.
-func ftsQuery(text string) (string, []string) {
-	words := cairn.QueryWords(text)
-	terms := make([]string, len(words))
+// ftsVarint reads the varint at the start of b as FTS5 writes it
+// (SQLite's: big-endian groups of 7 bits, the ninth byte whole).
+func ftsVarint(b []byte) uint64 {
+	var v uint64
+	for i, c := range b {
+		if i == 8 {
+			return v<<8 | uint64(c)
+		}
+		v = v<<7 | uint64(c&0x7f)
+		if c < 0x80 {
+			break
+		}
+	}
+	return v
+}
+
+// ftsQuery turns words into an FTS5 query of quoted tokens ANDed, so
+// that no character of user input is read as FTS5 syntax, and returns
+// the words as matched ([cairn.PrefixWord]). The tokenizer stems the
+// query's tokens as it stemmed the blocks' (porter), so a prefix is a
+// stem's. A word the tokenizer splits (a run of CJK characters,
+// snake_case) is searched as its tokens, each a word, and phrases is the
+// FTS5 query of such words as phrases, which the blocks found must match
+// too ("" when there is none).
+func ftsQuery(ctx context.Context, text string) (match, phrases string, words []string, err error) {
+	words = cairn.QueryWords(text)
+	var terms, split []string
 	for i, w := range words {
 		w = cairn.PrefixWord(w)
 		words[i] = w
 		prefix, isPrefix := strings.CutSuffix(w, "*")
-		terms[i] = `"` + strings.Join(strings.Fields(cairn.SearchText(strings.ReplaceAll(prefix, "*", " "))), " ") + `"` // CJK: a phrase of characters
+		tokens, err := wordTokens(ctx, cairn.SearchText(strings.ReplaceAll(prefix, "*", " ")))
+		if err != nil {
+			return "", "", nil, err
+		}
+		if len(tokens) == 0 {
+			continue
+		}
+		star := ""
 		if isPrefix {
-			terms[i] += "*"
+			star = "*"
+		}
+		for j, t := range tokens {
+			if j == len(tokens)-1 {
+				t += star
+			}
+			terms = append(terms, `"`+strings.TrimSuffix(t, star)+`"`+star)
+		}
+		if len(tokens) > 1 {
+			split = append(split, `"`+strings.Join(tokens, " ")+`"`+star)
 		}
 	}
-	return strings.Join(terms, " "), words
+	return strings.Join(terms, " "), strings.Join(split, " "), words, nil
 }
 
 // indexTextFunc is the SQL name of [cairn.SearchText] of [cairn.IndexText]

@@ -229,9 +229,19 @@ func (db *DB) migrate() error {
 	if _, err := db.db.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
 		return err
 	}
+	refill := false
 	for _, name := range names {
-		if err := db.migrateFile(name); err != nil {
+		r, err := db.migrateFile(name)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		refill = refill || r
+	}
+	if refill {
+		// After every migration's SQL, so that it reads the blocks in
+		// the newest layout.
+		if err := db.refill(refillMigration); err != nil {
+			return fmt.Errorf("%s: %w", refillMigration, err)
 		}
 	}
 	return nil
@@ -271,27 +281,49 @@ func (db *DB) current(names []string) bool {
 	return true
 }
 
-func (db *DB) migrateFile(name string) error {
+// migrateFile runs migration name unless it is recorded, and reports
+// whether it is refillMigration, whose refill is left to do.
+func (db *DB) migrateFile(name string) (refill bool, err error) {
 	tx, err := db.db.Begin()
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRow(`SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
-		return err
+		return false, err
 	}
+	if name == refillMigration {
+		// Its SQL lists the blocks to index again in refill; the
+		// migration is recorded by the refill's last transaction.
+		var started int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'refill'`).Scan(&started); err != nil {
+			return false, err
+		}
+		if started == 0 {
+			if err := execFile(tx, name); err != nil {
+				return false, err
+			}
+		}
+		return true, tx.Commit()
+	}
+	if err := execFile(tx, name); err != nil {
+		return false, err
+	}
+	if _, err := tx.Exec(`INSERT INTO migrations (name) VALUES (?)`, name); err != nil {
+		return false, err
+	}
+	return false, tx.Commit()
+}
+
+// execFile runs the statements of migration name.
+func execFile(tx *sql.Tx, name string) error {
 	buf, err := fs.ReadFile(migrationFS, name)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(string(buf)); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(`INSERT INTO migrations (name) VALUES (?)`, name); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err = tx.Exec(string(buf))
+	return err
 }
 
 // Close closes the database.
@@ -315,7 +347,7 @@ type Tx struct {
 	db    *DB
 	now   time.Time
 	stmts map[string]*sql.Stmt
-	index *pendingIndex // when set, the search entries of every block written, indexed before the commit
+	index *pendingIndex // the search index texts written at Commit
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

@@ -34,3 +34,37 @@ func SetRelayoutChunks(n int) { relayoutChunks = n }
 
 // DropChunkCache forgets the chunks db read, as a new process would.
 func (db *DB) DropChunkCache() { db.chunks.drop() }
+
+// SetRefill sets how many blocks a transaction of migration 0014's
+// refill indexes and what is called after each, for tests; it returns
+// the function that restores them.
+func SetRefill(blocks int, each func()) (restore func()) {
+	b, e := refillBlocks, refilled
+	refillBlocks, refilled = blocks, each
+	return func() { refillBlocks, refilled = b, e }
+}
+
+// OldIndex rebuilds the search index of the store at path in its layout
+// before migration 0014 (positions kept) and forgets the migration, so
+// that the next open migrates it again.
+func OldIndex(path string) error {
+	db := NewDB(path)
+	if err := db.Open(); err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.db.Exec(`
+		DROP TABLE blocks_fts;
+		CREATE VIRTUAL TABLE blocks_fts USING fts5 (content, content = '', contentless_delete = 1,
+			tokenize = 'porter unicode61 remove_diacritics 2');
+		CREATE TABLE refill (next INTEGER NOT NULL, last INTEGER NOT NULL);
+		INSERT INTO refill SELECT COALESCE(min(id), 1), COALESCE(max(id), 0) FROM blocks WHERE searchable = 1;
+		DELETE FROM migrations WHERE name = '` + refillMigration + `'`); err != nil {
+		return err
+	}
+	if err := db.refill(refillMigration); err != nil {
+		return err
+	}
+	_, err := db.db.Exec(`DELETE FROM migrations WHERE name = ?`, refillMigration)
+	return err
+}

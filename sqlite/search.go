@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -300,55 +299,6 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 		found[id] = &h
 	}
 	return found, rows.Err()
-}
-
-// snippetTexts reads the first n bytes of each block's text (snippetBytes
-// to cut a snippet from), in one query: FTS5's snippet() costs a
-// millisecond per hit for a common word, and a snippet is cut in Go from
-// the start of the text. A text that views its line is read from the line.
-func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]string, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := []any{n}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT b.id, n.session_id, b.line_no, substr(b.content, 1, ?), b.span FROM blocks b JOIN session_nums n ON n.num = b.session_num WHERE b.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	texts := make(map[int64]string, len(ids))
-	var views []viewed
-	for rows.Next() {
-		b := cairn.Block{}
-		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Content, &span); err != nil {
-			return nil, err
-		}
-		if span.Valid {
-			views = append(views, viewed{&b, span.Int64})
-		}
-		texts[b.ID] = b.Content
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	var buf []byte
-	for _, v := range views {
-		var raw []byte
-		if raw, buf, err = lineRaw(ctx, tx, v.block.SessionID, v.block.LineNo, buf); err != nil {
-			return nil, err
-		}
-		text, err := unpackView(v.span).text(raw)
-		if err != nil {
-			return nil, &damage{session: v.block.SessionID, first: v.block.LineNo, last: v.block.LineNo, err: fmt.Errorf("block %d's text: %w", v.block.ID, err)}
-		}
-		texts[v.block.ID] = cairn.TruncateChars(text, n)
-	}
-	return texts, nil
 }
 
 // snippetBytes bounds the text read to cut a snippet from.

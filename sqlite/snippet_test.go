@@ -2,8 +2,8 @@ package sqlite_test
 
 import (
 	"context"
-	"errors"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"

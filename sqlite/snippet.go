@@ -14,12 +14,18 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// snippetTexts reads the first n characters of each block's text (what a
-// snippet is cut from), in one query: FTS5's snippet() costs a
-// millisecond per hit for a common word, and a snippet is cut in Go from
-// the start of the text. A text that views its line is read from the line
-// by a [lineReader].
-func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]string, error) {
+// A blockText is a block's text as a search reads it: the first
+// characters of the text a block keeps, or the view of its line it has
+// instead (span).
+type blockText struct {
+	block cairn.Block // ID, SessionID, LineNo and Content
+	span  sql.NullInt64
+}
+
+// blockTexts reads the first n characters of each block's text, in one
+// query for the blocks and a [lineReader] for the texts that view their
+// lines.
+func blockTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -32,26 +38,39 @@ func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]st
 		return nil, err
 	}
 	defer rows.Close()
-	texts := make(map[int64]string, len(ids))
-	var views []viewed
+	var read []*blockText
 	for rows.Next() {
-		b := cairn.Block{}
-		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Content, &span); err != nil {
+		t := &blockText{}
+		if err := rows.Scan(&t.block.ID, &t.block.SessionID, &t.block.LineNo, &t.block.Content, &t.span); err != nil {
 			return nil, err
 		}
-		if span.Valid {
-			views = append(views, viewed{&b, span.Int64})
-		}
-		texts[b.ID] = b.Content
+		read = append(read, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
-	// In line order, so that the blocks of one chunk are read from one
-	// pass over it.
-	slices.SortFunc(views, func(a, b viewed) int {
+	if err := readTexts(ctx, tx, read, n); err != nil {
+		return nil, err
+	}
+	texts := make(map[int64]string, len(read))
+	for _, t := range read {
+		texts[t.block.ID] = t.block.Content
+	}
+	return texts, nil
+}
+
+// readTexts sets the Content of each of texts that views its line to the
+// first n characters of the text it views, read in line order, so that
+// the blocks of one chunk are read from one pass over it.
+func readTexts(ctx context.Context, tx *Tx, texts []*blockText, n int) error {
+	var views []*blockText
+	for _, t := range texts {
+		if t.span.Valid {
+			views = append(views, t)
+		}
+	}
+	slices.SortFunc(views, func(a, b *blockText) int {
 		if c := strings.Compare(a.block.SessionID, b.block.SessionID); c != 0 {
 			return c
 		}
@@ -59,14 +78,14 @@ func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]st
 	})
 	var r lineReader
 	defer r.close()
-	for _, v := range views {
-		text, err := r.text(ctx, tx, v.block, unpackView(v.span))
+	for _, t := range views {
+		text, err := r.text(ctx, tx, &t.block, unpackView(t.span.Int64))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		texts[v.block.ID] = cairn.TruncateChars(text, n)
+		t.block.Content = cairn.TruncateChars(text, n)
 	}
-	return texts, nil
+	return nil
 }
 
 // A lineReader reads the texts of a few blocks that view their lines, a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,8 @@ func snippetSession(tb testing.TB, db *sqlite.DB, id string, n int) []string {
 // TestSearch_SnippetsFromChunks: the snippets of hits whose texts are
 // views of lines, several to a chunk and read in one pass over it (each
 // decompressed only as far as its text), are those cut from the texts
-// themselves, for hits in every chunk of a session and in two sessions.
+// themselves, for hits in every chunk of a session and in two sessions,
+// read on one core or with chunks decompressed beside the reads.
 func TestSearch_SnippetsFromChunks(t *testing.T) {
 	db := MustOpenDB(t)
 	a := snippetSession(t, db, "5ea7c400-0000-4000-8000-00000000000a", 12)
@@ -64,33 +66,40 @@ func TestSearch_SnippetsFromChunks(t *testing.T) {
 	if chunks < 6 || views != 24 {
 		t.Fatalf("%d chunks, %d views: the test needs several lines to a chunk, several chunks, every text a view", chunks, views)
 	}
-	hits, err := sqlite.NewSearcher(db).Search(context.Background(), cairn.SearchQuery{Text: "needle", Limit: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) != 24 {
-		t.Fatalf("%d hits, want 24", len(hits))
-	}
-	for _, h := range hits {
-		texts := a
-		if strings.HasSuffix(h.SessionID, "b") {
-			texts = b
-		}
-		want := cairn.Snippet(texts[h.RoundSeq], []string{"needle*"}, 24)
-		if h.Snippet != want || !strings.Contains(h.Snippet, fmt.Sprintf("marker%03d", h.RoundSeq)) {
-			t.Errorf("%s round %d: snippet %q, want %q", h.SessionID, h.RoundSeq, h.Snippet, want)
-		}
+	// One core reads and decompresses; more decompress beside the reads.
+	for _, procs := range []int{1, 2, 8} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			hits, err := sqlite.NewSearcher(db).Search(context.Background(), cairn.SearchQuery{Text: "needle", Limit: 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != 24 {
+				t.Fatalf("%d hits, want 24", len(hits))
+			}
+			for _, h := range hits {
+				texts := a
+				if strings.HasSuffix(h.SessionID, "b") {
+					texts = b
+				}
+				want := cairn.Snippet(texts[h.RoundSeq], []string{"needle*"}, 24)
+				if h.Snippet != want || !strings.Contains(h.Snippet, fmt.Sprintf("marker%03d", h.RoundSeq)) {
+					t.Errorf("%s round %d: snippet %q, want %q", h.SessionID, h.RoundSeq, h.Snippet, want)
+				}
+			}
+		})
 	}
 }
 
 // TestSearch_SnippetOfShortChunk: a chunk whose data ends before the text
 // a hit views (its bytes replaced by a shorter frame) fails the search
 // with a damage that names the session and its lines, not a panic or a
-// wrong snippet.
+// wrong snippet, whichever goroutine decompresses it.
 func TestSearch_SnippetOfShortChunk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cairn.db")
 	db := MustOpenDBAt(t, path)
 	id := "5ea7c400-0000-4000-8000-00000000000c"
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	snippetSession(t, db, id, 3)
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -105,9 +114,12 @@ func TestSearch_SnippetOfShortChunk(t *testing.T) {
 	if _, err := raw.Exec(`UPDATE chunks SET data = ?`, short); err != nil {
 		t.Fatal(err)
 	}
-	_, err = sqlite.NewSearcher(db).Search(context.Background(), cairn.SearchQuery{Text: "needle"})
-	var ce *cairn.Error
-	if !errors.As(err, &ce) || ce.Err == nil || !strings.Contains(ce.Message, id+": lines 1–3") || !strings.Contains(ce.Err.Error(), "ends before byte") {
-		t.Fatalf("search of a short chunk: %v, want a damage naming session %s, lines 1–3, its data too short", err, id)
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		_, err = sqlite.NewSearcher(db).Search(context.Background(), cairn.SearchQuery{Text: "needle"})
+		var ce *cairn.Error
+		if !errors.As(err, &ce) || ce.Err == nil || !strings.Contains(ce.Message, id+": lines 1–3") || !strings.Contains(ce.Err.Error(), "ends before byte") {
+			t.Errorf("GOMAXPROCS=%d: search of a short chunk: %v, want a damage naming session %s, lines 1–3, its data too short", procs, err, id)
+		}
 	}
 }

@@ -51,6 +51,15 @@ func snippetSession(tb testing.TB, db *sqlite.DB, id string, n int) []string {
 // themselves, for hits in every chunk of a session and in two sessions,
 // read on one core or with chunks decompressed beside the reads.
 func TestSearch_SnippetsFromChunks(t *testing.T) {
+	t.Run("zstd", func(t *testing.T) { testSnippetsFromChunks(t) })
+	// S2 chunks are read whole, not as a stream.
+	t.Run("S2", func(t *testing.T) {
+		defer sqlite.SetS2Chunks()()
+		testSnippetsFromChunks(t)
+	})
+}
+
+func testSnippetsFromChunks(t *testing.T) {
 	db := MustOpenDB(t)
 	a := snippetSession(t, db, "5ea7c400-0000-4000-8000-00000000000a", 12)
 	b := snippetSession(t, db, "5ea7c400-0000-4000-8000-00000000000b", 12)

@@ -436,59 +436,6 @@ func parallel(n int, do func(i int)) {
 	wg.Wait()
 }
 
-// lineRaw returns the raw bytes of line no of a session's current
-// generation, decompressed into buf (grown as needed; the bytes returned
-// are in it), and buf. It reads one chunk and decodes no line's meta but
-// sizes: a search reads the text of a few blocks in as many sessions, and
-// a buffer reused for each chunk spares the fresh memory of each (a
-// twentieth of a search's time went to page faults).
-func lineRaw(ctx context.Context, tx *Tx, sessionID string, no int, buf []byte) ([]byte, []byte, error) {
-	var id int64
-	var gen, first, last int
-	var z, meta []byte
-	var c codec
-	stmt, err := tx.prepared(ctx, `SELECT id, generation, first_no, last_no, data, meta, codec FROM chunks
-		WHERE session_id = ?1 AND generation = (SELECT generation FROM sessions WHERE id = ?1) AND first_no <= ?2
-		ORDER BY first_no DESC LIMIT 1`)
-	if err != nil {
-		return nil, buf, err
-	}
-	if err := stmt.QueryRowContext(ctx, sessionID, no).Scan(&id, &gen, &first, &last, &z, &meta, &c); err != nil {
-		return nil, buf, notFound(err, "Session %s has no line %d.", sessionID, no)
-	}
-	if no > last {
-		return nil, buf, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no line %d.", sessionID, no)
-	}
-	at := &damage{session: sessionID, generation: gen, first: first, last: last}
-	switch c {
-	case codecZstd, codecPacked:
-		buf, err = zstdDecoder().DecodeAll(z, buf[:0])
-	default:
-		buf, err = decompress(c, z)
-	}
-	if err != nil {
-		at.err = fmt.Errorf("chunk %d: %w", id, err)
-		return nil, buf, at
-	}
-	sizes, err := metaSizes(id, c, meta, last-first+1, nil)
-	if err != nil {
-		at.err = err
-		return nil, buf, at
-	}
-	off := 0
-	for i, size := range sizes {
-		if off+size > len(buf) {
-			at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", id, first+i, len(buf))
-			return nil, buf, at
-		}
-		if first+i == no {
-			return buf[off : off+size : off+size], buf, nil
-		}
-		off += size
-	}
-	return nil, buf, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no line %d.", sessionID, no)
-}
-
 // skipMeta reads the size of the next line's meta in *m and moves past it.
 func skipMeta(m *[]byte) (int, bool) {
 	b := *m

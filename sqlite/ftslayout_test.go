@@ -69,7 +69,7 @@ func TestFTSLayouts(t *testing.T) {
 		for j, m := range part {
 			ids[j] = m.id
 		}
-		texts, err := snippetTexts(ctx, tx, ids, math.MaxInt32)
+		texts, err := blockTexts(ctx, tx, ids, math.MaxInt32)
 		if err != nil {
 			t.Fatal(err)
 		}

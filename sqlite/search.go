@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -69,7 +68,8 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	seen := map[[3]any]bool{}
 	var hits []*cairn.Hit
 	var ids []int64
-	read := map[int64]string{} // block texts the phrase checks read whole
+	read := map[int64]string{}      // block texts the phrase checks read whole
+	texts := map[int64]*blockText{} // where the others' are, from the rows that looked them up
 	// Each batch is the rounds still missing times a factor that doubles
 	// when a batch falls short: one batch when every match passes the
 	// filters, a handful when most do not.
@@ -79,7 +79,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		if ranked = ranked[n:]; len(batch) == 0 {
 			break
 		}
-		found, err := lookupHits(ctx, tx, batch, cond, condArgs)
+		found, err := lookupHits(ctx, tx, batch, cond, condArgs, texts)
 		if err != nil {
 			return nil, err
 		}
@@ -107,24 +107,18 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 			ids = append(ids, c.id)
 		}
 	}
-	var unread []int64
-	for _, id := range ids {
-		if _, ok := read[id]; !ok {
-			unread = append(unread, id)
+	shown := make([]*blockText, len(ids))
+	for i, id := range ids {
+		shown[i] = texts[id]
+		if text, ok := read[id]; ok {
+			shown[i].block.Content, shown[i].span = cairn.TruncateChars(text, snippetBytes), sql.NullInt64{}
 		}
 	}
-	texts, err := snippetTexts(ctx, tx, unread, snippetBytes)
-	if err != nil {
+	if err := readTexts(ctx, tx, shown, snippetBytes); err != nil {
 		return nil, err
 	}
 	for i, h := range hits {
-		text, ok := read[ids[i]]
-		if ok {
-			text = cairn.TruncateChars(text, snippetBytes)
-		} else {
-			text = texts[ids[i]]
-		}
-		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, text), words, 24)
+		h.Snippet = cairn.Snippet(cairn.IndexText(h.Kind, h.Tool, shown[i].block.Content), words, 24)
 	}
 	return hits, nil
 }
@@ -139,7 +133,7 @@ func accept(ctx context.Context, tx *Tx, fn func(string) bool, found map[int64]*
 	for id := range found {
 		ids = append(ids, id)
 	}
-	texts, err := snippetTexts(ctx, tx, ids, math.MaxInt32) // all of it: the index holds up to cairn.IndexChars
+	texts, err := blockTexts(ctx, tx, ids, math.MaxInt32) // all of it: the index holds up to cairn.IndexChars
 	if err != nil {
 		return err
 	}
@@ -273,14 +267,17 @@ func searchFilter(q cairn.SearchQuery) (string, []any) {
 }
 
 // lookupHits reads the blocks of cands that pass cond, in one query, as
-// hits by block id (without rank or snippet).
-func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, condArgs []any) (map[int64]*cairn.Hit, error) {
-	args := make([]any, 0, len(cands)+len(condArgs))
+// hits by block id (without rank or snippet), and adds to texts where each
+// one's text is: the start of a snippet's worth of it (snippetBytes), or
+// its view, from the same rows, which a later query would read again.
+func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, condArgs []any, texts map[int64]*blockText) (map[int64]*cairn.Hit, error) {
+	args := make([]any, 0, len(cands)+len(condArgs)+1)
+	args = append(args, snippetBytes)
 	for _, c := range cands {
 		args = append(args, c.id)
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT b.id, n.session_id, s.project, b.round_seq, b.step, b.timestamp, b.kind, b.tool_name
+		SELECT b.id, n.session_id, s.project, b.round_seq, b.step, b.timestamp, b.kind, b.tool_name, b.line_no, substr(b.content, 1, ?), b.span
 		FROM blocks b JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id
 		WHERE b.id IN (?`+strings.Repeat(", ?", len(cands)-1)+`) AND `+unstaged+cond, append(args, condArgs...)...)
 	if err != nil {
@@ -292,63 +289,17 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 		var h cairn.Hit
 		var id int64
 		var ts int64
-		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, codedKind{&h.Kind}, &h.Tool); err != nil {
+		t := &blockText{}
+		if err := rows.Scan(&id, &h.SessionID, &h.Project, &h.RoundSeq, &h.Step, &ts, codedKind{&h.Kind}, &h.Tool, &t.block.LineNo, &t.block.Content, &t.span); err != nil {
 			return nil, err
 		}
+		t.block.ID, t.block.SessionID = id, h.SessionID
+		texts[id] = t
 		h.Timestamp = parseStamp(ts)
 		h.Ref = cairn.StepRef(h.RoundSeq, h.Step)
 		found[id] = &h
 	}
 	return found, rows.Err()
-}
-
-// snippetTexts reads the first n bytes of each block's text (snippetBytes
-// to cut a snippet from), in one query: FTS5's snippet() costs a
-// millisecond per hit for a common word, and a snippet is cut in Go from
-// the start of the text. A text that views its line is read from the line.
-func snippetTexts(ctx context.Context, tx *Tx, ids []int64, n int) (map[int64]string, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := []any{n}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT b.id, n.session_id, b.line_no, substr(b.content, 1, ?), b.span FROM blocks b JOIN session_nums n ON n.num = b.session_num WHERE b.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	texts := make(map[int64]string, len(ids))
-	var views []viewed
-	for rows.Next() {
-		b := cairn.Block{}
-		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.SessionID, &b.LineNo, &b.Content, &span); err != nil {
-			return nil, err
-		}
-		if span.Valid {
-			views = append(views, viewed{&b, span.Int64})
-		}
-		texts[b.ID] = b.Content
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	var buf []byte
-	for _, v := range views {
-		var raw []byte
-		if raw, buf, err = lineRaw(ctx, tx, v.block.SessionID, v.block.LineNo, buf); err != nil {
-			return nil, err
-		}
-		text, err := unpackView(v.span).text(raw)
-		if err != nil {
-			return nil, &damage{session: v.block.SessionID, first: v.block.LineNo, last: v.block.LineNo, err: fmt.Errorf("block %d's text: %w", v.block.ID, err)}
-		}
-		texts[v.block.ID] = cairn.TruncateChars(text, n)
-	}
-	return texts, nil
 }
 
 // snippetBytes bounds the text read to cut a snippet from.

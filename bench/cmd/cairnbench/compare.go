@@ -63,13 +63,15 @@ func timeImport(name, storePath string, cmd *exec.Cmd) (imported, error) {
 }
 
 // phraseSearch times `cairn search` of q (each cairn in bins on its own
-// store) against `rg -i -l -F q` over the corpus, alternated, and returns
-// the timings in that order, rg last.
-func phraseSearch(q, corpus string, bins []string, stores []string, runs int) ([]bench.Timings, error) {
+// store) against searchfloor's search of q in the first store and
+// `rg -i -l -F q` over the corpus, alternated, and returns the timings in
+// that order, searchfloor then rg last.
+func phraseSearch(q, corpus, floor string, bins []string, stores []string, runs int) ([]bench.Timings, error) {
 	var group []bench.Command
 	for i, b := range bins {
 		group = append(group, bench.Command{Name: "cairn search " + q, Args: []string{b, "search", "--store", stores[i], "-n", "20", q}})
 	}
+	group = append(group, bench.Command{Name: "searchfloor " + q, Args: []string{floor, stores[0], q}})
 	group = append(group, bench.Command{Name: "rg " + q, Args: []string{"rg", "-i", "-l", "-F", q, corpus}})
 	return bench.Interleaved(group, runs)
 }
@@ -151,15 +153,18 @@ func table(cairnBin, baseline, ccrider, dir, label, corpus string, size int64, s
 		}
 	}
 	if _, err := exec.LookPath("rg"); err == nil {
-		t, err := phraseSearch("error handling", corpus, bins, stores, 4*runs)
+		floorBin := filepath.Join(filepath.Dir(cairnBin), "searchfloor") // built beside cairn (buildBinaries)
+		t, err := phraseSearch("error handling", corpus, floorBin, bins, stores, 4*runs)
 		if err != nil {
 			return err
 		}
-		rg := t[len(t)-1]
+		floor, rg := t[len(t)-2], t[len(t)-1]
 		for i := range bins {
 			fmt.Printf("%-9s search \"error handling\" p50 %s (CPU %s); rg -i -l -F p50 %s (CPU %s): cairn takes 1/%.1f of rg's time (%d runs, alternated)\n",
 				names[i], ms(t[i].Wall.Percentile(50)), ms(t[i].CPU.Percentile(50)), ms(rg.Wall.Percentile(50)), ms(rg.CPU.Percentile(50)), ratio(rg.Wall, t[i].Wall), len(rg.Wall))
 		}
+		fmt.Printf("%-9s the same ranking with nothing of cairn's (bench/cmd/searchfloor) p50 %s (CPU %s): 1/%.1f of rg's time, cairn %.2f× it\n",
+			"", ms(floor.Wall.Percentile(50)), ms(floor.CPU.Percentile(50)), ratio(rg.Wall, floor.Wall), ratio(t[0].Wall, floor.Wall))
 	} else {
 		fmt.Println("search        rg not installed: no comparison")
 	}

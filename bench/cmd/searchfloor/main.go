@@ -1,13 +1,17 @@
 // Command searchfloor is the least a one-shot search over a cairn store
 // can do with the SQLite cairn links: open the store (the pragmas cairn's
-// read connections run), rank a word's 2,000 most recently inscribed
-// matches by bm25 in one FTS5 statement, read the best 20 blocks' session,
-// round and first 200 bytes, and print them. No cairn package, no
-// migration check, no filters. cairnbench times it beside cairn search and
-// rg: what a search costs above it is cairn's own; what it costs is the
-// floor of any search process built on this SQLite.
+// read connections run), rank a query's 2,000 most recently inscribed
+// matches as cairn does (their lengths from the index, ranked in Go), read
+// the best 20 blocks' session, round and first 200 bytes, and print them.
+// No cairn package, no migration check, no filters, no snippet (a block
+// whose text is a view of its line has none to read here). The query is
+// matched as cairn matches it: each word a quoted token, one of three
+// characters or more also as a prefix ("error handling" is "error"*
+// "handling"*), so both rank the same matches. cairnbench times it beside
+// cairn search and rg: what a search costs above it is cairn's own; what
+// it costs is the floor of any search process built on this SQLite.
 //
-//	searchfloor STORE WORD
+//	searchfloor STORE QUERY
 package main
 
 import (
@@ -15,13 +19,16 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite"
 )
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: searchfloor STORE WORD")
+		fmt.Fprintln(os.Stderr, "usage: searchfloor STORE QUERY")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
@@ -30,29 +37,91 @@ func main() {
 	}
 }
 
-func run(store, word string) error {
+func run(store, query string) error {
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: store}).EscapedPath()+"?_pragma=busy_timeout(5000)&_pragma=cache_size(-64)")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// The 2,000 newest matches with their lengths, ranked in Go as cairn
+	// ranks them (sqlite.rankMatches: bm25's length term, k1 1.2, b 0.75).
 	rows, err := db.Query(`
-		SELECT n.session_id, b.round_seq, substr(b.content, 1, 200) FROM (
-			SELECT id, rank FROM (
-				SELECT rowid AS id, bm25(blocks_fts) AS rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000
-			) ORDER BY rank, id DESC LIMIT 20
-		) r JOIN blocks b ON b.id = r.id JOIN session_nums n ON n.num = b.session_num`, `"`+word+`"`)
+		SELECT f.id, d.sz FROM (
+			SELECT rowid AS id FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000
+		) f LEFT JOIN blocks_fts_docsize d ON d.id = f.id`, match(query))
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
+	type ranked struct {
+		id   int64
+		n    float64
+		rank float64
+	}
+	var all []ranked
+	total := 0.0
 	for rows.Next() {
+		var r ranked
+		var sz []byte
+		if err := rows.Scan(&r.id, &sz); err != nil {
+			return err
+		}
+		r.n = float64(varint(sz))
+		total += r.n
+		all = append(all, r)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	avg := max(total/float64(max(len(all), 1)), 1)
+	for i := range all {
+		all[i].rank = -2.2 / (1 + 1.2*(0.25+0.75*all[i].n/avg))
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].rank != all[j].rank {
+			return all[i].rank < all[j].rank
+		}
+		return all[i].id > all[j].id
+	})
+	for _, r := range all[:min(20, len(all))] {
 		var session, text string
 		var round int
-		if err := rows.Scan(&session, &round, &text); err != nil {
+		if err := db.QueryRow(`SELECT n.session_id, b.round_seq, substr(b.content, 1, 200) FROM blocks b JOIN session_nums n ON n.num = b.session_num WHERE b.id = ?`, r.id).Scan(&session, &round, &text); err != nil {
 			return err
 		}
 		fmt.Printf("%s  round %03d  %q\n", session, round, text)
 	}
-	return rows.Err()
+	return nil
+}
+
+// varint reads an SQLite varint, as FTS5 writes a block's length in
+// blocks_fts_docsize.
+func varint(b []byte) uint64 {
+	var v uint64
+	for i, c := range b {
+		if i == 8 {
+			return v<<8 | uint64(c)
+		}
+		v = v<<7 | uint64(c&0x7f)
+		if c < 0x80 {
+			break
+		}
+	}
+	return v
+}
+
+// match is query as cairn's FTS5 MATCH reads it (cairn.PrefixWord): each
+// word quoted, one of three characters or more a prefix too. Words are
+// separated by anything but letters and digits, as cairn's are; the bench
+// asks only for words of letters.
+func match(query string) string {
+	var terms []string
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return r == ' ' || r == '"' || r == '*' }) {
+		t := `"` + w + `"`
+		if utf8.RuneCountInString(w) >= 3 {
+			t += "*"
+		}
+		terms = append(terms, t)
+	}
+	return strings.Join(terms, " ")
 }

@@ -1,6 +1,11 @@
 package sqlite
 
-import "cairn"
+import (
+	"math/big"
+	"strings"
+
+	"cairn"
+)
 
 // Blocks store their kind and role as a small integer (migration 0016):
 // a byte where the text took up to 15 in each of a store's blocks. A kind
@@ -119,3 +124,61 @@ func (c codedKind) Scan(v any) error { *c.Kind = kindOf(v); return nil }
 type codedRole struct{ Role *string }
 
 func (c codedRole) Scan(v any) error { *c.Role = roleOf(v); return nil }
+
+// Blocks store the ids a harness gave their tool call and message
+// (toolu_01…, msg_01…: a prefix, then a number in base 62) as a blob: the
+// prefix's index in idPrefixes, the number's digit count, and the number's
+// bytes, 19 or 20 bytes where the text took 30 and 28 in most blocks of a
+// store. Any other id is stored as its text, as is every id written
+// before. Only blocks' ids are coded: messages.message_id is its table's
+// key, which rows written before must go on matching.
+var idPrefixes = []string{"toolu_", "msg_", "call_", "srvtoolu_"}
+
+// base62 is the digits of the ids' numbers, in order.
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// idCode returns how blocks.tool_id and blocks.message_id store id.
+func idCode(id string) any {
+	for i, p := range idPrefixes {
+		tail, ok := strings.CutPrefix(id, p)
+		if !ok || tail == "" || len(tail) > 255 {
+			continue
+		}
+		n, d := new(big.Int), new(big.Int)
+		for j := range len(tail) {
+			k := strings.IndexByte(base62, tail[j])
+			if k < 0 {
+				return id
+			}
+			n.Mul(n, big.NewInt(62)).Add(n, d.SetInt64(int64(k)))
+		}
+		return append([]byte{byte(i), byte(len(tail))}, n.Bytes()...)
+	}
+	return id
+}
+
+// idOf reads an id idCode stored.
+func idOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []byte:
+		if len(v) < 2 || int(v[0]) >= len(idPrefixes) {
+			return string(v)
+		}
+		digits := make([]byte, v[1])
+		n, m := new(big.Int).SetBytes(v[2:]), new(big.Int)
+		base := big.NewInt(62)
+		for j := len(digits) - 1; j >= 0; j-- {
+			n.DivMod(n, base, m)
+			digits[j] = base62[m.Int64()]
+		}
+		return idPrefixes[v[0]] + string(digits)
+	}
+	return ""
+}
+
+// A codedID scans blocks.tool_id or blocks.message_id into ID.
+type codedID struct{ ID *string }
+
+func (c codedID) Scan(v any) error { *c.ID = idOf(v); return nil }

@@ -41,3 +41,34 @@ func TestCodes(t *testing.T) {
 		t.Errorf("tool-use is %v; blocks_tool_use, sessionToolCalls and findRounds name 4", kindCode(cairn.ToolUse))
 	}
 }
+
+// TestIDCodes: a harness's tool-call and message ids are stored in fewer
+// bytes and read back as themselves, leading zeros included; any other
+// id is stored as its text.
+func TestIDCodes(t *testing.T) {
+	for _, id := range []string{"toolu_01A09q90qw90lq917835lq9", "msg_01QdKEzwwjhMrbE13LjZjnMA", "toolu_0000", "call_z", "srvtoolu_01ab"} {
+		c, ok := idCode(id).([]byte)
+		if !ok || len(c) >= len(id) {
+			t.Errorf("%s stored as %#v: want fewer bytes", id, idCode(id))
+		}
+		if got := idOf(c); got != id {
+			t.Errorf("%s reads back as %q", id, got)
+		}
+	}
+	for _, id := range []string{"", "toolu_", "toolu_01-ab", "call_ab_cd", "fc_123", "0b1e0000-0000-4000-8000-00000000b1b1", "tööl_1"} {
+		if c := idCode(id); c != id || idOf(c) != id {
+			t.Errorf("%q stored as %#v: want its text", id, c)
+		}
+	}
+}
+
+func FuzzIDCode(f *testing.F) {
+	for _, s := range []string{"toolu_01A09q90qw90lq917835lq9", "msg_0", "call_", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if got := idOf(idCode(id)); got != id {
+			t.Fatalf("%q reads back as %q", id, got)
+		}
+	})
+}

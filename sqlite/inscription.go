@@ -400,7 +400,7 @@ func writeBlocks(ctx context.Context, tx *Tx, seq iter.Seq[[]*cairn.Block], step
 			viewErr = err
 		}
 		return append(dst, num, b.RoundSeq, b.LineNo, b.Index, roleCode(b.Role), kindCode(b.Kind), stampOf(b.Timestamp),
-			content, span, b.ToolName, b.ToolID, b.AgentID, b.IsError, b.Sidechain, b.MessageID, b.Kind.Searchable() && !b.Sidechain,
+			content, span, b.ToolName, idCode(b.ToolID), b.AgentID, b.IsError, b.Sidechain, idCode(b.MessageID), b.Kind.Searchable() && !b.Sidechain,
 			steps.Next(b))
 	}
 	idx := tx.pendingIndex()

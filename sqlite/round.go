@@ -265,8 +265,8 @@ func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...an
 		b := cairn.Block{SessionID: sessionID}
 		var ts int64
 		var span sql.NullInt64
-		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &span, &b.ToolName, &b.ToolID,
-			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
+		if err := rows.Scan(&b.RoundSeq, &b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &span, &b.ToolName, codedID{&b.ToolID},
+			&b.AgentID, &b.IsError, &b.Sidechain, codedID{&b.MessageID}); err != nil {
 			return nil, err
 		}
 		b.Timestamp = parseStamp(ts)
@@ -346,8 +346,8 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		var ts int64
 		var n int
 		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &n, &span, &b.ToolName, &b.ToolID,
-			&b.AgentID, &b.IsError, &b.Sidechain, &b.MessageID); err != nil {
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &n, &span, &b.ToolName, codedID{&b.ToolID},
+			&b.AgentID, &b.IsError, &b.Sidechain, codedID{&b.MessageID}); err != nil {
 			return nil, 0, err
 		}
 		b.Timestamp = parseStamp(ts)

@@ -331,53 +331,66 @@ func (s *RoundStore) FindRoundPage(ctx context.Context, sessionID string, seq in
 		return r, total, err
 	}
 	rows, err = tx.QueryContext(ctx, `
-		SELECT id, line_no, idx, role, kind, timestamp, substr(content, 1, ?), octet_length(content), span, tool_name, tool_id, agent_id, is_error, sidechain, message_id
-		FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY id`, append([]any{max(page.Bytes, 0)}, ids...)...)
+		SELECT id, line_no, idx, role, kind, timestamp, octet_length(content), span, tool_name, tool_id, agent_id, is_error, sidechain, message_id
+		FROM blocks WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY id`, ids...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
 	var blocks []*cairn.Block
 	var sizes []int
-	var views []viewed
-	var viewAt []int // the index in blocks of each of views
+	var spans []sql.NullInt64
 	for rows.Next() {
 		b := cairn.Block{SessionID: sessionID, RoundSeq: seq}
 		var ts int64
 		var n int
 		var span sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &b.Content, &n, &span, &b.ToolName, codedID{&b.ToolID},
+		if err := rows.Scan(&b.ID, &b.LineNo, &b.Index, codedRole{&b.Role}, codedKind{&b.Kind}, &ts, &n, &span, &b.ToolName, codedID{&b.ToolID},
 			&b.AgentID, &b.IsError, &b.Sidechain, codedID{&b.MessageID}); err != nil {
 			return nil, 0, err
 		}
 		b.Timestamp = parseStamp(ts)
-		if span.Valid {
-			views, viewAt = append(views, viewed{&b, span.Int64}), append(viewAt, len(blocks))
-		}
-		blocks, sizes = append(blocks, &b), append(sizes, n)
+		blocks, sizes, spans = append(blocks, &b), append(sizes, n), append(spans, span)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
 	rows.Close()
-	// The page's viewed texts are read from their lines, each cut as
-	// SQL cuts the others, its full length kept.
-	viewSizes, err := resolveViews(ctx, tx, sessionID, views, max(page.Bytes, 0))
-	if err != nil {
-		return nil, 0, err
-	}
-	for i, at := range viewAt {
-		sizes[at] = viewSizes[i]
-	}
+	// Each text is read as the page takes its block, and none past the
+	// block that fills it: a viewed one streamed from its line (a
+	// pageReader), a kept one cut as SQL reads it, each with its full
+	// length. The page holds its texts and one window, not its lines.
+	texts := pageReader{session: sessionID, limit: max(page.Bytes, 0)}
+	defer texts.close()
 	r.Blocks = []*cairn.Block{}
 	size := 0
 	for i, b := range blocks {
+		if spans[i].Valid {
+			if b.Content, sizes[i], err = texts.text(ctx, tx, b.ID, b.LineNo, spans[i].Int64); err != nil {
+				return nil, 0, err
+			}
+		}
 		if page.Full(len(r.Blocks), size, sizes[i]) {
 			break
+		}
+		if !spans[i].Valid {
+			if b.Content, err = keptText(ctx, tx, b.ID, max(page.Bytes, 0)); err != nil {
+				return nil, 0, err
+			}
 		}
 		page.Cut(b, sizes[i])
 		size += len(b.Content)
 		r.Blocks = append(r.Blocks, b)
 	}
 	return r, total, nil
+}
+
+// keptText returns the first n characters of the text block id keeps.
+func keptText(ctx context.Context, tx *Tx, id int64, n int) (string, error) {
+	stmt, err := tx.prepared(ctx, `SELECT substr(content, 1, ?) FROM blocks WHERE id = ?`)
+	if err != nil {
+		return "", err
+	}
+	var text string
+	return text, stmt.QueryRowContext(ctx, n, id).Scan(&text)
 }

@@ -3,6 +3,7 @@ package http_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -180,10 +181,14 @@ func TestHugeRound(t *testing.T) {
 	})
 }
 
-// TestHeavyPages: pages of a round of large blocks stop at MaxPageBytes,
-// and six of them at once, on a server that redacts (which holds each
-// response twice), add at most HugeHeapCeiling to the heap: MaxHeavy
-// of them are served at a time.
+// TestHeavyPages: a page of a round of large blocks takes blocks while
+// their content stays within MaxPageBytes, a ceiling: it stops before the
+// block that would pass it (7 blocks of 256 KiB here, 1.75 MiB, as an 8th
+// would make 2 MiB and 64 bytes), and six such pages at once, on a server
+// that redacts (which holds each response twice), add at most
+// HugeHeapCeiling to the heap: MaxHeavy of them are served at a time, and
+// a page reads no block's text past the block that fills it (before: all
+// 170 of a page's blocks read, 218.7 MB).
 func TestHeavyPages(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("measures the heap; meaningless under -race")
@@ -196,7 +201,8 @@ func TestHeavyPages(t *testing.T) {
 	MustOpen(t, s)
 	id := "0b1e0000-0000-4000-8000-00000000b1b1"
 	path := filepath.Join(t.TempDir(), id+".jsonl")
-	big := strings.Repeat("x", 256<<10)
+	const bigSize = 256 << 10
+	big := strings.Repeat("x", bigSize)
 	var blocks []string
 	for i := range 200 {
 		blocks = append(blocks, fmt.Sprintf(`{"type":"text","text":"block %d %s"}`, i, big))
@@ -238,13 +244,42 @@ func TestHeavyPages(t *testing.T) {
 	took, heap := time.Since(start), stop()
 	t.Logf("six pages, responses of %v bytes, at once: %v, heap +%.1f MB, peak RSS +%.1f MB", sizes, took.Round(time.Millisecond), float64(heap)/(1<<20), float64(rss())/(1<<20))
 	for _, n := range sizes {
-		// A page's content once, and a little more: its blocks' fields
-		// and steps' figures.
-		if n > cairnhttp.MaxPageBytes+cairnhttp.MaxPageBytes/2 || n < cairnhttp.MaxPageBytes {
-			t.Fatalf("a response of %d bytes, want about %d", n, cairnhttp.MaxPageBytes)
+		// A page's content once, and a little more (its blocks' fields and
+		// steps' figures): more than MaxPageBytes less the block that did
+		// not fit, less than MaxPageBytes and half.
+		if n > cairnhttp.MaxPageBytes+cairnhttp.MaxPageBytes/2 || n < cairnhttp.MaxPageBytes-bigSize {
+			t.Fatalf("a response of %d bytes, want between %d and %d", n, cairnhttp.MaxPageBytes-bigSize, cairnhttp.MaxPageBytes+cairnhttp.MaxPageBytes/2)
 		}
 	}
 	if heap > HugeHeapCeiling {
 		t.Fatalf("heap +%d MB, want under %d MB", heap>>20, HugeHeapCeiling>>20)
+	}
+
+	// The rule itself, on one page read whole: its content is within
+	// MaxPageBytes, the next block would pass it, and the next page
+	// starts at that block.
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/api/sessions/%s/rounds/1?blocks_from=1", s.URL(), id), nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page cairnhttp.RoundResponse
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
+	content := 0
+	for i, b := range page.Blocks {
+		if want := fmt.Sprintf("block %d x", i); !strings.HasPrefix(b.Content, want) || b.Size != 0 {
+			t.Fatalf("block %d: %.20q… cut to %d, want %q…, whole", i, b.Content, b.Size, want)
+		}
+		content += len(b.Content)
+	}
+	next := len(fmt.Sprintf("block %d ", len(page.Blocks))) + bigSize
+	t.Logf("a page of %d blocks, %d bytes of content; the next block %d bytes", len(page.Blocks), content, next)
+	if content > cairnhttp.MaxPageBytes || content+next <= cairnhttp.MaxPageBytes || page.NextBlocks != 1+len(page.Blocks) {
+		t.Fatalf("%d blocks, %d bytes, next page at %d: want at most %d bytes, the next block of %d not fitting, the next page at %d",
+			len(page.Blocks), content, page.NextBlocks, cairnhttp.MaxPageBytes, next, 1+len(page.Blocks))
 	}
 }

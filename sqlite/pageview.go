@@ -38,10 +38,10 @@ type pageReader struct {
 }
 
 // spanWhole is the longest view a pageReader reads whole and decodes as
-// every other reader does; a longer one is unquoted a window at a time,
-// so that a page holds a window of it, not the text.
-const (
-	spanWhole  = 1 << 20
+// every other reader does; a longer one is unquoted spanWindow bytes at a
+// time, so that a page holds a window of it, not the text.
+var (
+	spanWhole  = 1 << 20 // variables for tests
 	spanWindow = 64 << 10
 )
 

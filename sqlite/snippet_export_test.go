@@ -8,3 +8,12 @@ func SetS2Chunks() (restore func()) {
 	chunkCodec = codecS2
 	return func() { chunkCodec = c }
 }
+
+// SetSpanWhole has a round's page read views longer than n bytes a
+// window of w bytes at a time, for tests; it returns the function that
+// restores the sizes.
+func SetSpanWhole(n, w int) (restore func()) {
+	n0, w0 := spanWhole, spanWindow
+	spanWhole, spanWindow = n, w
+	return func() { spanWhole, spanWindow = n0, w0 }
+}

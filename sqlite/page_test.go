@@ -4,12 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"cairn"
 	"cairn/sqlite"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // pageSession inscribes a session of one round whose one line holds a
@@ -125,5 +129,34 @@ func TestFindRoundPage_Views(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFindRoundPage_ShortChunk: a page whose line's chunk ends before the
+// texts it views fails with a damage that names the session and the
+// line, for a short text read whole and a long one read as a stream.
+func TestFindRoundPage_ShortChunk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := MustOpenDBAt(t, path)
+	id := "9a9e0000-0000-4000-8000-000000000002"
+	pageSession(t, db, id)
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE chunks SET data = ?`, enc.EncodeAll([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"the first`), nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []int{0, 1} {
+		_, _, err := sqlite.NewRoundStore(db).FindRoundPage(context.Background(), id, 1, cairn.BlockPage{From: from, Limit: 10, Bytes: 100})
+		var ce *cairn.Error
+		if !errors.As(err, &ce) || ce.Err == nil || !strings.Contains(ce.Message, id+": lines 1–1") || !strings.Contains(ce.Err.Error(), "ends before byte") {
+			t.Errorf("a page from block %d of a short chunk: %v, want a damage naming session %s, line 1, its data too short", from, err, id)
+		}
 	}
 }

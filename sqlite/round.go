@@ -279,8 +279,7 @@ func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...an
 		return nil, err
 	}
 	rows.Close()
-	_, err = resolveViews(ctx, tx, sessionID, views, 0)
-	return out, err
+	return out, resolveViews(ctx, tx, sessionID, views)
 }
 
 // toolSep joins tool names in one column; it never occurs in a tool name.

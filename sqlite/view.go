@@ -340,12 +340,12 @@ type viewed struct {
 	span  int64
 }
 
-// resolveViews reads the text of blocks that view lines of their session
-// (one session's, all of them), cutting each to at most limit characters
-// when limit > 0, and returns each one's full length in bytes.
-func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed, limit int) ([]int, error) {
+// resolveViews reads the whole text of blocks that view lines of their
+// session (one session's, all of them). A round's page reads its texts
+// with a [pageReader] instead, which holds no line.
+func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed) error {
 	if len(blocks) == 0 {
-		return nil, nil
+		return nil
 	}
 	from, to := blocks[0].block.LineNo, blocks[0].block.LineNo
 	for _, b := range blocks {
@@ -355,7 +355,6 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 	for i, b := range blocks {
 		byLine[b.block.LineNo] = append(byLine[b.block.LineNo], i)
 	}
-	sizes := make([]int, len(blocks))
 	read := make([]bool, len(blocks))
 	gen, err := eachRaw(ctx, tx, sessionID, from, to, func(no int, raw []byte) error {
 		for _, i := range byLine[no] {
@@ -363,10 +362,6 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 			text, err := unpackView(b.span).text(raw)
 			if err != nil {
 				return &damage{session: sessionID, first: no, last: no, err: fmt.Errorf("block %d's text: %w", b.block.ID, err)}
-			}
-			sizes[i] = len(text)
-			if limit > 0 {
-				text = cairn.TruncateChars(text, limit)
 			}
 			b.block.Content = text
 			read[i] = true
@@ -377,13 +372,13 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 		d.generation = gen
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for i, b := range blocks {
 		if !read[i] {
-			return nil, &damage{session: sessionID, generation: gen, first: b.block.LineNo, last: b.block.LineNo,
+			return &damage{session: sessionID, generation: gen, first: b.block.LineNo, last: b.block.LineNo,
 				err: fmt.Errorf("block %d's text: line %d is not stored", b.block.ID, b.block.LineNo)}
 		}
 	}
-	return sizes, nil
+	return nil
 }

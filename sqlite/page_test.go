@@ -160,3 +160,34 @@ func TestFindRoundPage_ShortChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestFindRoundPage_Staged: blocks another import staged in a round
+// (written, not yet published) are neither counted nor paged, whereas a
+// session with nothing staged is paged without looking for them.
+func TestFindRoundPage_Staged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := MustOpenDBAt(t, path)
+	id := "9a9e0000-0000-4000-8000-000000000003"
+	texts := pageSession(t, db, id)
+	ctx := context.Background()
+	rounds := sqlite.NewRoundStore(db)
+	if r, total, err := rounds.FindRoundPage(ctx, id, 1, cairn.BlockPage{From: 3, Limit: 10, Bytes: 100}); err != nil || total != len(texts) || len(r.Blocks) != 1 {
+		t.Fatalf("before staging: %v, %d blocks in all; want %d, 1 paged", err, total, len(texts))
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`INSERT INTO blocks (session_num, round_seq, line_no, idx, role, kind, timestamp, content, searchable)
+		SELECT num, 1, 1, 9, 'assistant', 'text', 0, 'staged words', 1 FROM session_nums WHERE session_id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO staged_blocks (session_num, token, lo, hi) SELECT session_num, 'other', MAX(id), MAX(id) FROM blocks`); err != nil {
+		t.Fatal(err)
+	}
+	r, total, err := rounds.FindRoundPage(ctx, id, 1, cairn.BlockPage{From: 3, Limit: 10, Bytes: 100})
+	if err != nil || total != len(texts) || len(r.Blocks) != 1 || r.Blocks[0].Content == "staged words" {
+		t.Fatalf("with a block staged: %v, %d blocks in all, %d paged; want %d, 1 paged, not the staged one", err, total, len(r.Blocks), len(texts))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -101,10 +102,25 @@ func takeSnapshot(tb testing.TB, path string) snapshot {
 			tb.Fatal(err)
 		}
 	}
+	// Every hit, in an order of their own: an import reads several files
+	// at once, so which of two equally ranked blocks of different
+	// sessions was written first, and comes first, varies.
 	for _, q := range []string{"error handling", "test", "README", "go build", "function"} {
-		if s.Hits[q], err = st.Searcher.Search(ctx, cairn.SearchQuery{Text: q, Limit: 20}); err != nil {
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: q, Limit: 1000})
+		if err != nil {
 			tb.Fatal(err)
 		}
+		sort.Slice(hits, func(i, j int) bool {
+			a, b := hits[i], hits[j]
+			if a.SessionID != b.SessionID {
+				return a.SessionID < b.SessionID
+			}
+			if a.RoundSeq != b.RoundSeq {
+				return a.RoundSeq < b.RoundSeq
+			}
+			return a.Step < b.Step
+		})
+		s.Hits[q] = hits
 	}
 	return s
 }

@@ -123,17 +123,7 @@ func (s *InscriptionStore) reindexInOne(ctx context.Context, sess *cairn.Session
 	if err := insertBlocks(ctx, tx, in.AllBlocks(), newLineSource(sess.ID, lines)); err != nil {
 		return err
 	}
-	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {
-		return err
-	}
-	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ?, agent = COALESCE(NULLIF(?, ''), agent) WHERE id = ?`,
-		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, sess.ID); err != nil {
-		return err
-	}
-	if err := refreshSession(ctx, tx, sess.ID, 0, nil); err != nil {
+	if err := finishReindex(ctx, tx, sess.ID, in); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -233,17 +223,7 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	}, &steps, src); err != nil {
 		return err
 	}
-	if err := insertMessages(ctx, tx, sess.ID, in.Messages); err != nil {
-		return err
-	}
-	if err := refreshRoundUsage(ctx, tx, sess.ID, 0); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ?, agent = COALESCE(NULLIF(?, ''), agent) WHERE id = ?`,
-		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, sess.ID); err != nil {
-		return err
-	}
-	if err := refreshSession(ctx, tx, sess.ID, 0, nil); err != nil {
+	if err := finishReindex(ctx, tx, sess.ID, in); err != nil {
 		return err
 	}
 	if st != nil {
@@ -255,6 +235,23 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 		return err
 	}
 	return s.dropRanges(ctx, sess.ID, hidden, stageGap, old)
+}
+
+// finishReindex writes, in tx, what a reindex of session id rebuilt beside
+// its blocks: its messages' usage, its rounds' sums of it, and the
+// session's title, project, version, agent and totals.
+func finishReindex(ctx context.Context, tx *Tx, id string, in *cairn.Inscription) error {
+	if err := insertMessages(ctx, tx, id, in.Messages); err != nil {
+		return err
+	}
+	if err := refreshRoundUsage(ctx, tx, id, 0); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, project = ?, version = ?, agent = COALESCE(NULLIF(?, ''), agent) WHERE id = ?`,
+		in.Session.Title, in.Session.Project, in.Session.Version, in.Session.Agent, id); err != nil {
+		return err
+	}
+	return refreshSession(ctx, tx, id, 0, nil)
 }
 
 // A sourcePosition is how far a session's transcript was inscribed: what

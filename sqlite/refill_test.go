@@ -1,14 +1,11 @@
 package sqlite_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,27 +176,7 @@ func TestRefill_Killed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
 	kills, partial := 0, 0
 	for i := 0; i < 40; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRefillChild$")
-		cmd.Env = append(os.Environ(), "CAIRN_REFILL_CHILD="+path)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		want, done := rng.IntN(6), false
-		for n := 0; n < want && sc.Scan(); n++ {
-		}
-		time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
-		cmd.Process.Kill()
-		for sc.Scan() {
-			done = done || sc.Text() == "done"
-		}
-		io.Copy(io.Discard, out)
-		cmd.Wait()
+		done := killChild(t, rng, "TestRefillChild", "CAIRN_REFILL_CHILD="+path, 6)
 		recorded, refilling, ddl, indexed, searchable := indexState(t, path)
 		if recorded && refilling {
 			t.Fatalf("kill %d: 0014 recorded and refilling", i)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -275,32 +276,42 @@ func TestRelayout_Killed(t *testing.T) {
 	})
 }
 
+// killChild runs test in a child process of this test binary with env,
+// lets it print up to a random number below lines of progress, kills it
+// within the next 3 ms, and reports whether it had printed "done".
+func killChild(t *testing.T, rng *rand.Rand, test, env string, lines int) bool {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	want, done := rng.IntN(lines), false
+	for n := 0; n < want && sc.Scan(); n++ {
+	}
+	time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+	cmd.Process.Kill()
+	for sc.Scan() {
+		done = done || sc.Text() == "done"
+	}
+	io.Copy(io.Discard, out)
+	cmd.Wait()
+	return done
+}
+
 // relayoutKilled kills children rewriting the store at path, which holds
 // before, then finishes the rewrite; views says whether it makes views.
 func relayoutKilled(t *testing.T, path string, before snapshot, views bool) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
 	kills := 0 // of a child that had not finished
 	for i := 0; i < 40; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRelayoutChild$")
-		cmd.Env = append(os.Environ(), "CAIRN_RELAYOUT_CHILD="+path)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		want, done := rng.IntN(4), false
-		for n := 0; n < want && sc.Scan(); n++ {
-		}
-		time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
-		cmd.Process.Kill()
-		for sc.Scan() {
-			done = done || sc.Text() == "done"
-		}
-		cmd.Wait()
+		done := killChild(t, rng, "TestRelayoutChild", "CAIRN_RELAYOUT_CHILD="+path, 4)
 		if !done {
 			kills++
 		}

@@ -50,6 +50,7 @@ type grouped struct {
 	src    *lineSource
 	blocks int
 	bytes  int
+	old    *retired      // the old blocks its transaction hid, if any
 	done   chan error    // its result, once its transaction ended
 	lead   chan struct{} // closed when its caller is to lead
 }
@@ -115,6 +116,7 @@ func (s *InscriptionStore) settle(in *cairn.Inscription, e *grouped, err error) 
 		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 	}
 	in.Source = e.in.Source
+	s.dropRetired(e.ctx, e.old)
 	return nil
 }
 
@@ -180,9 +182,11 @@ func (s *InscriptionStore) writeGroup(ctx context.Context, es []*grouped) {
 				continue
 			}
 			var steps cairn.StepCounter
-			if err := inscribe(ctx, tx, e.in, e.chunks, &steps, math.MaxInt64, e.src); err != nil {
+			old, err := inscribe(ctx, tx, e.in, e.chunks, &steps, math.MaxInt64, e.src)
+			if err != nil {
 				return err
 			}
+			e.old = old
 		}
 		return tx.Commit()
 	}()
@@ -206,7 +210,8 @@ func (s *InscriptionStore) writeAlone(e *grouped) (err error) {
 	}
 	defer tx.Rollback()
 	var steps cairn.StepCounter
-	if err := inscribe(e.ctx, tx, e.in, e.chunks, &steps, math.MaxInt64, e.src); err != nil {
+	e.old, err = inscribe(e.ctx, tx, e.in, e.chunks, &steps, math.MaxInt64, e.src)
+	if err != nil {
 		return err
 	}
 	return tx.Commit()

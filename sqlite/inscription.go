@@ -179,7 +179,8 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 	if st != nil {
 		below = st.first
 	}
-	if err := inscribe(ctx, tx, &rest, chunks, &steps, below, src); err != nil {
+	old, err := inscribe(ctx, tx, &rest, chunks, &steps, below, src)
+	if err != nil {
 		return fmt.Errorf("inscribe %s: %w", in.Session.ID, err)
 	}
 	if st != nil {
@@ -187,7 +188,11 @@ func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) 
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.dropRetired(ctx, old)
+	return nil
 }
 
 // linesOf returns the lines in's blocks view: its own, and, but for an
@@ -212,21 +217,21 @@ func linesOf(in *cairn.Inscription) *lineSource {
 // inscribe writes in in tx, its blocks viewing the lines of src: its
 // staged blocks, if any, have ids from below on; the rest of its blocks
 // are numbered on by steps.
-func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk, steps *cairn.StepCounter, below int64, src *lineSource) error {
+func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk, steps *cairn.StepCounter, below int64, src *lineSource) (*retired, error) {
 	if err := precheck(ctx, tx, in); err != nil {
-		return err
+		return nil, err
 	}
 	if in.Reset {
 		var top sql.NullInt64
 		if err := tx.QueryRowContext(ctx, `SELECT MAX(generation) FROM chunks WHERE session_id = ?`, in.Session.ID).Scan(&top); err != nil {
-			return err
+			return nil, err
 		}
 		if top.Valid && int(top.Int64) >= in.Source.Generation {
 			in.Source.Generation = int(top.Int64) + 1
 		}
 	}
 	if err := upsertSession(ctx, tx, in.Session, in.Source); err != nil {
-		return err
+		return nil, err
 	}
 	fromSeq := in.FromSeq
 	if in.Reset {
@@ -236,32 +241,36 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 	if fromSeq > 0 {
 		t, err := sumRounds(ctx, tx, in.Session.ID, fromSeq)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		replaced = &t
 	}
-	if err := deleteIndexBelow(ctx, tx, in.Session.ID, fromSeq, below); err != nil {
-		return err
+	old, err := retire(ctx, tx, in.Session.ID, fromSeq, below)
+	if err != nil {
+		return nil, err
+	}
+	if err := deleteRounds(ctx, tx, in.Session.ID, fromSeq); err != nil {
+		return nil, err
 	}
 	if err := insertChunks(ctx, tx, in.Session.ID, in.Source.Generation, chunks); err != nil {
-		return err
+		return nil, err
 	}
 	if err := insertRounds(ctx, tx, in.Rounds); err != nil {
-		return err
+		return nil, err
 	}
 	if err := autoTag(ctx, tx, in); err != nil {
-		return err
+		return nil, err
 	}
 	if _, _, err := writeBlocks(ctx, tx, in.AllBlocks(), steps, src); err != nil {
-		return err
+		return nil, err
 	}
 	if err := insertMessages(ctx, tx, in.Session.ID, in.Messages); err != nil {
-		return err
+		return nil, err
 	}
 	if err := refreshRoundUsage(ctx, tx, in.Session.ID, fromSeq); err != nil {
-		return err
+		return nil, err
 	}
-	return refreshSession(ctx, tx, in.Session.ID, fromSeq, replaced)
+	return old, refreshSession(ctx, tx, in.Session.ID, fromSeq, replaced)
 }
 
 // precheck refuses in before anything of it is written: an invalid
@@ -335,13 +344,20 @@ func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
 // only: an inscription's staged blocks, about to replace them, all have
 // later ids than the blocks there were when it began.
 func deleteIndexBelow(ctx context.Context, tx *Tx, sessionID string, seq int, below int64) error {
+	if err := deleteBlocks(ctx, tx, sessionID, seq, below); err != nil {
+		return err
+	}
+	return deleteRounds(ctx, tx, sessionID, seq)
+}
+
+// deleteRounds deletes, in tx, session id's rounds from seq onwards and
+// their messages.
+func deleteRounds(ctx context.Context, tx *Tx, sessionID string, seq int) error {
 	for _, q := range []string{
-		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3 AND searchable = 1)`,
-		`DELETE FROM blocks WHERE session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3`,
 		`DELETE FROM rounds WHERE session_id = ?1 AND seq >= ?2`,
 		`DELETE FROM messages WHERE session_num = ` + numOf + ` AND round_seq >= ?2`,
 	} {
-		if _, err := tx.ExecContext(ctx, q, sessionID, seq, below); err != nil {
+		if _, err := tx.ExecContext(ctx, q, sessionID, seq); err != nil {
 			return err
 		}
 	}

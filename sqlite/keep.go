@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -62,24 +63,27 @@ func (s *KeepStore) SetKeepDays(ctx context.Context, days int) (err error) {
 	return tx.Commit()
 }
 
-// dropSession deletes everything inscribed of a session, its search
-// entries first (they are found through its blocks).
+// dropSession deletes everything inscribed of a session but its blocks
+// ([retire]) and its number, which the deletion of hidden blocks needs.
 var dropSession = []string{
-	`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_num = ` + numOf + ` AND searchable = 1)`,
-	`DELETE FROM blocks WHERE session_num = ` + numOf,
-	`DELETE FROM staged_blocks WHERE session_num = ` + numOf,
+	`DELETE FROM staged_blocks WHERE session_num = ` + numOf + ` AND token != ?2`,
 	`DELETE FROM messages WHERE session_num = ` + numOf,
 	`DELETE FROM round_tags WHERE session_id = ?1`,
 	`DELETE FROM rounds WHERE session_id = ?1`,
 	`DELETE FROM chunks WHERE session_id = ?1`,
 	`DELETE FROM relaid WHERE session_id = ?1`,
 	`DELETE FROM sessions WHERE id = ?1`,
-	`DELETE FROM session_nums WHERE session_id = ?1`,
 }
 
-// DropSessions implements [cairn.KeepStore].
+// DropSessions implements [cairn.KeepStore]. Each session goes in a
+// transaction of its own, but for the blocks of a huge one, hidden there
+// and deleted after, a part to a transaction ([retire]); what a killed
+// drop left hidden the next drop deletes.
 func (s *KeepStore) DropSessions(ctx context.Context, ids []string, at time.Time) (err error) {
 	defer s.db.explain(&err)
+	if err := s.dropLeftovers(ctx); err != nil {
+		return err
+	}
 	for _, id := range ids {
 		if err := s.drop(ctx, id, at); err != nil {
 			return err
@@ -98,8 +102,21 @@ func (s *KeepStore) drop(ctx context.Context, id string, at time.Time) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil || n == 0 {
 		return err
 	}
+	old, err := retire(ctx, tx, id, 0, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	token := ""
+	if old != nil {
+		token = old.token
+	}
 	for _, q := range dropSession {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+		if _, err := tx.ExecContext(ctx, q, id, token); err != nil {
+			return err
+		}
+	}
+	if old == nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM session_nums WHERE session_id = ?`, id); err != nil {
 			return err
 		}
 	}
@@ -107,7 +124,70 @@ func (s *KeepStore) drop(ctx context.Context, id string, at time.Time) error {
 		ON CONFLICT (id) DO UPDATE SET dropped_at = excluded.dropped_at`, id, formatTime(at)); err != nil {
 		return err
 	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return s.dropHidden(ctx, id, old)
+}
+
+// dropHidden deletes the blocks of dropped session id that its drop hid
+// (old's token; every staged block of the session if that is ""), then
+// its number, unless the session was imported again meanwhile.
+func (s *KeepStore) dropHidden(ctx context.Context, id string, old *retired) error {
+	if old == nil {
+		return nil
+	}
+	ins := &InscriptionStore{db: s.db}
+	if old.token != "" {
+		ins.dropRetired(ctx, old)
+	} else if err := ins.dropRanges(ctx, id, "", stageGap, nil); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM session_nums WHERE session_id = ?1
+		AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = ?1) AND NOT EXISTS (SELECT 1 FROM staged_blocks WHERE session_num = `+numOf+`)`, id); err != nil {
+		return err
+	}
 	return tx.Commit()
+}
+
+// dropLeftovers deletes what killed drops left hidden: the staged blocks
+// of sessions no longer stored.
+func (s *KeepStore) dropLeftovers(ctx context.Context) error {
+	rtx, err := s.db.read(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := rtx.QueryContext(ctx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num
+		WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE id = n.session_id)`)
+	var gone []string
+	if err == nil {
+		for rows.Next() {
+			var id string
+			if err = rows.Scan(&id); err != nil {
+				break
+			}
+			gone = append(gone, id)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+		rows.Close()
+	}
+	rtx.Rollback()
+	if err != nil {
+		return err
+	}
+	for _, id := range gone {
+		if err := s.dropHidden(ctx, id, &retired{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Dropped implements [cairn.KeepStore].

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -149,7 +150,7 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 		lines, err = findLines(ctx, rtx, sess.ID, 0, 0)
 	}
 	if err == nil {
-		old, err = blockIDs(ctx, rtx, sess.ID)
+		old, err = blockIDs(ctx, rtx, sess.ID, 0, math.MaxInt64)
 	}
 	rtx.Rollback()
 	if err != nil {

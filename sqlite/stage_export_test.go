@@ -13,6 +13,14 @@ func SetStaging(blocks int, gap time.Duration) (restore func()) {
 	return func() { stageBlocks, stageGap = b, g }
 }
 
+// KeepRetired leaves the blocks an import or a drop hid undeleted, as a
+// kill right after its transaction would; it returns the function that
+// restores the deletion.
+func KeepRetired() (restore func()) {
+	keepRetired = true
+	return func() { keepRetired = false }
+}
+
 // DropStaged drops every staged block of session id, as an import of it
 // does first.
 func (s *InscriptionStore) DropStaged(ctx context.Context, id string) error {

@@ -1,0 +1,221 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"testing"
+	"time"
+
+	"cairn"
+	"cairn/sqlite"
+	"cairn/storetest"
+)
+
+// The sessions of the retire tests: a huge one between two small ones.
+const (
+	retireEarly = "ac000000-0000-0000-0000-000000000001"
+	retireHuge  = "ac000000-0000-0000-0000-000000000002"
+	retireLate  = "ac000000-0000-0000-0000-000000000003"
+)
+
+// retireStore stores a session of n blocks holding "oldword" between two
+// small ones, each written in one transaction.
+func retireStore(t *testing.T, n int) (*sqlite.DB, *storetest.Store) {
+	t.Helper()
+	db := MustOpenDB(t)
+	st := stores(db)
+	defer sqlite.SetStaging(1<<20, 0)()
+	storetest.MustInscribe(t, st, wideSession(retireEarly, 8, "early"))
+	storetest.MustInscribe(t, st, wideSession(retireHuge, n, "oldword"))
+	storetest.MustInscribe(t, st, wideSession(retireLate, 8, "late"))
+	// The search index as one segment, as a store's old entries end up:
+	// else the first transaction watched merges the segments written
+	// here, whose size is the session's.
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO blocks_fts (blocks_fts) VALUES ('optimize')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return db, st
+}
+
+// renewed is the huge session of n blocks as an import of its
+// transcript edited in place inscribes it: whole, as a new generation.
+func renewed(n int, word string) *cairn.Inscription {
+	in := wideSession(retireHuge, n, word)
+	in.Reset = true
+	return in
+}
+
+// appended is the huge session's last round, of n/4 blocks, inscribed
+// again as an import does when a line was appended to it.
+func appended(n int, word string) *cairn.Inscription {
+	in := wideSession(retireHuge, n, word)
+	in.FromSeq = 4
+	in.Rounds, in.Lines = in.Rounds[3:], in.Lines[3:]
+	var blocks []*cairn.Block
+	for _, b := range in.Blocks {
+		if b.RoundSeq == 4 {
+			blocks = append(blocks, b)
+		}
+	}
+	in.Blocks, in.BlockSeq = blocks, func(yield func([]*cairn.Block) bool) {
+		for b := range slices.Chunk(blocks, 16) {
+			if !yield(b) {
+				return
+			}
+		}
+	}
+	return in
+}
+
+// stored counts what the store holds: every block row, the staged
+// ranges, and the rounds search finds by word.
+func stored(t *testing.T, db *sqlite.DB, st *storetest.Store, word string) (blocks, staged, hits int) {
+	t.Helper()
+	ctx := context.Background()
+	rtx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rtx.Rollback()
+	if err := rtx.QueryRow(`SELECT (SELECT COUNT(*) FROM blocks), (SELECT COUNT(*) FROM staged_blocks)`).Scan(&blocks, &staged); err != nil {
+		t.Fatal(err)
+	}
+	found, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: word, Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blocks, staged, len(found)
+}
+
+// TestRetire_Bounded: an import that replaces a huge session's rounds
+// (its transcript edited in place, or a line appended to its huge last
+// round) hides the old blocks in its transaction and deletes them after,
+// a part to a transaction: no write transaction does work that grows
+// with the session (issue #27: the write lock was held 13.7 s by the
+// re-import of an edited million-block message). Counted in pages read,
+// as TestReindex_BoundedTransactions does, not timed.
+func TestRetire_Bounded(t *testing.T) {
+	const per = 64
+	for _, c := range []struct {
+		name  string
+		again func(n int, word string) *cairn.Inscription
+		hits  int // rounds search finds by the new word
+		old   int // by the old word: the rounds not replaced
+	}{
+		{"edited", renewed, 4, 0},
+		{"appended", appended, 1, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			heaviest := map[int]sqlite.WriteTx{}
+			for _, n := range []int{1 << 10, 16 << 10} {
+				db, st := retireStore(t, n)
+				restore := sqlite.SetStaging(per, 0)
+				stop := db.WatchWrites(t)
+				storetest.MustInscribe(t, st, c.again(n, "newword"))
+				txs := stop()
+				restore()
+				heaviest[n] = heaviestTx(txs)
+				blocks, staged, hits := stored(t, db, st, "newword")
+				_, _, old := stored(t, db, st, "oldword")
+				if blocks != n+16 || staged != 0 || hits != c.hits || old != c.old {
+					t.Errorf("%d blocks: after the import %d block rows, %d staged ranges, rounds found by the new word %d, by the old %d; want %d, 0, %d, %d",
+						n, blocks, staged, hits, old, n+16, c.hits, c.old)
+				}
+				t.Logf("%d blocks: %d write transactions, at most %d pages (%v)", n, len(txs), heaviest[n].Pages, heaviest[n].Span)
+			}
+			if s, l := heaviest[1<<10], heaviest[16<<10]; l.Pages > 4*s.Pages {
+				t.Errorf("a transaction of the import replacing %d blocks read %d pages, of %d blocks at most %d: its work grows with the session",
+					16<<10, l.Pages, 1<<10, s.Pages)
+			}
+		})
+	}
+}
+
+func heaviestTx(txs []sqlite.WriteTx) sqlite.WriteTx {
+	var h sqlite.WriteTx
+	for _, tx := range txs {
+		if tx.Pages > h.Pages {
+			h = tx
+		}
+	}
+	return h
+}
+
+// TestRetire_Killed: killed after the transaction that hid the old
+// blocks, an import leaves them where no reader sees them, and the next
+// import of the session deletes them; a drop of a huge session killed
+// the same way leaves its blocks to the next drop.
+func TestRetire_Killed(t *testing.T) {
+	const n = 4 << 10
+	ctx := context.Background()
+	db, st := retireStore(t, n)
+	defer sqlite.SetStaging(256, 0)()
+	restore := sqlite.KeepRetired()
+	storetest.MustInscribe(t, st, renewed(n, "newword"))
+	blocks, staged, old := stored(t, db, st, "oldword")
+	if blocks != 2*n+16 || staged != 1 || old != 0 {
+		t.Fatalf("killed after hiding: %d block rows, %d staged ranges, %d hits of the old word; want %d, 1, 0", blocks, staged, old, 2*n+16)
+	}
+	if rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: retireHuge}); err != nil || len(rounds) != 4 {
+		t.Fatalf("rounds of the session: %d, %v; want 4", len(rounds), err)
+	}
+	restore()
+	storetest.MustInscribe(t, st, appended(n, "newword"))
+	if blocks, staged, hits := stored(t, db, st, "newword"); blocks != n+16 || staged != 0 || hits != 4 {
+		t.Errorf("after the next import: %d block rows, %d staged ranges, %d rounds found; want %d, 0, 4", blocks, staged, hits, n+16)
+	}
+
+	restore = sqlite.KeepRetired()
+	at := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	if err := st.Keep.DropSessions(ctx, []string{retireHuge}, at); err != nil {
+		t.Fatal(err)
+	}
+	if blocks, staged, hits := stored(t, db, st, "newword"); blocks != n+16 || staged != 1 || hits != 0 {
+		t.Fatalf("drop killed after hiding: %d block rows, %d staged ranges, %d hits; want %d, 1, 0", blocks, staged, hits, n+16)
+	}
+	restore()
+	if err := st.Keep.DropSessions(ctx, nil, at); err != nil {
+		t.Fatal(err)
+	}
+	if blocks, staged, _ := stored(t, db, st, "newword"); blocks != 16 || staged != 0 {
+		t.Errorf("after the next drop: %d block rows, %d staged ranges; want 16, 0", blocks, staged)
+	}
+}
+
+// TestDropSessions_Bounded: dropping a huge session deletes its blocks a
+// part to a transaction.
+func TestDropSessions_Bounded(t *testing.T) {
+	const per = 64
+	ctx := context.Background()
+	heaviest := map[int]sqlite.WriteTx{}
+	for _, n := range []int{1 << 10, 16 << 10} {
+		db, st := retireStore(t, n)
+		restore := sqlite.SetStaging(per, 0)
+		stop := db.WatchWrites(t)
+		if err := st.Keep.DropSessions(ctx, []string{retireHuge}, time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)); err != nil {
+			t.Fatal(err)
+		}
+		txs := stop()
+		restore()
+		heaviest[n] = heaviestTx(txs)
+		if blocks, staged, hits := stored(t, db, st, "oldword"); blocks != 16 || staged != 0 || hits != 0 {
+			t.Errorf("%d blocks: after the drop %d block rows, %d staged ranges, %d hits; want 16, 0, 0", n, blocks, staged, hits)
+		}
+		if s, err := st.Sessions.FindSessionByID(ctx, retireHuge); err == nil {
+			t.Errorf("%d blocks: session %s still found after its drop", n, s.ID)
+		}
+	}
+	if s, l := heaviest[1<<10], heaviest[16<<10]; l.Pages > 4*s.Pages {
+		t.Errorf("a transaction of the drop of %d blocks read %d pages, of %d blocks at most %d: its work grows with the session",
+			16<<10, l.Pages, 1<<10, s.Pages)
+	}
+}

@@ -1,7 +1,8 @@
 package sqlite
 
 import (
-	"math/big"
+	"math/bits"
+	"slices"
 	"strings"
 
 	"cairn"
@@ -137,22 +138,34 @@ var idPrefixes = []string{"toolu_", "msg_", "call_", "srvtoolu_"}
 // base62 is the digits of the ids' numbers, in order.
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// idCode returns how blocks.tool_id and blocks.message_id store id.
+// idCode returns how blocks.tool_id and blocks.message_id store id: its
+// prefix's index, its tail's length and its tail's number in base 62 as
+// big-endian bytes without leading zeros (what big.Int.Bytes gives: the
+// stores written before hold that).
 func idCode(id string) any {
 	for i, p := range idPrefixes {
 		tail, ok := strings.CutPrefix(id, p)
 		if !ok || tail == "" || len(tail) > 255 {
 			continue
 		}
-		n, d := new(big.Int), new(big.Int)
+		out := append(make([]byte, 0, 2+len(tail)), byte(i), byte(len(tail)))
+		n := out[2:2] // the number, little-endian while it is built
 		for j := range len(tail) {
 			k := strings.IndexByte(base62, tail[j])
 			if k < 0 {
 				return id
 			}
-			n.Mul(n, big.NewInt(62)).Add(n, d.SetInt64(int64(k)))
+			carry := uint(k)
+			for b := range n {
+				x := uint(n[b])*62 + carry
+				n[b], carry = byte(x), x>>8
+			}
+			if carry > 0 {
+				n = append(n, byte(carry))
+			}
 		}
-		return append([]byte{byte(i), byte(len(tail))}, n.Bytes()...)
+		slices.Reverse(n)
+		return append(out, n...)
 	}
 	return id
 }
@@ -166,16 +179,43 @@ func idOf(v any) string {
 		if len(v) < 2 || int(v[0]) >= len(idPrefixes) {
 			return string(v)
 		}
-		digits := make([]byte, v[1])
-		n, m := new(big.Int).SetBytes(v[2:]), new(big.Int)
-		base := big.NewInt(62)
-		for j := len(digits) - 1; j >= 0; j-- {
-			n.DivMod(n, base, m)
-			digits[j] = base62[m.Int64()]
-		}
-		return idPrefixes[v[0]] + string(digits)
+		p := idPrefixes[v[0]]
+		out := make([]byte, len(p)+int(v[1]))
+		copy(out, p)
+		digits(out[len(p):], v[2:])
+		return string(out)
 	}
 	return ""
+}
+
+// digits writes the number n (big-endian bytes) as the base-62 digits
+// dst has room for, the lowest last: by 64-bit words while n fits in
+// three of them (a tool-call id's 24 digits take 18 bytes), else by bytes.
+func digits(dst, n []byte) {
+	if len(n) <= 24 {
+		var w [3]uint64
+		for i, b := range n {
+			k := len(n) - 1 - i // b's place from the lowest byte
+			w[2-k/8] |= uint64(b) << (8 * (k % 8))
+		}
+		for j := len(dst) - 1; j >= 0; j-- {
+			var r uint64
+			for i := range w {
+				w[i], r = bits.Div64(r, w[i], 62)
+			}
+			dst[j] = base62[r]
+		}
+		return
+	}
+	n = slices.Clone(n)
+	for j := len(dst) - 1; j >= 0; j-- {
+		var r uint
+		for b := range n {
+			x := r<<8 | uint(n[b])
+			n[b], r = byte(x/62), x%62
+		}
+		dst[j] = base62[r]
+	}
 }
 
 // A codedID scans blocks.tool_id or blocks.message_id into ID.

@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"math/big"
+	"reflect"
+	"strings"
 	"testing"
 
 	"cairn"
@@ -62,13 +65,38 @@ func TestIDCodes(t *testing.T) {
 	}
 }
 
+// bigCode is idCode as the stores written before computed it, with
+// math/big: the bytes idCode writes must stay those.
+func bigCode(id string) any {
+	for i, p := range idPrefixes {
+		tail, ok := strings.CutPrefix(id, p)
+		if !ok || tail == "" || len(tail) > 255 {
+			continue
+		}
+		n := new(big.Int)
+		for j := range len(tail) {
+			k := strings.IndexByte(base62, tail[j])
+			if k < 0 {
+				return id
+			}
+			n.Mul(n, big.NewInt(62)).Add(n, big.NewInt(int64(k)))
+		}
+		return append([]byte{byte(i), byte(len(tail))}, n.Bytes()...)
+	}
+	return id
+}
+
 func FuzzIDCode(f *testing.F) {
-	for _, s := range []string{"toolu_01A09q90qw90lq917835lq9", "msg_0", "call_", "x"} {
+	for _, s := range []string{"toolu_01A09q90qw90lq917835lq9", "msg_0", "call_", "x", "toolu_0000", "msg_" + strings.Repeat("z", 255)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		if got := idOf(idCode(id)); got != id {
+		c := idCode(id)
+		if got := idOf(c); got != id {
 			t.Fatalf("%q reads back as %q", id, got)
+		}
+		if want := bigCode(id); !reflect.DeepEqual(c, want) {
+			t.Fatalf("%q stored as %#v, as %#v before", id, c, want)
 		}
 	})
 }

@@ -3,7 +3,11 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,5 +221,89 @@ func TestDropSessions_Bounded(t *testing.T) {
 	if s, l := heaviest[1<<10], heaviest[16<<10]; l.Pages > 4*s.Pages {
 		t.Errorf("a transaction of the drop of %d blocks read %d pages, of %d blocks at most %d: its work grows with the session",
 			16<<10, l.Pages, 1<<10, s.Pages)
+	}
+}
+
+// TestRetire_Concurrent: three handles on one store (as three processes
+// have) each import the huge session edited in place, again and again,
+// from the position each read, as an importer does, their staged and
+// retired ranges crossing; a reader meanwhile counts the session's
+// visible blocks. Every import is stored or refused as stale (another
+// import stored first, or dropped what it staged, as the next import of a
+// session does), the reader never sees anything but one whole version,
+// and once the imports stop one more leaves the store exactly it.
+func TestRetire_Concurrent(t *testing.T) {
+	const n = 2 << 10
+	ctx := context.Background()
+	db, st := retireStore(t, n)
+	defer sqlite.SetStaging(128, 0)()
+	var handles []*storetest.Store
+	for range 3 {
+		handles = append(handles, stores(MustOpenDBAt(t, db.Path)))
+	}
+	done := make(chan struct{})
+	seen := make(chan error, 1)
+	go func() {
+		defer close(seen)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			var visible int
+			rtx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+			if err != nil {
+				seen <- err
+				return
+			}
+			err = rtx.QueryRow(`SELECT COUNT(*) FROM blocks b WHERE session_num = (SELECT num FROM session_nums WHERE session_id = ?)
+				AND NOT EXISTS (SELECT 1 FROM staged_blocks p WHERE p.session_num = b.session_num AND p.lo <= b.id AND b.id <= p.hi)`, retireHuge).Scan(&visible)
+			if err == nil && visible != n {
+				err = fmt.Errorf("the reader saw %d blocks of the session, want %d", visible, n)
+			}
+			rtx.Rollback()
+			if err != nil {
+				seen <- err
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var kept, stale atomic.Int32
+	for i, h := range handles {
+		wg.Go(func() {
+			for j := range 4 {
+				in := renewed(n, fmt.Sprintf("word%d%d", i, j))
+				prev, err := h.Inscription.FindSource(ctx, retireHuge)
+				if err != nil {
+					t.Errorf("import %d.%d: %v", i, j, err)
+					return
+				}
+				in.Prev = prev
+				err = h.Inscription.Inscribe(ctx, in)
+				switch {
+				case err == nil:
+					kept.Add(1)
+				case errors.Is(err, cairn.ErrStale):
+					stale.Add(1)
+				default:
+					t.Errorf("import %d.%d: %v", i, j, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	if err := <-seen; err != nil {
+		t.Error(err)
+	}
+	t.Logf("%d imports stored, %d refused as stale", kept.Load(), stale.Load())
+	if kept.Load() == 0 {
+		t.Fatal("no import was stored")
+	}
+	storetest.MustInscribe(t, st, renewed(n, "final"))
+	if blocks, staged, hits := stored(t, db, st, "final"); blocks != n+16 || staged != 0 || hits != 4 {
+		t.Errorf("after the last import: %d block rows, %d staged ranges, %d rounds found; want %d, 0, 4", blocks, staged, hits, n+16)
 	}
 }

@@ -42,6 +42,7 @@ const unstaged = `NOT EXISTS (SELECT 1 FROM staged_blocks p WHERE p.session_num 
 type staging struct {
 	token string // its rows' in staged_blocks
 	rows  int    // how many rows it wrote
+	ids   int64  // how many ids they span
 	first int64  // the first id it gave
 	done  time.Time
 }
@@ -98,26 +99,26 @@ func (s *InscriptionStore) stage(ctx context.Context, id string, st *staging, bl
 		st.first = lo
 	}
 	st.rows++
+	st.ids += hi - lo + 1
 	st.done = time.Now()
 	return nil
 }
 
 // publish makes st's blocks visible, in the transaction of the batch
 // they belong to. Were some dropped meanwhile (by another import of the
-// session, which found them left over), the batch is stale: the import
-// starts over.
+// session, which found them left over: whole ranges, or a range's first
+// part, its start moved on), the batch is stale: the import starts over.
 func (st *staging) publish(ctx context.Context, tx *Tx, id string) error {
-	res, err := tx.ExecContext(ctx, `DELETE FROM staged_blocks WHERE session_num = `+numOf+` AND token = ?2`, id, st.token)
-	if err != nil {
+	var rows, ids int64
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(hi - lo + 1), 0) FROM staged_blocks WHERE session_num = `+numOf+` AND token = ?2`,
+		id, st.token).Scan(&rows, &ids); err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != int64(st.rows) {
-		if err == nil {
-			err = fmt.Errorf("%d of %d staged block ranges: %w", n, st.rows, cairn.ErrStale)
-		}
-		return err
+	if rows != int64(st.rows) || ids != st.ids {
+		return fmt.Errorf("%d of %d staged block ranges, %d of %d ids: %w", rows, st.rows, ids, st.ids, cairn.ErrStale)
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `DELETE FROM staged_blocks WHERE session_num = `+numOf+` AND token = ?2`, id, st.token)
+	return err
 }
 
 // dropStaged deletes the staged blocks of session id, with their search
@@ -167,7 +168,9 @@ func (s *InscriptionStore) dropRanges(ctx context.Context, id, token string, gap
 
 // dropRange deletes, in one transaction, the blocks of session id whose
 // ids are lo to cut, with their search entries, and moves the start of
-// staged range row (lo to hi) on to next, deleting it past hi. The blocks
+// staged range row (lo to hi) on to next, deleting it past hi; if the row
+// no longer starts at lo (another process moved it on, or the import that
+// staged it published its blocks), it deletes nothing. The blocks
 // are read by id: the unary + keeps SQLite from reading the session's
 // every entry of blocks_round instead (a million of them, twice a
 // transaction, during the reindex of a million-block message).
@@ -177,6 +180,20 @@ func (s *InscriptionStore) dropRange(ctx context.Context, id string, row, lo, cu
 		return err
 	}
 	defer tx.Rollback()
+	q := `UPDATE staged_blocks SET lo = ?3 WHERE rowid = ?1 AND lo = ?2`
+	if next > hi {
+		q = `DELETE FROM staged_blocks WHERE rowid = ?1 AND lo = ?2`
+	}
+	res, err := tx.ExecContext(ctx, q, row, lo, next)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		// Since the range was read, another process moved it on or its
+		// import published it: its blocks from lo are no longer ours to
+		// delete.
+		return err
+	}
 	for _, q := range []string{
 		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE id BETWEEN ?2 AND ?3 AND +session_num = ` + numOf + ` AND searchable = 1)`,
 		`DELETE FROM blocks WHERE id BETWEEN ?2 AND ?3 AND +session_num = ` + numOf,
@@ -184,13 +201,6 @@ func (s *InscriptionStore) dropRange(ctx context.Context, id string, row, lo, cu
 		if _, err := tx.ExecContext(ctx, q, id, lo, cut); err != nil {
 			return err
 		}
-	}
-	q := `UPDATE staged_blocks SET lo = ?3 WHERE rowid = ?1 AND lo = ?2`
-	if next > hi {
-		q = `DELETE FROM staged_blocks WHERE rowid = ?1 AND lo = ?2`
-	}
-	if _, err := tx.ExecContext(ctx, q, row, lo, next); err != nil {
-		return err
 	}
 	return tx.Commit()
 }

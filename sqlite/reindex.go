@@ -112,6 +112,9 @@ func (s *InscriptionStore) reindexInOne(ctx context.Context, sess *cairn.Session
 	if err != nil {
 		return given{err}
 	}
+	if err := orphanStaging(ctx, tx, sess.ID, ""); err != nil {
+		return err
+	}
 	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
 		return err
 	}
@@ -150,7 +153,11 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 		lines, err = findLines(ctx, rtx, sess.ID, 0, 0)
 	}
 	if err == nil {
-		old, err = blockIDs(ctx, rtx, sess.ID, 0, math.MaxInt64)
+		// The blocks readers see, not those imports are staging: a
+		// staging abandoned and deleted meanwhile frees the highest ids
+		// for this reindex's own blocks, which the range hidden would
+		// then cover.
+		old, err = blockIDs(ctx, rtx, sess.ID, 0, math.MaxInt64, true)
 	}
 	rtx.Rollback()
 	if err != nil {
@@ -201,6 +208,13 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	if st != nil {
 		hidden = st.token + "-old"
 	}
+	token := ""
+	if st != nil {
+		token = st.token
+	}
+	if err := orphanStaging(ctx, tx, sess.ID, token); err != nil {
+		return err
+	}
 	if err := hide(ctx, tx, sess.ID, hidden, old); err != nil {
 		return err
 	}
@@ -236,6 +250,18 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 		return err
 	}
 	return s.dropRanges(ctx, sess.ID, hidden, stageGap, old)
+}
+
+// orphanStaging makes, in tx, the blocks that imports of session id are
+// staging (every staged range but token's and hidden ones) old blocks
+// for the next import of the session to delete, so that those imports
+// find them gone and start over (cairn.ErrStale) rather than publish a
+// version beside the one the reindex rebuilt: an import's position check
+// does not see a reindex, which moves no position.
+func orphanStaging(ctx context.Context, tx *Tx, id, token string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE staged_blocks SET token = token || '-old'
+		WHERE session_num = `+numOf+` AND token != ?2 AND token NOT LIKE '%-old'`, id, token)
+	return err
 }
 
 // finishReindex writes, in tx, what a reindex of session id rebuilt beside

@@ -127,7 +127,7 @@ func (s *InscriptionStore) dropRetired(ctx context.Context, r *retired) {
 	if err != nil {
 		return
 	}
-	ids, err := blockIDs(ctx, rtx, r.session, r.lo, r.hi)
+	ids, err := blockIDs(ctx, rtx, r.session, r.lo, r.hi, false)
 	rtx.Rollback()
 	if err == nil {
 		_ = s.dropRanges(ctx, r.session, r.token, stageGap, ids)

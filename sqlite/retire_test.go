@@ -241,6 +241,50 @@ func TestRetire_Concurrent(t *testing.T) {
 	for range 3 {
 		handles = append(handles, stores(MustOpenDBAt(t, db.Path)))
 	}
+	stop := watchVisible(db, n)
+	var wg sync.WaitGroup
+	var kept, stale atomic.Int32
+	for i, h := range handles {
+		wg.Go(func() {
+			for j := range 4 {
+				in := renewed(n, fmt.Sprintf("word%d%d", i, j))
+				prev, err := h.Inscription.FindSource(ctx, retireHuge)
+				if err != nil {
+					t.Errorf("import %d.%d: %v", i, j, err)
+					return
+				}
+				in.Prev = prev
+				err = h.Inscription.Inscribe(ctx, in)
+				switch {
+				case err == nil:
+					kept.Add(1)
+				case errors.Is(err, cairn.ErrStale):
+					stale.Add(1)
+				default:
+					t.Errorf("import %d.%d: %v", i, j, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := stop(); err != nil {
+		t.Error(err)
+	}
+	t.Logf("%d imports stored, %d refused as stale", kept.Load(), stale.Load())
+	if kept.Load() == 0 {
+		t.Fatal("no import was stored")
+	}
+	storetest.MustInscribe(t, st, renewed(n, "final"))
+	if blocks, staged, hits := stored(t, db, st, "final"); blocks != n+16 || staged != 0 || hits != 4 {
+		t.Errorf("after the last import: %d block rows, %d staged ranges, %d rounds found; want %d, 0, 4", blocks, staged, hits, n+16)
+	}
+}
+
+// watchVisible counts, again and again until the function it returns is
+// called, the huge session's blocks a reader sees, and returns the first
+// count that is not n.
+func watchVisible(db *sqlite.DB, n int) (stop func() error) {
+	ctx := context.Background()
 	done := make(chan struct{})
 	seen := make(chan error, 1)
 	go func() {
@@ -269,38 +313,56 @@ func TestRetire_Concurrent(t *testing.T) {
 			}
 		}
 	}()
+	return func() error {
+		close(done)
+		return <-seen
+	}
+}
+
+// TestRetire_ConcurrentReindex: reindexes of the store run while two
+// handles import the huge session edited in place; the reader never sees
+// two versions at once (a reindex moves no position, so an import that
+// staged its blocks while a reindex published found nothing amiss and
+// published beside it), and a last import leaves the store exactly it.
+func TestRetire_ConcurrentReindex(t *testing.T) {
+	const n = 2 << 10
+	ctx := context.Background()
+	db, st := retireStore(t, n)
+	defer sqlite.SetStaging(128, 0)()
+	stop := watchVisible(db, n)
 	var wg sync.WaitGroup
-	var kept, stale atomic.Int32
-	for i, h := range handles {
+	for i := range 2 {
+		h := stores(MustOpenDBAt(t, db.Path))
 		wg.Go(func() {
 			for j := range 4 {
 				in := renewed(n, fmt.Sprintf("word%d%d", i, j))
 				prev, err := h.Inscription.FindSource(ctx, retireHuge)
-				if err != nil {
-					t.Errorf("import %d.%d: %v", i, j, err)
-					return
+				if err == nil {
+					in.Prev = prev
+					err = h.Inscription.Inscribe(ctx, in)
 				}
-				in.Prev = prev
-				err = h.Inscription.Inscribe(ctx, in)
-				switch {
-				case err == nil:
-					kept.Add(1)
-				case errors.Is(err, cairn.ErrStale):
-					stale.Add(1)
-				default:
+				if err != nil && !errors.Is(err, cairn.ErrStale) {
 					t.Errorf("import %d.%d: %v", i, j, err)
 				}
 			}
 		})
 	}
+	r := stores(MustOpenDBAt(t, db.Path))
+	wg.Go(func() {
+		for range 3 {
+			err := r.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+				in := wideSession(sess.ID, map[string]int{retireEarly: 8, retireHuge: n, retireLate: 8}[sess.ID], "reindexed")
+				in.Session, in.Lines = sess, lines
+				return in, nil
+			}, nil)
+			if err != nil {
+				t.Errorf("reindex: %v", err)
+			}
+		}
+	})
 	wg.Wait()
-	close(done)
-	if err := <-seen; err != nil {
+	if err := stop(); err != nil {
 		t.Error(err)
-	}
-	t.Logf("%d imports stored, %d refused as stale", kept.Load(), stale.Load())
-	if kept.Load() == 0 {
-		t.Fatal("no import was stored")
 	}
 	storetest.MustInscribe(t, st, renewed(n, "final"))
 	if blocks, staged, hits := stored(t, db, st, "final"); blocks != n+16 || staged != 0 || hits != 4 {

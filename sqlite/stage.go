@@ -205,13 +205,18 @@ func (s *InscriptionStore) dropRange(ctx context.Context, id string, row, lo, cu
 	return tx.Commit()
 }
 
-// blockIDs reads, in tx, the ids of session id's blocks from lo to hi,
+// blockIDs reads, in tx, the ids of session id's blocks from lo to hi
+// (with visible, only those no reader skips: not staged, not hidden),
 // sorted: what [hide] hides, by their first and last, and what
 // dropRanges then skips to. They are read through the session's index in
 // a read transaction, with no write lock held (0.2 s for a million
 // blocks).
-func blockIDs(ctx context.Context, tx *Tx, id string, lo, hi int64) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM blocks WHERE session_num = `+numOf+` AND id BETWEEN ?2 AND ?3`, id, lo, hi)
+func blockIDs(ctx context.Context, tx *Tx, id string, lo, hi int64, visible bool) ([]int64, error) {
+	q := `SELECT id FROM blocks b WHERE session_num = ` + numOf + ` AND id BETWEEN ?2 AND ?3`
+	if visible {
+		q += ` AND ` + unstaged
+	}
+	rows, err := tx.QueryContext(ctx, q, id, lo, hi)
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 		}
 		replaced = &t
 	}
-	old, err := retire(ctx, tx, in.Session.ID, fromSeq, below)
+	old, err := retire(ctx, tx, in.Session.ID, fromSeq, below, true)
 	if err != nil {
 		return nil, err
 	}
@@ -334,20 +334,18 @@ func upsertSession(ctx context.Context, tx *Tx, sess *cairn.Session, src cairn.S
 	return err
 }
 
-// deleteIndex removes the rounds from seq onwards, their blocks, their
-// messages and their search entries; lines are never deleted.
-func deleteIndex(ctx context.Context, tx *Tx, sessionID string, seq int) error {
-	return deleteIndexBelow(ctx, tx, sessionID, seq, math.MaxInt64)
-}
-
-// deleteIndexBelow is deleteIndex of the blocks whose id is below id
-// only: an inscription's staged blocks, about to replace them, all have
-// later ids than the blocks there were when it began.
-func deleteIndexBelow(ctx context.Context, tx *Tx, sessionID string, seq int, below int64) error {
-	if err := deleteBlocks(ctx, tx, sessionID, seq, below); err != nil {
+// deleteIndex removes every round of a session, its blocks, staged
+// ones included with their ranges (an import staging them then finds
+// them gone and starts over), its messages and its search entries; lines
+// are never deleted.
+func deleteIndex(ctx context.Context, tx *Tx, sessionID string) error {
+	if err := deleteBlocks(ctx, tx, sessionID, 0, math.MaxInt64, false); err != nil {
 		return err
 	}
-	return deleteRounds(ctx, tx, sessionID, seq)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM staged_blocks WHERE session_num = `+numOf, sessionID); err != nil {
+		return err
+	}
+	return deleteRounds(ctx, tx, sessionID, 0)
 }
 
 // deleteRounds deletes, in tx, session id's rounds from seq onwards and

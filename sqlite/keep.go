@@ -102,7 +102,7 @@ func (s *KeepStore) drop(ctx context.Context, id string, at time.Time) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil || n == 0 {
 		return err
 	}
-	old, err := retire(ctx, tx, id, 0, math.MaxInt64)
+	old, err := retire(ctx, tx, id, 0, math.MaxInt64, false)
 	if err != nil {
 		return err
 	}

@@ -112,10 +112,7 @@ func (s *InscriptionStore) reindexInOne(ctx context.Context, sess *cairn.Session
 	if err != nil {
 		return given{err}
 	}
-	if err := orphanStaging(ctx, tx, sess.ID, ""); err != nil {
-		return err
-	}
-	if err := deleteIndex(ctx, tx, sess.ID, 0); err != nil {
+	if err := deleteIndex(ctx, tx, sess.ID); err != nil {
 		return err
 	}
 	if err := updateLineMeta(ctx, tx, sess.ID, lines); err != nil {

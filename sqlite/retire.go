@@ -32,20 +32,22 @@ type retired struct {
 }
 
 // retire deletes, in tx, session id's blocks of rounds seq onwards whose
-// ids are below below, with their search entries, or, when they span
-// more than stageBlocks ids, hides them and returns the range hidden,
-// which the caller deletes after tx commits ([InscriptionStore.dropRetired]).
+// ids are below below, with their search entries (with visible, only
+// those readers see: blocks another import is staging, or hidden ones,
+// are left to the deletion of their range), or, when they span more than
+// stageBlocks ids, hides them and returns the range hidden, which the
+// caller deletes after tx commits ([InscriptionStore.dropRetired]).
 // The span is found by index seeks, three a round, never by reading
 // every block: a round's blocks are numbered after every block of the
 // rounds before it, since writing a round writes every round after it
 // again.
-func retire(ctx context.Context, tx *Tx, id string, seq int, below int64) (*retired, error) {
+func retire(ctx context.Context, tx *Tx, id string, seq int, below int64, visible bool) (*retired, error) {
 	lo, hi, err := span(ctx, tx, id, seq, below)
 	if err != nil {
 		return nil, err
 	}
 	if hi-lo < int64(stageBlocks) {
-		return nil, deleteBlocks(ctx, tx, id, seq, below)
+		return nil, deleteBlocks(ctx, tx, id, seq, below, visible)
 	}
 	r := &retired{session: id, token: strconv.FormatInt(rand.Int64(), 36) + "-old", lo: lo, hi: hi}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO staged_blocks (session_num, token, lo, hi) VALUES (`+numOf+`, ?2, ?3, ?4)`, id, r.token, lo, hi); err != nil {
@@ -55,11 +57,19 @@ func retire(ctx context.Context, tx *Tx, id string, seq int, below int64) (*reti
 }
 
 // deleteBlocks deletes, in tx, session id's blocks of rounds seq onwards
-// whose ids are below below, with their search entries.
-func deleteBlocks(ctx context.Context, tx *Tx, id string, seq int, below int64) error {
+// whose ids are below below, with their search entries; with visible,
+// only those no staged range covers. A staged block is deleted with its
+// range's row or not at all: a row left covering deleted ids at the top
+// of the table would hide the blocks that are given those ids next, and
+// its deletion would delete them.
+func deleteBlocks(ctx context.Context, tx *Tx, id string, seq int, below int64, visible bool) error {
+	cond := `session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3`
+	if visible {
+		cond += ` AND ` + unstaged
+	}
 	for _, q := range []string{
-		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks WHERE session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3 AND searchable = 1)`,
-		`DELETE FROM blocks WHERE session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3`,
+		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks b WHERE ` + cond + ` AND searchable = 1)`,
+		`DELETE FROM blocks AS b WHERE ` + cond,
 	} {
 		if _, err := tx.ExecContext(ctx, q, id, seq, below); err != nil {
 			return err

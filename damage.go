@@ -4,11 +4,13 @@ import "fmt"
 
 // Damaged is stored lines whose bytes can no longer be read back as they
 // were written: a chunk that no longer decodes (SQLite), lines whose bytes
-// no longer match their checksums (PostgreSQL). Every read of them returns
-// it, whatever the store. Nothing rewrites stored lines (the block store is
-// append-only), so the repair is to store the session's transcript again,
-// as a new generation: reindex sets the session up for it
-// ([InscriptionStore.Reread]) and says which file to import.
+// no longer match their checksums (PostgreSQL). Either store returns it,
+// under an [Error] that says what to do, from a read that meets them, so
+// that callers see one type whatever the backend. Nothing rewrites stored
+// lines (the block store is append-only), so the repair is to store the
+// session's transcript again, as a new generation: reindex sets the
+// session up for it ([InscriptionStore.Reread]) and says which file to
+// import.
 type Damaged struct {
 	Session     string
 	Generation  int

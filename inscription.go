@@ -212,13 +212,11 @@ type InscriptionStore interface {
 
 	// ReindexSession rebuilds one session's index from its stored lines
 	// with rebuild, which receives the session and its current lines and
-	// returns the inscription to store in place of its index. Imports of
-	// the session may run meanwhile: the index rebuilt is of the lines
-	// stored when it commits. Returns a [*Damaged] (perhaps under an
-	// [Error]) and leaves the index as it was if the session's stored
-	// lines cannot be read back; an error of rebuild's is returned as it
-	// is. Reindexing every session, damaged ones included, is
-	// inscribe.Reindex's.
+	// returns the inscription to store in place of its index. Returns a
+	// [Damaged] (under an [Error] that says what to do) and leaves the
+	// index as it was if the session's stored lines cannot be read back;
+	// an error of rebuild's is returned untranslated. The rule for a whole
+	// store, damaged sessions included, is inscribe.Reindex's.
 	ReindexSession(ctx context.Context, s *Session, rebuild func(s *Session, lines []*Line) (*Inscription, error)) error
 
 	// Reread sets a session's source position back to nothing read, so

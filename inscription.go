@@ -210,15 +210,21 @@ type InscriptionStore interface {
 	// LastRound returns a session's highest round, ENOTFOUND if it has none.
 	LastRound(ctx context.Context, sessionID string) (*Round, error)
 
-	// Reindex rebuilds the index of every session from its stored lines
-	// with rebuild, which receives a session and its current lines and
-	// returns the inscription to store in place of its index. A session
-	// whose stored lines cannot be read back (damaged bytes) keeps its
-	// index and is set to be read again whole, as a new generation, by
-	// the next import of its file; the others are reindexed, and the
-	// error names each damaged session, its lost lines and the file to
-	// import.
-	Reindex(ctx context.Context, rebuild func(s *Session, lines []*Line) (*Inscription, error), progress func(done, total int)) error
+	// ReindexSession rebuilds one session's index from its stored lines
+	// with rebuild, which receives the session and its current lines and
+	// returns the inscription to store in place of its index. Returns a
+	// [Damaged] (under an [Error] that says what to do) and leaves the
+	// index as it was if the session's stored lines cannot be read back;
+	// an error of rebuild's is returned untranslated. The rule for a whole
+	// store, damaged sessions included, is inscribe.Reindex's.
+	ReindexSession(ctx context.Context, s *Session, rebuild func(s *Session, lines []*Line) (*Inscription, error)) error
+
+	// Reread sets a session's source position back to nothing read, so
+	// that the next import of its file stores it whole as a new
+	// generation (its stored position no longer matches the file), in
+	// place of stored lines that cannot be read back. Only the position
+	// changes: no line is touched.
+	Reread(ctx context.Context, sessionID string) error
 }
 
 // Transcript reads one agent's transcript format.

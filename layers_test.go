@@ -20,7 +20,7 @@ var layers = map[string][]string{
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn"},
 	"cairn/export":     {"cairn"},
-	"cairn/storetest":  {"cairn"},
+	"cairn/storetest":  {"cairn", "cairn/inscribe"},
 	"cairn/surgery":    {"cairn", "cairn/export"},
 	"cairn/assemble":   {"cairn"},
 	"cairn/retention":  {"cairn", "cairn/surgery"},

@@ -319,7 +319,7 @@ func TestReindex_DamagedChunk(t *testing.T) {
 	if msg := cairn.ErrorMessage(err); !strings.Contains(msg, "damaged") || !strings.Contains(msg, "cairn reindex") {
 		t.Fatalf("reading damaged lines: %q", msg)
 	}
-	err = st.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil)
+	err = reindex(ctx, st)
 	msg := cairn.ErrorMessage(err)
 	if !strings.Contains(msg, sid) || !strings.Contains(msg, "lines ") || !strings.Contains(msg, "cairn import "+damaged) {
 		t.Fatalf("reindex of a damaged store: %q (%v)", msg, err)
@@ -334,7 +334,16 @@ func TestReindex_DamagedChunk(t *testing.T) {
 	if got := exported(t, st, sid); !bytes.Equal(got, want) {
 		t.Fatal("the session does not read back as its transcript")
 	}
-	if err := st.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil); err != nil {
+	if err := reindex(ctx, st); err != nil {
 		t.Fatalf("reindex after the import: %v", err)
 	}
+}
+
+// reindex reindexes every session of st, as `cairn reindex` does.
+func reindex(ctx context.Context, st *store) error {
+	both := struct {
+		*sqlite.SessionStore
+		*sqlite.InscriptionStore
+	}{st.sessions, st.InscriptionStore}
+	return inscribe.Reindex(ctx, both, "the store "+st.db.Path, inscribe.Rebuild(claudecode.Format{}), nil)
 }

@@ -664,21 +664,6 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	return nil
 }
 
-// Rebuild returns the index of a session rebuilt from all its lines, for
-// [cairn.InscriptionStore.Reindex].
-func Rebuild(format cairn.Transcript) func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error) {
-	return func(s *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
-		sess := *s
-		sess.Title = ""
-		b := format.NewBuilder(&sess, 0)
-		for _, l := range lines {
-			b.Add(l)
-		}
-		rounds, blocks, msgs := b.Finish()
-		return &cairn.Inscription{Session: &sess, Lines: lines, Rounds: rounds, BlockSeq: blocks, Messages: msgs}, nil
-	}
-}
-
 // document reports whether the format reads the file at path as one JSON
 // document ([cairn.Documents]).
 func (im *Importer) document(path string) bool {

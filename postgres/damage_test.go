@@ -12,6 +12,7 @@ import (
 	"cairn/claudecode"
 	"cairn/inscribe"
 	"cairn/postgres"
+	"cairn/storetest"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -60,7 +61,7 @@ func TestReindex_DamagedLine(t *testing.T) {
 	if _, err := lines.FindLines(ctx, otherID, 0, 0); err != nil {
 		t.Fatalf("another session's lines: %v", err)
 	}
-	err = ins.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil)
+	err = storetest.Reindex(ctx, st, inscribe.Rebuild(claudecode.Format{}))
 	path := filepath.Join(dir, damagedID+".jsonl")
 	if msg := cairn.ErrorMessage(err); !strings.Contains(msg, "Reindexed 1 of 2 sessions") || !strings.Contains(msg, damagedID) || !strings.Contains(msg, "cairn import "+path) {
 		t.Fatalf("reindex of a damaged store: %q (%v)", msg, err)
@@ -80,7 +81,7 @@ func TestReindex_DamagedLine(t *testing.T) {
 	if want, _ := os.ReadFile(path); !bytes.Equal(b.Bytes(), want) {
 		t.Fatal("the session does not read back as its transcript")
 	}
-	if err := ins.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil); err != nil {
+	if err := storetest.Reindex(ctx, st, inscribe.Rebuild(claudecode.Format{})); err != nil {
 		t.Fatalf("reindex after the import: %v", err)
 	}
 	if s, err := st.Sessions.FindSessionByID(ctx, damagedID); err != nil || s.Rounds == 0 {

@@ -41,10 +41,10 @@ func (db *DB) describe(err error) (string, string) {
 	}
 	var pgErr *pgconn.PgError
 	var netErr net.Error
-	var d *damage
+	var d *cairn.Damaged
 	switch {
 	case errors.As(err, &d):
-		return cairn.EINTERNAL, store + " holds damaged bytes: " + d.lost() + ". Run `cairn reindex`: it rebuilds every other session and says how to store this one again."
+		return cairn.EINTERNAL, store + " holds damaged bytes: " + d.Lost() + ". Run `cairn reindex`: it rebuilds every other session and says how to store this one again."
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		return cairn.EINTERNAL, store + " did not answer in time: check that the server is up and reachable, or raise the timeouts (connect_timeout, statement_timeout in the DSN)."
 	case errors.As(err, &pgErr):

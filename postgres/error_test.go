@@ -27,6 +27,27 @@ func stores(db *postgres.DB) *storetest.Store {
 		Frames: postgres.NewFrameStore(db), Missions: postgres.NewMissionStore(db), Tags: postgres.NewTagStore(db),
 		Engagements: postgres.NewEngagementStore(db),
 		Keep:        postgres.NewKeepStore(db), Stats: postgres.NewStatsStore(db),
+		Damage: func(tb testing.TB, id string, no int) { flipByte(tb, db, id, no) },
+	}
+}
+
+// flipByte flips one bit of a stored byte of a session's line no, as a
+// disk or a hand might: the line no longer matches its checksum.
+func flipByte(tb testing.TB, db *postgres.DB, id string, no int) {
+	tb.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db.DSN)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, `UPDATE lines SET raw = set_byte(raw, 10, get_byte(raw, 10) # 1)
+		WHERE session_id = $1 AND no = $2 AND generation = (SELECT generation FROM sessions WHERE id = $1)`, id, no)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if tag.RowsAffected() != 1 {
+		tb.Fatalf("damaging line %d of session %s: %d lines", no, id, tag.RowsAffected())
 	}
 }
 

@@ -357,43 +357,10 @@ func refreshSession(ctx context.Context, tx *Tx, id string) error {
 	return err
 }
 
-// Reindex implements [cairn.InscriptionStore]. Each session is rebuilt in
-// its own transaction.
-func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) (err error) {
+// ReindexSession implements [cairn.InscriptionStore], in one transaction.
+func (s *InscriptionStore) ReindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) (err error) {
 	defer s.db.explain(&err)
-	tx, err := s.db.read(ctx)
-	if err != nil {
-		return err
-	}
-	sessions, _, err := findSessions(ctx, tx, cairn.SessionFilter{Subagents: true})
-	tx.Rollback(ctx)
-	if err != nil {
-		return err
-	}
-	var damaged []string
-	for i, sess := range sessions {
-		var d *damage
-		err := s.db.write(ctx, func(tx *Tx) error { return reindexSession(ctx, tx, sess, rebuild) })
-		switch {
-		case errors.As(err, &d):
-			// Its index stays as it was; its transcript is read again,
-			// whole, by the next import.
-			if err := s.reread(ctx, sess.ID); err != nil {
-				return err
-			}
-			damaged = append(damaged, d.lost()+"; run `cairn import "+sess.Path+"` to store it again as a new generation (if that file is gone, those lines are lost)")
-		case err != nil:
-			return fmt.Errorf("reindex %s: %w", sess.ID, err)
-		}
-		if progress != nil {
-			progress(i+1, len(sessions))
-		}
-	}
-	if len(damaged) > 0 {
-		return cairn.Errorf(cairn.EINTERNAL, "Reindexed %d of %d sessions; the PostgreSQL store %s holds damaged bytes: %s.",
-			len(sessions)-len(damaged), len(sessions), s.db.name, strings.Join(damaged, "; "))
-	}
-	return nil
+	return s.db.write(ctx, func(tx *Tx) error { return reindexSession(ctx, tx, sess, rebuild) })
 }
 
 func reindexSession(ctx context.Context, tx *Tx, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {

@@ -66,7 +66,7 @@ func scanLines(ctx context.Context, tx *Tx, sessionID, tail string, args ...any)
 	}
 	defer rows.Close()
 	var out []*cairn.Line
-	var bad *damage
+	var bad *cairn.Damaged
 	for rows.Next() {
 		l := cairn.Line{SessionID: sessionID}
 		var crc *int64
@@ -79,9 +79,9 @@ func scanLines(ctx context.Context, tx *Tx, sessionID, tail string, args ...any)
 		}
 		if crc != nil && *crc != lineCRC(l.Raw) {
 			if bad == nil {
-				bad = &damage{session: sessionID, generation: l.Generation, first: l.No}
+				bad = &cairn.Damaged{Session: sessionID, Generation: l.Generation, First: l.No, Checksum: true}
 			}
-			bad.last = l.No
+			bad.Last = l.No
 		}
 		out = append(out, &l)
 	}

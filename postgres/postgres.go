@@ -73,6 +73,10 @@ func NewDB(dsn string) *DB {
 	return &DB{DSN: dsn, Now: time.Now}
 }
 
+// Name is the store as messages name it, once opened: its URL without the
+// password.
+func (db *DB) Name() string { return db.name }
+
 // Open connects and migrates the database to the newest schema.
 func (db *DB) Open() (err error) {
 	defer db.explain(&err)

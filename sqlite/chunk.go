@@ -309,19 +309,19 @@ func eachRaw(ctx context.Context, tx *Tx, sessionID string, from, to int, fn fun
 		})
 		for i := range n {
 			c := &batch[i]
-			at := &damage{session: sessionID, generation: gen, first: c.first, last: c.last}
+			at := &cairn.Damaged{Session: sessionID, Generation: gen, First: c.first, Last: c.last}
 			if c.err != nil {
-				at.err = fmt.Errorf("chunk %d: %w", c.id, c.err)
+				at.Err = fmt.Errorf("chunk %d: %w", c.id, c.err)
 				return gen, at
 			}
 			if sizes, err = metaSizes(c.id, c.codec, c.meta, c.last-c.first+1, sizes[:0]); err != nil {
-				at.err = err
+				at.Err = err
 				return gen, at
 			}
 			off := 0
 			for k, size := range sizes {
 				if off+size > len(c.data) {
-					at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", c.id, c.first+k, len(c.data))
+					at.Err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", c.id, c.first+k, len(c.data))
 					return gen, at
 				}
 				if no := c.first + k; no >= from && no <= to {
@@ -387,7 +387,7 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, met
 	var sizes []int
 	for _, c := range chunks {
 		if c.err != nil {
-			return nil, &damage{session: sessionID, generation: c.gen, first: c.first, last: c.last, err: fmt.Errorf("chunk %d: %w", c.id, c.err)}
+			return nil, &cairn.Damaged{Session: sessionID, Generation: c.gen, First: c.first, Last: c.last, Err: fmt.Errorf("chunk %d: %w", c.id, c.err)}
 		}
 		lines := make([]*cairn.Line, c.last-c.first+1)
 		for i := range lines {
@@ -403,7 +403,7 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, met
 			}
 		}
 		if err != nil {
-			return nil, &damage{session: sessionID, generation: c.gen, first: c.first, last: c.last, err: err}
+			return nil, &cairn.Damaged{Session: sessionID, Generation: c.gen, First: c.first, Last: c.last, Err: err}
 		}
 		tx.db.chunks.put(c.id, c.data)
 		for _, l := range lines {
@@ -464,29 +464,6 @@ func skipMeta(m *[]byte) (int, bool) {
 	}
 	*m = b
 	return int(size), true
-}
-
-// A damage is a chunk whose bytes no longer decode: its lines cannot be
-// read back. Nothing rewrites a chunk (the block store is append-only), so
-// the repair is to store the session's transcript again, as a new
-// generation: [InscriptionStore.Reindex] sets the session up for it and
-// says which file to import.
-type damage struct {
-	session     string
-	generation  int
-	first, last int // the chunk's lines
-	err         error
-}
-
-func (d *damage) Error() string {
-	return fmt.Sprintf("session %s, lines %d–%d of generation %d: %v", d.session, d.first, d.last, d.generation, d.err)
-}
-
-func (d *damage) Unwrap() error { return d.err }
-
-// lost says, for a person, which stored lines d makes unreadable.
-func (d *damage) lost() string {
-	return fmt.Sprintf("session %s: lines %d–%d (generation %d) cannot be read back", d.session, d.first, d.last, d.generation)
 }
 
 // updateLineMeta rewrites the meta of the chunks holding lines (a whole

@@ -60,10 +60,10 @@ func (db *DB) storeError(err error) error {
 func (db *DB) describe(err error) string {
 	path := db.Path
 	var se *sqlite.Error
-	var d *damage
+	var d *cairn.Damaged
 	switch {
 	case errors.As(err, &d):
-		return "The store " + path + " holds damaged bytes: " + d.lost() + ". Run `cairn reindex`: it rebuilds every other session and says how to store this one again."
+		return "The store " + path + " holds damaged bytes: " + d.Lost() + ". Run `cairn reindex`: it rebuilds every other session and says how to store this one again."
 	case errors.Is(err, context.DeadlineExceeded):
 		return "The store " + path + " did not answer in time (another cairn process may hold it): try again."
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):

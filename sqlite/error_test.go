@@ -25,6 +25,29 @@ func stores(db *sqlite.DB) *storetest.Store {
 		Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
 		Tags: sqlite.NewTagStore(db), Engagements: sqlite.NewEngagementStore(db),
 		Keep: sqlite.NewKeepStore(db), Stats: sqlite.NewStatsStore(db),
+		Damage: func(tb testing.TB, id string, no int) { damageChunk(tb, db, id, no) },
+	}
+}
+
+// damageChunk cuts in half the stored bytes of the chunk holding a
+// session's line no, so that none of its lines can be read back.
+func damageChunk(tb testing.TB, db *sqlite.DB, id string, no int) {
+	tb.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`UPDATE chunks SET data = substr(data, 1, length(data) / 2)
+		WHERE session_id = ? AND generation = (SELECT generation FROM sessions WHERE id = ?) AND ? BETWEEN first_no AND last_no`, id, id, no)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		tb.Fatalf("damaging line %d of session %s: %d chunks, %v", no, id, n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
 	}
 }
 

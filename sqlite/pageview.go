@@ -9,6 +9,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"cairn"
+
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -60,17 +62,17 @@ func (p *pageReader) text(ctx context.Context, tx *Tx, blockID int64, no int, sp
 			return "", 0, err
 		}
 	}
-	at := &damage{session: p.session, generation: p.gen, first: p.first, last: p.last}
+	at := &cairn.Damaged{Session: p.session, Generation: p.gen, First: p.first, Last: p.last}
 	v := unpackView(span)
 	i := no - p.first
 	start, end := p.starts[i], p.starts[i+1]
 	if v.off < 0 || v.n < 0 || v.off+v.n > end-start {
-		at.err = fmt.Errorf("block %d's text: bytes %d–%d of a line of %d", blockID, v.off, v.off+v.n, end-start)
+		at.Err = fmt.Errorf("block %d's text: bytes %d–%d of a line of %d", blockID, v.off, v.off+v.n, end-start)
 		return "", 0, at
 	}
 	text, size, err := p.read(start+v.off, v)
 	if err != nil {
-		at.err = fmt.Errorf("chunk %d, block %d's text: %w", p.id, blockID, err)
+		at.Err = fmt.Errorf("chunk %d, block %d's text: %w", p.id, blockID, err)
 		return "", 0, at
 	}
 	return text, size, nil
@@ -94,19 +96,19 @@ func (p *pageReader) fetch(ctx context.Context, tx *Tx, no int) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		return &damage{session: p.session, generation: p.gen, first: no, last: no, err: fmt.Errorf("line %d is not stored", no)}
+		return &cairn.Damaged{Session: p.session, Generation: p.gen, First: no, Last: no, Err: fmt.Errorf("line %d is not stored", no)}
 	}
 	var id int64
 	if err := rows.Scan(&id, &p.gen, &p.first, &p.last, &p.z, &p.meta, &p.codec); err != nil {
 		return err
 	}
-	at := &damage{session: p.session, generation: p.gen, first: p.first, last: p.last}
+	at := &cairn.Damaged{Session: p.session, Generation: p.gen, First: p.first, Last: p.last}
 	if no > p.last {
-		at.first, at.last, at.err = no, no, fmt.Errorf("line %d is not stored", no)
+		at.First, at.Last, at.Err = no, no, fmt.Errorf("line %d is not stored", no)
 		return at
 	}
 	if p.sizes, err = metaSizes(id, p.codec, p.meta, p.last-p.first+1, p.sizes[:0]); err != nil {
-		at.err = err
+		at.Err = err
 		return at
 	}
 	p.starts = append(p.starts[:0], 0)
@@ -118,12 +120,12 @@ func (p *pageReader) fetch(ctx context.Context, tx *Tx, no int) error {
 		p.whole = data
 	} else if !streamed(p.codec) {
 		if p.whole, err = decompress(p.codec, p.z); err != nil {
-			at.err = fmt.Errorf("chunk %d: %w", id, err)
+			at.Err = fmt.Errorf("chunk %d: %w", id, err)
 			return at
 		}
 	}
 	if p.whole != nil && len(p.whole) != p.starts[len(p.starts)-1] {
-		at.err = fmt.Errorf("chunk %d: lines cover %d of its %d bytes", id, p.starts[len(p.starts)-1], len(p.whole))
+		at.Err = fmt.Errorf("chunk %d: lines cover %d of its %d bytes", id, p.starts[len(p.starts)-1], len(p.whole))
 		return at
 	}
 	p.id = id

@@ -115,7 +115,7 @@ func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows, unread func(error
 		raw, err := lines.line(ctx, tx, b.SessionID, b.LineNo)
 		if err == nil {
 			if b.Content, err = unpackView(spans[i].Int64).text(raw); err != nil {
-				err = &damage{session: b.SessionID, first: b.LineNo, last: b.LineNo, err: fmt.Errorf("block %d's text: %w", b.ID, err)}
+				err = &cairn.Damaged{Session: b.SessionID, First: b.LineNo, Last: b.LineNo, Err: fmt.Errorf("block %d's text: %w", b.ID, err)}
 			}
 		}
 		if err != nil {
@@ -136,7 +136,7 @@ func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows, unread func(error
 // session's are until `cairn reindex` has it imported again, and the
 // store opens. Any other error stops it.
 func unreadable(err error) error {
-	var d *damage
+	var d *cairn.Damaged
 	if errors.As(err, &d) || cairn.ErrorCode(err) == cairn.ENOTFOUND {
 		return nil
 	}
@@ -183,7 +183,7 @@ func (r *chunkReader) load(ctx context.Context, tx *Tx, id string, no int) error
 	if no > r.last {
 		return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no line %d.", id, no)
 	}
-	at := &damage{session: id, generation: gen, first: r.first, last: r.last}
+	at := &cairn.Damaged{Session: id, Generation: gen, First: r.first, Last: r.last}
 	var err error
 	switch c {
 	case codecZstd, codecPacked:
@@ -192,19 +192,19 @@ func (r *chunkReader) load(ctx context.Context, tx *Tx, id string, no int) error
 		r.raw, err = decompress(c, z)
 	}
 	if err != nil {
-		at.err = fmt.Errorf("chunk %d: %w", cid, err)
+		at.Err = fmt.Errorf("chunk %d: %w", cid, err)
 		return at
 	}
 	sizes, err := metaSizes(cid, c, meta, r.last-r.first+1, nil)
 	if err != nil {
-		at.err = err
+		at.Err = err
 		return at
 	}
 	r.offs = r.offs[:0]
 	off := 0
 	for i, size := range sizes {
 		if off+size > len(r.raw) {
-			at.err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", cid, r.first+i, len(r.raw))
+			at.Err = fmt.Errorf("chunk %d: meta of line %d does not fit its %d bytes", cid, r.first+i, len(r.raw))
 			return at
 		}
 		off += size

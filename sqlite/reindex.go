@@ -4,72 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"iter"
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	"cairn"
 )
 
-// Reindex implements [cairn.InscriptionStore]. Each session is rebuilt in
-// its own transaction.
-func (s *InscriptionStore) Reindex(ctx context.Context, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) (err error) {
+// ReindexSession implements [cairn.InscriptionStore]: a session of at most
+// stageBlocks blocks in one transaction that reads its lines, a larger
+// one staged ([InscriptionStore.reindexStaged]), and under the write lock
+// after stagedAttempts attempts that imports overtook.
+func (s *InscriptionStore) ReindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) (err error) {
 	defer s.db.explain(&err)
-	tx, err := s.db.read(ctx)
-	if err != nil {
-		return err
-	}
-	sessions, _, err := findSessions(ctx, tx, cairn.SessionFilter{Subagents: true})
-	tx.Rollback()
-	if err != nil {
-		return err
-	}
-	var damaged []string
-	for i, sess := range sessions {
-		var d *damage
-		err := s.reindexSession(ctx, sess, rebuild)
-		switch {
-		case errors.As(err, &d):
-			// Its index stays as it was; its transcript is read again,
-			// whole, by the next import.
-			if err := s.reread(ctx, sess.ID); err != nil {
-				return err
-			}
-			damaged = append(damaged, d.lost()+"; run `cairn import "+sess.Path+"` to store it again as a new generation (if that file is gone, those lines are lost)")
-		case err != nil:
-			return fmt.Errorf("reindex %s: %w", sess.ID, err)
-		}
-		if progress != nil {
-			progress(i+1, len(sessions))
-		}
-	}
-	if len(damaged) > 0 {
-		return cairn.Errorf(cairn.EINTERNAL, "Reindexed %d of %d sessions; the store %s holds damaged bytes: %s.",
-			len(sessions)-len(damaged), len(sessions), s.db.Path, strings.Join(damaged, "; "))
-	}
-	return nil
-}
-
-// reread sets a session's source position back to nothing read, so that
-// the next import of its file stores it whole as a new generation (its
-// stored position no longer matches the file), in place of lines that
-// cannot be read back. Only the position changes: no line is touched.
-func (s *InscriptionStore) reread(ctx context.Context, id string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET src_offset = 0, src_lines = 0, head_hash = NULL, tail_hash = NULL, src_sum = NULL WHERE id = ?`, id); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) error {
 	rtx, err := s.db.read(ctx)
 	if err != nil {
 		return err
@@ -90,6 +38,20 @@ func (s *InscriptionStore) reindexSession(ctx context.Context, sess *cairn.Sessi
 		// lock, which they then wait for.
 	}
 	return s.reindexInOne(ctx, sess, rebuild)
+}
+
+// Reread implements [cairn.InscriptionStore].
+func (s *InscriptionStore) Reread(ctx context.Context, id string) (err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET src_offset = 0, src_lines = 0, head_hash = NULL, tail_hash = NULL, src_sum = NULL WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // stagedAttempts bounds how often reindex stages a huge session's blocks

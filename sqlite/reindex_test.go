@@ -59,12 +59,12 @@ func reindexWrites(t *testing.T, per, n int) []sqlite.WriteTx {
 	restore()
 	defer sqlite.SetStaging(per, 0)()
 	stop := db.WatchWrites(t)
-	err := st.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+	err := storetest.Reindex(ctx, st, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
 		word := map[string]string{early: "early", huge: "newword", late: "late"}[sess.ID]
 		in := wideSession(sess.ID, map[string]int{early: 8, huge: n, late: 8}[sess.ID], word)
 		in.Session, in.Lines = sess, lines
 		return in, nil
-	}, nil)
+	})
 	txs := stop()
 	if err != nil {
 		t.Fatal(err)

@@ -145,15 +145,15 @@ func (db *DB) recompress(ctx context.Context, id string, rep *cairn.RelayoutRepo
 		if err := tx.QueryRowContext(ctx, `SELECT data, meta, codec FROM chunks WHERE id = ?`, r.id).Scan(&z, &meta, &c); err != nil {
 			return 0, err
 		}
-		at := &damage{session: id, generation: r.gen, first: r.first, last: r.last}
+		at := &cairn.Damaged{Session: id, Generation: r.gen, First: r.first, Last: r.last}
 		old, err := chunkLines(r.id, c, z, meta, r.first, r.last)
 		if err != nil {
-			at.err = err
+			at.Err = err
 			return 0, at
 		}
 		data, err := decompress(c, z)
 		if err != nil {
-			at.err = err
+			at.Err = err
 			return 0, at
 		}
 		nz, nmeta := z, encodeMeta(chunkCodec, old)

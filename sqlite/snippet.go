@@ -206,8 +206,8 @@ type chunkDecoder struct {
 // decode sets each of c's texts to the first n characters of the text it
 // views.
 func (d *chunkDecoder) decode(c *chunkRead, n int) (err error) {
-	at := &damage{session: c.session, generation: c.gen, first: c.first, last: c.last}
-	if at.err = d.lineStarts(c); at.err != nil {
+	at := &cairn.Damaged{Session: c.session, Generation: c.gen, First: c.first, Last: c.last}
+	if at.Err = d.lineStarts(c); at.Err != nil {
 		return at
 	}
 	d.data = d.data[:0]
@@ -219,7 +219,7 @@ func (d *chunkDecoder) decode(c *chunkRead, n int) (err error) {
 		}
 		d.src.Reset(c.z)
 		if err := d.dec.Reset(&d.src); err != nil {
-			at.err = fmt.Errorf("chunk %d: %w", c.id, err)
+			at.Err = fmt.Errorf("chunk %d: %w", c.id, err)
 			return at
 		}
 	}
@@ -228,17 +228,17 @@ func (d *chunkDecoder) decode(c *chunkRead, n int) (err error) {
 		i := t.block.LineNo - c.first
 		start, end := d.starts[i], d.starts[i+1]
 		if v.off < 0 || v.n < 0 || v.off+v.n > end-start {
-			at.err = fmt.Errorf("block %d's text: bytes %d–%d of a line of %d", t.block.ID, v.off, v.off+v.n, end-start)
+			at.Err = fmt.Errorf("block %d's text: bytes %d–%d of a line of %d", t.block.ID, v.off, v.off+v.n, end-start)
 			return at
 		}
 		upto := start + v.off + v.n // no further than the text's end
 		if err := d.decompress(c, upto); err != nil {
-			at.err = fmt.Errorf("chunk %d: %w", c.id, err)
+			at.Err = fmt.Errorf("chunk %d: %w", c.id, err)
 			return at
 		}
 		text, err := v.text(d.data[start:upto])
 		if err != nil {
-			at.err = fmt.Errorf("block %d's text: %w", t.block.ID, err)
+			at.Err = fmt.Errorf("block %d's text: %w", t.block.ID, err)
 			return at
 		}
 		t.block.Content = cairn.TruncateChars(text, n)

@@ -361,23 +361,23 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 			b := blocks[i]
 			text, err := unpackView(b.span).text(raw)
 			if err != nil {
-				return &damage{session: sessionID, first: no, last: no, err: fmt.Errorf("block %d's text: %w", b.block.ID, err)}
+				return &cairn.Damaged{Session: sessionID, First: no, Last: no, Err: fmt.Errorf("block %d's text: %w", b.block.ID, err)}
 			}
 			b.block.Content = text
 			read[i] = true
 		}
 		return nil
 	})
-	if d, ok := err.(*damage); ok {
-		d.generation = gen
+	if d, ok := err.(*cairn.Damaged); ok {
+		d.Generation = gen
 	}
 	if err != nil {
 		return err
 	}
 	for i, b := range blocks {
 		if !read[i] {
-			return &damage{session: sessionID, generation: gen, first: b.block.LineNo, last: b.block.LineNo,
-				err: fmt.Errorf("block %d's text: line %d is not stored", b.block.ID, b.block.LineNo)}
+			return &cairn.Damaged{Session: sessionID, Generation: gen, First: b.block.LineNo, Last: b.block.LineNo,
+				Err: fmt.Errorf("block %d's text: line %d is not stored", b.block.ID, b.block.LineNo)}
 		}
 	}
 	return nil

@@ -232,7 +232,7 @@ func testReindex(t *testing.T, open Open) {
 	s := newSession("aeae0000-0000-0000-0000-000000000000", "/p", t0, 2, plain)
 	MustInscribe(t, st, s.in)
 	var calls int
-	err := st.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+	err := Reindex(ctx, st, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
 		calls++
 		if len(lines) != 4 {
 			t.Fatalf("rebuild got %d lines", len(lines))
@@ -247,7 +247,7 @@ func testReindex(t *testing.T, open Open) {
 		return &cairn.Inscription{Session: sess, Lines: lines, Rounds: []*cairn.Round{r}, Blocks: []*cairn.Block{
 			{SessionID: sess.ID, RoundSeq: 1, LineNo: 1, Role: "user", Kind: cairn.UserText, Content: "reindexed words"},
 		}}, nil
-	}, nil)
+	})
 	if err != nil || calls != 1 {
 		t.Fatalf("reindex: %v (%d calls)", err, calls)
 	}
@@ -393,11 +393,11 @@ func testSearchTools(t *testing.T, open Open) {
 	})
 	t.Run("Reindex", func(t *testing.T) {
 		// A rebuild numbers steps as an import does.
-		err := st.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+		err := Reindex(ctx, st, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
 			again := toolSession(sess.ID)
 			again.Session, again.Lines = sess, lines
 			return again, nil
-		}, nil)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

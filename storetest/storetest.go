@@ -26,6 +26,11 @@ type Store struct {
 	Engagements cairn.EngagementStore // nil: the engagement tests are skipped
 	Keep        cairn.KeepStore
 	Stats       cairn.StatsStore
+
+	// Damage spoils the stored bytes of a session's line no, as a disk
+	// or a hand might, so that reading them back fails (it may spoil the
+	// lines stored with it); nil skips the tests of a damaged store.
+	Damage func(tb testing.TB, sessionID string, no int)
 }
 
 // Open returns an empty store for one test; the backend closes it in
@@ -44,6 +49,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("SearchTools", func(t *testing.T) { testSearchTools(t, open) })
 	t.Run("SearchAccept", func(t *testing.T) { testSearchAccept(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
+	t.Run("ReindexDamaged", func(t *testing.T) { testReindexDamaged(t, open) })
 	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })
 	t.Run("Tags", func(t *testing.T) { testTags(t, open) })
 	t.Run("Lineage", func(t *testing.T) { testLineage(t, open) })

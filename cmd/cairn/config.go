@@ -63,6 +63,7 @@ func isPostgres(location string) bool {
 // store is an open store with the per-noun services commands use.
 type store struct {
 	io.Closer
+	name        string // what messages call it: "the store PATH", "the PostgreSQL store URL"
 	sessions    cairn.SessionStore
 	rounds      cairn.RoundStore
 	lines       cairn.LineStore
@@ -161,7 +162,7 @@ func openStoreCache(location string, readCache int) (*store, error) {
 		return nil, err
 	}
 	return &store{
-		Closer: db, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
+		Closer: db, name: "the store " + db.Path, sessions: sqlite.NewSessionStore(db), rounds: sqlite.NewRoundStore(db), lines: sqlite.NewLineStore(db),
 		inscription: sqlite.NewInscriptionStore(db), searcher: sqlite.NewSearcher(db), tags: sqlite.NewTagStore(db),
 		frames: sqlite.NewFrameStore(db), missions: sqlite.NewMissionStore(db),
 		engagements: sqlite.NewEngagementStore(db),

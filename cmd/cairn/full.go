@@ -21,7 +21,7 @@ func openPostgres(location string, connect, statement time.Duration) (*store, er
 		return nil, err
 	}
 	return &store{
-		Closer: db, sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
+		Closer: db, name: "the PostgreSQL store " + db.Name(), sessions: postgres.NewSessionStore(db), rounds: postgres.NewRoundStore(db), lines: postgres.NewLineStore(db),
 		inscription: postgres.NewInscriptionStore(db), searcher: postgres.NewSearcher(db),
 		frames: postgres.NewFrameStore(db), missions: postgres.NewMissionStore(db), tags: postgres.NewTagStore(db),
 		engagements: postgres.NewEngagementStore(db),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"cairn"
 	"cairn/inscribe"
 )
 
@@ -30,7 +31,11 @@ kept. Run it after upgrading cairn, or if the index looks wrong.`)
 			fmt.Fprintf(m.Stderr, "\r\033[Kreindexing %d/%d sessions", done, n)
 		}
 	}
-	if err := st.inscription.Reindex(ctx, inscribe.Rebuild(transcripts{}), progress); err != nil {
+	both := struct {
+		cairn.SessionStore
+		cairn.InscriptionStore
+	}{st.sessions, st.inscription}
+	if err := inscribe.Reindex(ctx, both, st.name, inscribe.Rebuild(transcripts{}), progress); err != nil {
 		return err
 	}
 	if isTerminal(m.Stderr) {

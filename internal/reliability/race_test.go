@@ -214,7 +214,7 @@ func sharer() int {
 		switch rng.IntN(6) {
 		case 0:
 			res.Ops++
-			if err := st.Reindex(ctx, inscribe.Rebuild(claudecode.Format{}), nil); err != nil {
+			if err := inscribe.Reindex(ctx, st, "the store", inscribe.Rebuild(claudecode.Format{}), nil); err != nil {
 				res.fail("reindex: %v", err)
 			}
 		case 1:

@@ -350,11 +350,11 @@ func TestRetire_ConcurrentReindex(t *testing.T) {
 	r := stores(MustOpenDBAt(t, db.Path))
 	wg.Go(func() {
 		for range 3 {
-			err := r.Inscription.Reindex(ctx, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
+			err := storetest.Reindex(ctx, r, func(sess *cairn.Session, lines []*cairn.Line) (*cairn.Inscription, error) {
 				in := wideSession(sess.ID, map[string]int{retireEarly: 8, retireHuge: n, retireLate: 8}[sess.ID], "reindexed")
 				in.Session, in.Lines = sess, lines
 				return in, nil
-			}, nil)
+			})
 			if err != nil {
 				t.Errorf("reindex: %v", err)
 			}

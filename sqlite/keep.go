@@ -124,25 +124,17 @@ func (s *KeepStore) drop(ctx context.Context, id string, at time.Time) error {
 		ON CONFLICT (id) DO UPDATE SET dropped_at = excluded.dropped_at`, id, formatTime(at)); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := tx.Commit(); err != nil || old == nil {
 		return err
 	}
-	return s.dropHidden(ctx, id, old)
+	(&InscriptionStore{db: s.db}).dropRetired(ctx, old)
+	return s.forgetNum(ctx, id)
 }
 
-// dropHidden deletes the blocks of dropped session id that its drop hid
-// (old's token; every staged block of the session if that is ""), then
-// its number, unless the session was imported again meanwhile.
-func (s *KeepStore) dropHidden(ctx context.Context, id string, old *retired) error {
-	if old == nil {
-		return nil
-	}
-	ins := &InscriptionStore{db: s.db}
-	if old.token != "" {
-		ins.dropRetired(ctx, old)
-	} else if err := ins.dropRanges(ctx, id, "", stageGap, nil); err != nil {
-		return err
-	}
+// forgetNum deletes dropped session id's number once nothing names it:
+// no staged range left (the deletion of hidden blocks reads it) and the
+// session not imported again meanwhile.
+func (s *KeepStore) forgetNum(ctx context.Context, id string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -155,8 +147,8 @@ func (s *KeepStore) dropHidden(ctx context.Context, id string, old *retired) err
 	return tx.Commit()
 }
 
-// dropLeftovers deletes what killed drops left hidden: the staged blocks
-// of sessions no longer stored.
+// dropLeftovers deletes what killed drops left hidden: every staged block
+// of the sessions no longer stored.
 func (s *KeepStore) dropLeftovers(ctx context.Context) error {
 	rtx, err := s.db.read(ctx)
 	if err != nil {
@@ -182,8 +174,12 @@ func (s *KeepStore) dropLeftovers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ins := &InscriptionStore{db: s.db}
 	for _, id := range gone {
-		if err := s.dropHidden(ctx, id, &retired{}); err != nil {
+		if err := ins.dropRanges(ctx, id, "", stageGap, nil); err != nil {
+			return err
+		}
+		if err := s.forgetNum(ctx, id); err != nil {
 			return err
 		}
 	}

@@ -163,13 +163,9 @@ func (s *InscriptionStore) reindexStaged(ctx context.Context, sess *cairn.Sessio
 	// The old blocks, those read with the lines (no import moved the
 	// session on since), are hidden here and deleted after, a part to a
 	// transaction; the rounds and messages go now.
-	hidden := strconv.FormatInt(rand.Int64(), 36) + "-old"
+	token, hidden := "", strconv.FormatInt(rand.Int64(), 36)+"-old"
 	if st != nil {
-		hidden = st.token + "-old"
-	}
-	token := ""
-	if st != nil {
-		token = st.token
+		token, hidden = st.token, st.token+"-old"
 	}
 	if err := orphanStaging(ctx, tx, sess.ID, token); err != nil {
 		return err

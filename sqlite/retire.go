@@ -50,10 +50,7 @@ func retire(ctx context.Context, tx *Tx, id string, seq int, below int64, visibl
 		return nil, deleteBlocks(ctx, tx, id, seq, below, visible)
 	}
 	r := &retired{session: id, token: strconv.FormatInt(rand.Int64(), 36) + "-old", lo: lo, hi: hi}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO staged_blocks (session_num, token, lo, hi) VALUES (`+numOf+`, ?2, ?3, ?4)`, id, r.token, lo, hi); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return r, hide(ctx, tx, id, r.token, []int64{lo, hi})
 }
 
 // deleteBlocks deletes, in tx, session id's blocks of rounds seq onwards

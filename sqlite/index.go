@@ -52,9 +52,10 @@ func newPendingIndex() *pendingIndex {
 	return &pendingIndex{token: pendingTokens.Add(1), texts: map[int64]string{}}
 }
 
-// indexText is the text the search index reads for b.
+// indexText is the text the search index reads for b: each word once
+// (words.go).
 func indexText(b *cairn.Block) string {
-	return cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content))
+	return indexWords(cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content)))
 }
 
 // addText holds t, the index text of b, whose id is set.

@@ -70,6 +70,9 @@ func OldIndex(path string) error {
 		DELETE FROM migrations WHERE name = '` + refillMigration + `'`); err != nil {
 		return err
 	}
+	// An index with positions was given each block's whole text.
+	indexWords = func(t string) string { return t }
+	defer func() { indexWords = distinctWords }()
 	if err := db.refill(refillMigration); err != nil {
 		return err
 	}

@@ -1,0 +1,83 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// indexTokens returns the distinct tokens the index tokenizer (unicode61,
+// unstemmed: stemming maps equal sets to equal sets) reads in t, sorted.
+func indexTokens(tb testing.TB, t string) []string {
+	tb.Helper()
+	phraseDB.mu.Lock()
+	defer phraseDB.mu.Unlock()
+	tx, err := scratchTx(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO words (rowid, content) VALUES (1, ?)`, t); err != nil {
+		tb.Fatal(err)
+	}
+	rows, err := tx.Query(`SELECT DISTINCT term FROM words_v ORDER BY term`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+var wordsSeeds = []string{
+	"",
+	"the the THE The tHe",
+	"x session x id: session_id, Session-ID",
+	"func main() { fmt.Println(\"hello, world\") } // main.go:12",
+	"naïve café NAÏVE Café naive cafe",
+	"ファイル を 確認します ファイル",
+	"tabs\tand\nnewlines\r\nand\x00nul and\x7fdel",
+	"émigré—émigré–émigré…émigré",
+	"\xff\xfe broken \xc3 utf8 \xc3",
+	"ǅungla Ǆ ǆ İstanbul istanbul",
+	"🙂 emoji🙂emoji 🙂",
+}
+
+// TestDistinctWords: the index reads the same tokens in a text cut to
+// its distinct words as in the text, and each ASCII word once.
+func TestDistinctWords(t *testing.T) {
+	for _, s := range wordsSeeds {
+		d := distinctWords(s)
+		if got, want := indexTokens(t, d), indexTokens(t, s); !slices.Equal(got, want) {
+			t.Errorf("%q: distinctWords %q holds tokens %q, want %q", s, d, got, want)
+		}
+	}
+	if got, want := distinctWords("Error handling: error HANDLING, handling errors."), "error handling errors"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func FuzzDistinctWords(f *testing.F) {
+	for _, s := range wordsSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := distinctWords(s)
+		if len(d) > len(s) {
+			t.Fatalf("%q: distinctWords %q is longer", s, d)
+		}
+		if got, want := indexTokens(t, d), indexTokens(t, s); !slices.Equal(got, want) {
+			t.Fatalf("%q: distinctWords %q holds tokens %q, want %q", s, d, got, want)
+		}
+	})
+}

@@ -8,3 +8,11 @@ func SetRowMeta() (restore func()) {
 	chunkCodec = codecZstd
 	return func() { chunkCodec = c }
 }
+
+// SetStreamAhead bounds the bytes a rawStream decompresses ahead, for
+// tests; it returns the function that restores the bound.
+func SetStreamAhead(n int) (restore func()) {
+	a := streamAhead
+	streamAhead = n
+	return func() { streamAhead = a }
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"cairn"
 	"cairn/sqlite"
+	"cairn/storetest"
 )
 
 // TestViews_DamagedChunk: a chunk whose bytes no longer decode fails the
@@ -62,5 +64,73 @@ func TestViews_DamagedChunk(t *testing.T) {
 	}
 	if read == 0 {
 		t.Fatalf("no round of session %s after its damaged lines %d–%d was read", session, first, last)
+	}
+}
+
+// TestRawStream: block texts read from their lines, decompressed ahead
+// with the bound at its default or at a byte (one chunk at a time), are
+// those of a store that keeps them whole, for every round of every real
+// session, whole sessions and single rounds.
+func TestRawStream(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	restore := sqlite.SetOldLayout(0)
+	importInto(t, filepath.Join(dir, "whole.db"), realTranscripts(t))
+	restore()
+	importInto(t, filepath.Join(dir, "views.db"), realTranscripts(t))
+	open := func(name string) *storetest.Store {
+		db := sqlite.NewDB(filepath.Join(dir, name))
+		if err := db.Open(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return stores(db)
+	}
+	whole, views := open("whole.db"), open("views.db")
+	texts := func(st *storetest.Store, id string, one bool) []string {
+		t.Helper()
+		rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: id, WithBlocks: !one})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rounds {
+			if one {
+				if r, err = st.Rounds.FindRound(ctx, id, r.Seq); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, b := range r.Blocks {
+				out = append(out, b.Content)
+			}
+		}
+		return out
+	}
+	sessions, _, err := whole.Sessions.FindSessions(ctx, cairn.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewed := 0
+	for _, ahead := range []int{0, 1} {
+		if ahead > 0 {
+			defer sqlite.SetStreamAhead(ahead)()
+		}
+		for _, s := range sessions {
+			want := texts(whole, s.ID, false)
+			for _, one := range []bool{false, true} {
+				got := texts(views, s.ID, one)
+				if !slices.Equal(got, want) {
+					t.Fatalf("session %s (ahead %d, one round at a time %v): %d block texts differ from the whole store's %d", s.ID, ahead, one, len(got), len(want))
+				}
+			}
+			for _, w := range want {
+				if len(w) > 4096 {
+					viewed++
+				}
+			}
+		}
+	}
+	if len(sessions) < 5 || viewed == 0 {
+		t.Fatalf("%d sessions, %d long texts: the sample does not test views", len(sessions), viewed)
 	}
 }

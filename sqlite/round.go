@@ -236,7 +236,16 @@ func findRangeBlocks(ctx context.Context, tx *Tx, sessionID string, rounds []*ca
 	for _, r := range rounds {
 		bySeq[r.Seq] = r
 	}
-	blocks, err := queryBlocks(ctx, tx, sessionID, `round_seq >= ? AND round_seq <= ?`, rounds[0].Seq, rounds[len(rounds)-1].Seq)
+	// The rounds' lines decompress while their blocks are read.
+	var pre *rawStream
+	if first, last := rounds[0].FirstLine, rounds[len(rounds)-1].LastLine; first <= last {
+		var err error
+		if pre, err = openRaw(ctx, tx, sessionID, first, last); err != nil {
+			return err
+		}
+		defer pre.close()
+	}
+	blocks, err := queryBlocks(ctx, tx, sessionID, pre, `round_seq >= ? AND round_seq <= ?`, rounds[0].Seq, rounds[len(rounds)-1].Seq)
 	for _, b := range blocks {
 		if r := bySeq[b.RoundSeq]; r != nil {
 			r.Blocks = append(r.Blocks, b)
@@ -246,12 +255,13 @@ func findRangeBlocks(ctx context.Context, tx *Tx, sessionID string, rounds []*ca
 }
 
 func findBlocks(ctx context.Context, tx *Tx, sessionID string, seq int) ([]*cairn.Block, error) {
-	return queryBlocks(ctx, tx, sessionID, `round_seq = ?`, seq)
+	return queryBlocks(ctx, tx, sessionID, nil, `round_seq = ?`, seq)
 }
 
 // queryBlocks returns a session's blocks matching cond, in order, their
-// text read from their lines where they view them.
-func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...any) ([]*cairn.Block, error) {
+// text read from their lines where they view them (from pre, if not nil
+// and it holds them).
+func queryBlocks(ctx context.Context, tx *Tx, sessionID string, pre *rawStream, cond string, args ...any) ([]*cairn.Block, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT round_seq, id, line_no, idx, role, kind, timestamp, content, span, tool_name, tool_id, agent_id, is_error, sidechain, message_id
 		FROM blocks b WHERE session_num = `+numOf+` AND `+cond+` AND `+unstaged+` ORDER BY round_seq, line_no, idx`, append([]any{sessionID}, args...)...)
@@ -279,7 +289,7 @@ func queryBlocks(ctx context.Context, tx *Tx, sessionID, cond string, args ...an
 		return nil, err
 	}
 	rows.Close()
-	return out, resolveViews(ctx, tx, sessionID, views)
+	return out, resolveViews(ctx, tx, sessionID, views, pre)
 }
 
 // toolSep joins tool names in one column; it never occurs in a tool name.

@@ -341,9 +341,10 @@ type viewed struct {
 }
 
 // resolveViews reads the whole text of blocks that view lines of their
-// session (one session's, all of them). A round's page reads its texts
-// with a [pageReader] instead, which holds no line.
-func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed) error {
+// session (one session's, all of them), from pre if it holds their lines
+// (see [openRaw]), else from a stream of its own. A round's page reads its
+// texts with a [pageReader] instead, which holds no line.
+func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed, pre *rawStream) error {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -351,12 +352,20 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 	for _, b := range blocks {
 		from, to = min(from, b.block.LineNo), max(to, b.block.LineNo)
 	}
+	src := pre
+	if src == nil || src.from > from || src.to < to {
+		var err error
+		if src, err = openRaw(ctx, tx, sessionID, from, to); err != nil {
+			return err
+		}
+		defer src.close()
+	}
 	byLine := make(map[int][]int, len(blocks))
 	for i, b := range blocks {
 		byLine[b.block.LineNo] = append(byLine[b.block.LineNo], i)
 	}
 	read := make([]bool, len(blocks))
-	gen, err := eachRaw(ctx, tx, sessionID, from, to, func(no int, raw []byte) error {
+	err := src.each(func(no int, raw []byte) error {
 		for _, i := range byLine[no] {
 			b := blocks[i]
 			text, err := unpackView(b.span).text(raw)
@@ -369,14 +378,14 @@ func resolveViews(ctx context.Context, tx *Tx, sessionID string, blocks []viewed
 		return nil
 	})
 	if d, ok := err.(*cairn.Damaged); ok {
-		d.Generation = gen
+		d.Generation = src.gen
 	}
 	if err != nil {
 		return err
 	}
 	for i, b := range blocks {
 		if !read[i] {
-			return &cairn.Damaged{Session: sessionID, Generation: gen, First: b.block.LineNo, Last: b.block.LineNo,
+			return &cairn.Damaged{Session: sessionID, Generation: src.gen, First: b.block.LineNo, Last: b.block.LineNo,
 				Err: fmt.Errorf("block %d's text: line %d is not stored", b.block.ID, b.block.LineNo)}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 func main() {
 	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
 	m.ownsProcess = true
+	m.startGC()
 	if err := m.Run(context.Background(), os.Args[1:]); err != nil {
 		var child handedOff
 		if !errors.Is(err, flag.ErrHelp) && !errors.As(err, &child) {

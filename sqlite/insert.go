@@ -129,19 +129,3 @@ func insertQuery(table string, cols []string, size int, shared uint64) string {
 	return b.String()
 }
 
-// prepared returns the transaction's statement for query, preparing it the
-// first time; database/sql closes it when the transaction ends.
-func (tx *Tx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if stmt, ok := tx.stmts[query]; ok {
-		return stmt, nil
-	}
-	stmt, err := tx.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if tx.stmts == nil {
-		tx.stmts = map[string]*sql.Stmt{}
-	}
-	tx.stmts[query] = stmt
-	return stmt, nil
-}

@@ -37,6 +37,7 @@ type DB struct {
 	locks  sessionLocks
 	group  grouper    // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
 	chunks chunkCache // raw bytes of the chunks read last
+	stmts  stmtCache  // the writer's kept statements (stmtcache.go)
 	newer  string     // the newest migration recorded in the store that this cairn lacks
 
 	// readOnly is set by Open when this user may not write the store:
@@ -148,6 +149,7 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 // file that is there but cannot be read through its -shm is never
 // skipped: its transactions would be missing, so the store is refused.
 func (db *DB) openReadOnly(dsn, pragmas string, cause error) error {
+	db.stmts.reset()
 	db.db.Close()
 	db.rdb.Close()
 	db.db, db.rdb = nil, nil
@@ -331,6 +333,7 @@ func (db *DB) Close() (err error) {
 	defer db.explain(&err)
 	db.cancel()
 	db.locks.close()
+	db.stmts.reset()
 	for _, d := range []*sql.DB{db.rdb, db.db} {
 		if d != nil {
 			if e := d.Close(); e != nil && err == nil {
@@ -347,6 +350,7 @@ type Tx struct {
 	db    *DB
 	now   time.Time
 	stmts map[string]*sql.Stmt
+	write bool          // a write transaction: its statements are kept (stmtcache.go)
 	index *pendingIndex // the search index texts written at Commit
 }
 
@@ -360,11 +364,15 @@ func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (_ *Tx, err erro
 	} else if db.readOnly {
 		return nil, cairn.Errorf(cairn.EINVALID, "%s", db.readOnlyMessage())
 	}
+	write := pool == db.db
+	if write {
+		db.stmts.prepareWanted(ctx, pool)
+	}
 	tx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{Tx: tx, db: db, now: db.Now().UTC().Truncate(time.Millisecond)}, nil
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC().Truncate(time.Millisecond), write: write}, nil
 }
 
 func (db *DB) read(ctx context.Context) (*Tx, error) {

@@ -128,4 +128,3 @@ func insertQuery(table string, cols []string, size int, shared uint64) string {
 	}
 	return b.String()
 }
-

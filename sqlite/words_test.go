@@ -2,7 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,6 +65,13 @@ func TestDistinctWords(t *testing.T) {
 			t.Errorf("%q: distinctWords %q holds tokens %q, want %q", s, d, got, want)
 		}
 	}
+	var many strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&many, "w%d W%d ", i, i%97)
+	}
+	if got := strings.Count(distinctWords(many.String()), " ") + 1; got != 5000 {
+		t.Errorf("5,000 distinct words of 10,000 (the set grows): %d kept", got)
+	}
 	if got, want := distinctWords("Error handling: error HANDLING, handling errors."), "error handling errors"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -80,4 +90,20 @@ func FuzzDistinctWords(f *testing.F) {
 			t.Fatalf("%q: distinctWords %q holds tokens %q, want %q", s, d, got, want)
 		}
 	})
+}
+
+// BenchmarkDistinctWords cuts the texts of a real session's blocks.
+func BenchmarkDistinctWords(b *testing.B) {
+	raw, err := os.ReadFile("../../shared/testdata/transcripts/marot__spotter/long/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	if err != nil {
+		b.Skip(err)
+	}
+	texts := strings.Split(string(raw), "\n") // a line's size is a block's, near enough
+	b.SetBytes(int64(len(raw)))
+	b.ResetTimer()
+	for b.Loop() {
+		for _, t := range texts {
+			distinctWords(t)
+		}
+	}
 }

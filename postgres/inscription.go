@@ -352,7 +352,7 @@ func refreshSession(ctx context.Context, tx *Tx, id string) error {
 		UPDATE sessions s SET parent_round = l.round FROM (
 			SELECT c.id, COALESCE((SELECT MIN(b.round_seq) FROM blocks b
 				WHERE b.session_id = c.parent AND b.agent_id = c.agent_id AND b.agent_id != ''), 0) AS round
-			FROM sessions c WHERE c.lineage = 'subagent' AND (c.id = $1 OR c.parent = $1)) l
+			FROM sessions c WHERE c.lineage = 'subagent' AND (c.id = $1 OR (c.parent = $1 AND c.parent != ''))) l
 		WHERE s.id = l.id AND s.parent_round != l.round`, id)
 	return err
 }

@@ -560,6 +560,6 @@ func refreshSession(ctx context.Context, tx *Tx, id string, fromSeq int, replace
 	_, err = tx.ExecContext(ctx, `
 		UPDATE sessions SET parent_round = COALESCE((SELECT MIN(b.round_seq) FROM blocks b
 			WHERE b.session_num = (SELECT num FROM session_nums WHERE session_id = sessions.parent) AND b.agent_id = sessions.agent_id AND b.agent_id != ''), 0)
-		WHERE lineage = 'subagent' AND (id = ?1 OR parent = ?1)`, id)
+		WHERE lineage = 'subagent' AND (id = ?1 OR (parent = ?1 AND parent != ''))`, id)
 	return err
 }

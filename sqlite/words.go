@@ -26,12 +26,18 @@ var indexWords = distinctWords
 // t; only the block's length in the index becomes its count of distinct
 // pieces.
 func distinctWords(t string) string {
-	out := make([]byte, 0, len(t)/2)
+	out := make([]byte, 0, len(t))
 	// A set of the pieces written, each by where it starts and ends in
 	// out, open-addressed by a hash of its bytes: a map of strings cost
-	// twice as much, most of it hashing and allocating the keys.
-	var seen wordSet
-	seen.init(len(t)/8 + 8)
+	// twice as much, most of it hashing and allocating the keys. A short
+	// text's set is on the stack: most blocks are a few words.
+	var small [64]uint64
+	set := wordSet{slots: small[:]}
+	if size := slotsFor(len(t)/8 + 8); size <= len(small) {
+		set.slots = small[:size]
+	} else {
+		set.slots = make([]uint64, size)
+	}
 	for i := 0; i < len(t); {
 		for i < len(t) && separator(t[i]) {
 			i++
@@ -54,64 +60,67 @@ func distinctWords(t string) string {
 			}
 			out = append(out, c)
 		}
-		if !seen.add(out, at) {
+		var added bool
+		if set, added = set.add(out, at); !added {
 			out = out[:max(at-1, 0)]
 		}
 	}
 	return string(out)
 }
 
-// A wordSet holds pieces of a buffer, each as its start and end + 1 in
-// one uint64 (0: an empty slot).
-type wordSet struct {
-	slots []uint64
-	n     int
-	seed  maphash.Seed
-}
-
-func (s *wordSet) init(n int) {
+// slotsFor returns the slots a wordSet needs for n pieces at half load:
+// a power of two, at least 16.
+func slotsFor(n int) int {
 	size := 16
 	for size < 2*n {
 		size <<= 1
 	}
-	s.slots, s.n, s.seed = make([]uint64, size), 0, wordSeed
+	return size
 }
 
-// add adds buf[at:], unless it holds it already; it reports whether it
-// was added.
-func (s *wordSet) add(buf []byte, at int) bool {
+// A wordSet holds pieces of a buffer, each as its start and end + 1 in
+// one uint64 (0: an empty slot). Its methods take and return it by
+// value, so that a set whose slots are on the caller's stack stays there.
+type wordSet struct {
+	slots []uint64
+	n     int
+}
+
+// add adds buf[at:] to s, unless s holds it already; it returns the set
+// and whether it was added.
+func (s wordSet) add(buf []byte, at int) (wordSet, bool) {
 	w := buf[at:]
 	mask := uint64(len(s.slots) - 1)
-	for i := maphash.Bytes(s.seed, w) & mask; ; i = (i + 1) & mask {
+	for i := maphash.Bytes(wordSeed, w) & mask; ; i = (i + 1) & mask {
 		e := s.slots[i]
 		if e == 0 {
 			s.slots[i] = uint64(at)<<32 | uint64(len(buf)+1)
 			if s.n++; 2*s.n > len(s.slots) {
-				s.grow(buf)
+				s.slots = s.grown(buf)
 			}
-			return true
+			return s, true
 		}
 		if lo, hi := int(e>>32), int(e&0xffffffff)-1; hi-lo == len(w) && string(buf[lo:hi]) == string(w) {
-			return false
+			return s, false
 		}
 	}
 }
 
-// grow doubles the set's slots.
-func (s *wordSet) grow(buf []byte) {
-	old := s.slots
-	s.slots = make([]uint64, 2*len(old))
-	mask := uint64(len(s.slots) - 1)
-	for _, e := range old {
+// grown returns s's pieces in twice the slots.
+func (s wordSet) grown(buf []byte) []uint64 {
+	slots := make([]uint64, 2*len(s.slots))
+	mask := uint64(len(slots) - 1)
+	for _, e := range s.slots {
 		if e == 0 {
 			continue
 		}
-		i := maphash.Bytes(s.seed, buf[e>>32:e&0xffffffff-1]) & mask
-		for s.slots[i] != 0 {
+		i := maphash.Bytes(wordSeed, buf[e>>32:e&0xffffffff-1]) & mask
+		for slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = e
+		slots[i] = e
 	}
+	return slots
 }
 
 // wordSeed is the hash seed of every wordSet.

@@ -17,8 +17,8 @@ import (
 // on that connection takes it through [sql.Tx.StmtContext] without
 // compiling it again. It can be prepared on the pool only while no
 // transaction holds the writer's one connection: a statement a
-// transaction runs is prepared by the transaction itself the first time,
-// and on the pool before the next write transaction begins.
+// transaction runs is run as text the first time, and prepared on the
+// pool before the next write transaction begins.
 //
 // Only statements of one SQL statement are kept, and at most
 // stmtCacheMax of them: a query whose text varies with its arguments (an
@@ -86,76 +86,72 @@ func (c *stmtCache) reset() {
 	c.stmts, c.wanted = nil, nil
 }
 
-// prepared returns the transaction's statement for query: the writer
-// pool's kept one, else one prepared for the transaction the first time;
+// prepared returns the transaction's statement for query, preparing it
+// for the transaction the first time unless the writer pool keeps it;
 // database/sql closes it when the transaction ends (a kept statement
 // stays prepared on its connection).
 func (tx *Tx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if stmt, ok := tx.stmts[query]; ok {
+	if stmt := tx.stmt(ctx, query); stmt != nil {
 		return stmt, nil
 	}
-	var stmt *sql.Stmt
-	if kept := tx.kept(query); kept != nil {
-		stmt = tx.StmtContext(ctx, kept)
-	} else {
-		var err error
-		if stmt, err = tx.Tx.PrepareContext(ctx, query); err != nil {
-			return nil, err
-		}
+	stmt, err := tx.Tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
 	}
+	tx.hold(query, stmt)
+	return stmt, nil
+}
+
+// stmt returns the transaction's statement for query, if it has one or
+// the writer pool keeps one (taken for the transaction the first time),
+// else nil.
+func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if stmt, ok := tx.stmts[query]; ok {
+		return stmt
+	}
+	if !tx.write {
+		return nil
+	}
+	kept := tx.db.stmts.get(query)
+	if kept == nil {
+		return nil
+	}
+	stmt := tx.StmtContext(ctx, kept)
+	tx.hold(query, stmt)
+	return stmt
+}
+
+// hold keeps stmt as the transaction's statement for query.
+func (tx *Tx) hold(query string, stmt *sql.Stmt) {
 	if tx.stmts == nil {
 		tx.stmts = map[string]*sql.Stmt{}
 	}
 	tx.stmts[query] = stmt
-	return stmt, nil
 }
 
-// kept returns the writer pool's kept statement for query, or nil (and
-// always nil in a read transaction).
-func (tx *Tx) kept(query string) *sql.Stmt {
-	if !tx.write {
-		return nil
-	}
-	return tx.db.stmts.get(query)
-}
-
-// ExecContext runs query, through the transaction's statement for it in a
-// write transaction.
+// ExecContext runs query, through the transaction's statement for it if
+// there is one ([Tx.stmt]).
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if !tx.write {
-		return tx.Tx.ExecContext(ctx, query, args...)
+	if stmt := tx.stmt(ctx, query); stmt != nil {
+		return stmt.ExecContext(ctx, args...)
 	}
-	stmt, err := tx.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return stmt.ExecContext(ctx, args...)
+	return tx.Tx.ExecContext(ctx, query, args...)
 }
 
-// QueryContext runs query, through the transaction's statement for it in
-// a write transaction.
+// QueryContext runs query, through the transaction's statement for it if
+// there is one ([Tx.stmt]).
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if !tx.write {
-		return tx.Tx.QueryContext(ctx, query, args...)
+	if stmt := tx.stmt(ctx, query); stmt != nil {
+		return stmt.QueryContext(ctx, args...)
 	}
-	stmt, err := tx.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return stmt.QueryContext(ctx, args...)
+	return tx.Tx.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext runs query, through the transaction's statement for it
-// in a write transaction.
+// if there is one ([Tx.stmt]).
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if !tx.write {
-		return tx.Tx.QueryRowContext(ctx, query, args...)
+	if stmt := tx.stmt(ctx, query); stmt != nil {
+		return stmt.QueryRowContext(ctx, args...)
 	}
-	stmt, err := tx.prepared(ctx, query)
-	if err != nil {
-		// A Row holds an error only as a query's: this one fails as the
-		// statement did.
-		return tx.Tx.QueryRowContext(ctx, query, args...)
-	}
-	return stmt.QueryRowContext(ctx, args...)
+	return tx.Tx.QueryRowContext(ctx, query, args...)
 }

@@ -48,7 +48,7 @@ type rawChunk struct {
 	counted     bool   // its size is counted in its stream's ahead
 	data        []byte // from the DB's cache, or decompressed into buf
 	buf         []byte
-	err         error
+	err         error // its meta or its data does not read
 	done        chan struct{}
 }
 
@@ -113,13 +113,13 @@ func (s *rawStream) start() {
 			for !s.quit && s.ahead > 0 && s.ahead+c.size > streamAhead {
 				s.room.Wait()
 			}
-			quit := s.quit
+			if s.quit {
+				s.mu.Unlock()
+				return
+			}
 			s.ahead += c.size
 			c.counted = true
 			s.mu.Unlock()
-			if quit {
-				return
-			}
 			jobs <- c
 		}
 	})
@@ -145,6 +145,9 @@ func (s *rawStream) decompress(c *rawChunk) {
 		c.data = c.buf
 	default:
 		c.data, c.err = decompress(c.codec, c.z)
+	}
+	if c.err != nil {
+		c.err = fmt.Errorf("chunk %d: %w", c.id, c.err)
 	}
 }
 
@@ -189,8 +192,8 @@ func (s *rawStream) each(fn func(no int, raw []byte) error) error {
 // lines calls fn with each line of c within the stream's range.
 func (s *rawStream) lines(c *rawChunk, fn func(no int, raw []byte) error) error {
 	at := &cairn.Damaged{Session: s.session, Generation: s.gen, First: c.first, Last: c.last}
-	if c.err != nil {
-		at.Err = fmt.Errorf("chunk %d: %w", c.id, c.err)
+	if c.err != nil { // its meta's (metaSizes names the chunk) or its data's
+		at.Err = c.err
 		return at
 	}
 	off := 0

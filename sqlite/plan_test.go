@@ -40,16 +40,7 @@ func TestWritePlans(t *testing.T) {
 	// sessions, then rounds replaced and appended to, sessions refreshed
 	// by the difference, sub-agents linked to their parents.
 	dir := t.TempDir()
-	var paths []string
-	filepath.WalkDir("../../shared/testdata/transcripts", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if len(paths) == 0 {
-		t.Skip("no real transcripts in ../../shared/testdata/transcripts")
-	}
+	paths := RealTranscripts(t)
 	var copies []string
 	for i, p := range paths {
 		raw, err := os.ReadFile(p)
@@ -149,6 +140,23 @@ func lookup(table string) bool {
 	_, idx, ok := strings.Cut(table, " VIRTUAL TABLE INDEX ")
 	_, constraint, _ := strings.Cut(idx, ":")
 	return ok && constraint != ""
+}
+
+// RealTranscripts returns the real transcripts of ../shared/testdata,
+// or skips tb if there are none.
+func RealTranscripts(tb testing.TB) []string {
+	tb.Helper()
+	var paths []string
+	filepath.WalkDir("../../shared/testdata/transcripts", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		tb.Skip("no real transcripts in ../../shared/testdata/transcripts")
+	}
+	return paths
 }
 
 func oneLine(q string) string {

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,20 +25,7 @@ import (
 )
 
 // realTranscripts returns the real transcripts of ../shared/testdata.
-func realTranscripts(tb testing.TB) []string {
-	tb.Helper()
-	var paths []string
-	filepath.Walk("../../shared/testdata/transcripts", func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if len(paths) == 0 {
-		tb.Skip("no real transcripts in ../../shared/testdata/transcripts")
-	}
-	return paths
-}
+var realTranscripts = sqlite.RealTranscripts
 
 // importInto imports paths into the store at path, in batches of batch
 // bytes.

@@ -203,3 +203,49 @@ func TestKeepsShortTitle(t *testing.T) {
 		t.Fatalf("over budget: %d tokens %d chars", ctx.Tokens, ctx.Chars)
 	}
 }
+
+// TestElidesDeepPath: a path so deep that its bare outline outgrows a
+// floor budget loses the ancestors nearest the root, never the root, the
+// parent or the current frame's criteria, and says so.
+func TestElidesDeepPath(t *testing.T) {
+	const depth = 40
+	var frames []*cairn.Frame
+	for i := range depth {
+		f := &cairn.Frame{ID: fmt.Sprintf("01JD%022d", i), Status: cairn.FrameInProgress, Title: fmt.Sprintf("Step %d", i)}
+		if i > 0 {
+			f.ParentID = frames[i-1].ID
+		}
+		frames = append(frames, f)
+	}
+	cur := frames[depth-1]
+	cur.SuccessCriteria = "The parser accepts every fixture."
+	tree := cairn.NewFrameTree(frames)
+	b := cairn.Budget{Tokens: cairn.MinBudgetTokens, Chars: cairn.MinBudgetChars}
+	for _, fm := range []assemble.Format{assemble.XML, assemble.Markdown, assemble.JSON} {
+		ctx, err := assemble.Build(&assemble.View{Tree: tree, Current: tree.Frame(cur.ID)}, b, fm, assemble.MustBPE())
+		if err != nil {
+			t.Fatalf("%v: %v", fm, err)
+		}
+		if ctx.Tokens > b.Tokens || ctx.Chars > b.Chars {
+			t.Fatalf("%v: over budget: %d tokens %d chars", fm, ctx.Tokens, ctx.Chars)
+		}
+		for _, want := range []string{frames[0].ID, frames[depth-2].ID, cur.ID, cur.SuccessCriteria, "ancestors left out of the outline"} {
+			if !strings.Contains(ctx.Text, want) {
+				t.Fatalf("%v: %q missing:\n%s", fm, want, ctx.Text)
+			}
+		}
+		if strings.Contains(ctx.Text, frames[1].ID) {
+			t.Fatalf("%v: the ancestor nearest the root is still shown:\n%s", fm, ctx.Text)
+		}
+		switch fm {
+		case assemble.JSON:
+			if !json.Valid([]byte(ctx.Text)) || !strings.Contains(ctx.Text, fmt.Sprintf(`"depth":%d`, depth-1)) {
+				t.Fatalf("JSON: invalid or the current frame's depth is not its own:\n%s", ctx.Text)
+			}
+		case assemble.Markdown:
+			if !strings.Contains(ctx.Text, frames[0].ID+" [in_progress]\n  - ") {
+				t.Fatalf("Markdown: the frame after the root is not its child in the list:\n%s", ctx.Text)
+			}
+		}
+	}
+}

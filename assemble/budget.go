@@ -25,6 +25,11 @@ type doc struct {
 	relay    []*item
 	criteria *pinned
 	tree     *cairn.FrameTree
+
+	// elided is how many of the path's frames after the root are left
+	// out, nearest the root first: the last resort of a deep path whose
+	// bare outline alone outgrows the budget.
+	elided int
 }
 
 func (d *doc) children(id string) []*cairn.Frame { return d.tree.Children(id) }
@@ -212,6 +217,8 @@ func (f *fitter) victim() *item {
 //     3 goes on (estimates add the costs of separately counted pieces, and
 //     a BPE count is not quite additive).
 //  5. When every item is dropped and the context is still over, the
+//     fewest ancestors that make it fit are left out of the outline
+//     (never the root or the parent, nearest the root first); then the
 //     current frame's title, then its success criteria, are cut short,
 //     marked "…[truncated]", keeping as much as fits. The criteria are
 //     never dropped: if not even their first character fits, fit returns
@@ -294,8 +301,9 @@ func (f *fitter) fit() (string, error) {
 	}
 }
 
-// truncate cuts the current frame's title, then its criteria, to the
-// longest prefix that fits.
+// truncate leaves out the fewest ancestors that make the context fit,
+// then cuts the current frame's title, then its criteria, to the longest
+// prefix that fits.
 func (f *fitter) truncate() (string, error) {
 	p := f.doc.criteria
 	if p == nil {
@@ -318,6 +326,16 @@ func (f *fitter) truncate() (string, error) {
 			}
 		}
 		return best
+	}
+	d := f.doc
+	if n := len(d.path) - 3; n > 0 { // the frames between the root and the parent
+		keep := search(0, n-1, func(k int) { d.elided = n - k })
+		if keep >= 0 {
+			d.elided = n - keep
+			text, _ := fits()
+			return text, nil
+		}
+		d.elided = n
 	}
 	// A title no longer than the mark is kept: cutting it saves nothing.
 	if utf8.RuneCountInString(p.title) > utf8.RuneCountInString(truncMark) {
@@ -365,6 +383,11 @@ func (f *fitter) note() string {
 			}
 			parts = append(parts, string(s)+" "+strings.Join(ps, ", "))
 		}
+	}
+	if n := f.doc.elided; n == 1 {
+		parts = append(parts, "1 ancestor left out of the outline")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("%d ancestors left out of the outline", n))
 	}
 	if p := f.doc.criteria; p != nil {
 		if p.titleLen >= 0 {

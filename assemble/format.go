@@ -61,7 +61,9 @@ func (it *item) text(fm format) string {
 	return it.frag[it.fid]
 }
 
-// walk calls the format's callbacks for the stack in document order.
+// walkStack calls the format's callbacks for the stack in document
+// order. A frame's depth is as shown: the frames the fitter elided do not
+// count (the JSON format adds them back to the depth it prints).
 type stackWriter interface {
 	open(f *cairn.Frame, depth int, current bool)
 	close(f *cairn.Frame, depth int, current bool)
@@ -76,19 +78,26 @@ func walkStack(d *doc, tree func(id string) []*cairn.Frame, w stackWriter) {
 	last := len(d.path) - 1
 	var visit func(k int)
 	visit = func(k int) {
-		f := d.path[k]
-		w.open(f, k, k == last)
+		f, depth := d.path[k], k
+		if k > 0 {
+			depth -= d.elided
+		}
+		w.open(f, depth, k == last)
 		if k < last {
 			w.item(d.ancestor[k])
 			for _, c := range tree(f.ID) {
 				if c.ID == d.path[k+1].ID {
-					visit(k + 1)
+					if k == 0 {
+						visit(1 + d.elided)
+					} else {
+						visit(k + 1)
+					}
 				} else if it := d.siblings[c.ID]; it != nil {
 					w.item(it)
 				}
 			}
 		} else {
-			w.pinned(d.criteria, k)
+			w.pinned(d.criteria, depth)
 			w.item(d.work)
 			w.item(d.log)
 			for _, c := range tree(f.ID) {
@@ -97,7 +106,7 @@ func walkStack(d *doc, tree func(id string) []*cairn.Frame, w stackWriter) {
 				}
 			}
 		}
-		w.close(f, k, k == last)
+		w.close(f, depth, k == last)
 	}
 	visit(0)
 }

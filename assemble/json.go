@@ -84,6 +84,7 @@ type jsonStack struct {
 	w      *jsonWriter
 	fm     jsonFormat
 	isOpen *bool // a path frame's object is open
+	elided int   // the doc's elided ancestors, which the depth shown omits
 }
 
 func (s jsonStack) closeOpen() {
@@ -95,6 +96,9 @@ func (s jsonStack) closeOpen() {
 
 func (s jsonStack) open(f *cairn.Frame, depth int, current bool) {
 	s.closeOpen()
+	if depth > 0 {
+		depth += s.elided
+	}
 	s.w.put(jsonFrameHead(f, depth))
 	if current {
 		s.w.put(`,"current":true`)
@@ -123,7 +127,7 @@ func (s jsonStack) pinned(p *pinned, depth int) {
 func (j jsonFormat) render(d *doc, note string) string {
 	w := &jsonWriter{}
 	w.put(`{"frames":[`)
-	walkStack(d, d.children, jsonStack{w: w, fm: j, isOpen: new(bool)})
+	walkStack(d, d.children, jsonStack{w: w, fm: j, isOpen: new(bool), elided: d.elided})
 	w.put("]")
 	w.put(d.core.text(j))
 	if len(d.relay) > 0 {

@@ -1,11 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"cairn"
@@ -228,11 +229,13 @@ func rankMatches(ctx context.Context, tx *Tx, span string, args []any) ([]candid
 	for i := range cands {
 		cands[i].rank = -(k1 + 1) / (1 + k1*(1-b+b*lengths[i]/avg))
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].rank != cands[j].rank {
-			return cands[i].rank < cands[j].rank
+	// Ids are unique, so the order is total: no need for a stable sort
+	// (sort.SliceStable's reflection took a seventh of a search).
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
 		}
-		return cands[i].id > cands[j].id
+		return cmp.Compare(b.id, a.id)
 	})
 	return cands, nil
 }

@@ -15,11 +15,12 @@
 package main
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -77,11 +78,12 @@ func run(store, query string) error {
 	for i := range all {
 		all[i].rank = -2.2 / (1 + 1.2*(0.25+0.75*all[i].n/avg))
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].rank != all[j].rank {
-			return all[i].rank < all[j].rank
+	// Ids are unique, so the order is total (as in cairn's).
+	slices.SortFunc(all, func(a, b ranked) int {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
 		}
-		return all[i].id > all[j].id
+		return cmp.Compare(b.id, a.id)
 	})
 	for _, r := range all[:min(20, len(all))] {
 		var session, text string

@@ -61,9 +61,9 @@ func (it *item) text(fm format) string {
 	return it.frag[it.fid]
 }
 
-// walkStack calls the format's callbacks for the stack in document
-// order. A frame's depth is as shown: the frames the fitter elided do not
-// count (the JSON format adds them back to the depth it prints).
+// A stackWriter renders the stack as walkStack visits it. A frame's depth
+// is as shown: the ancestors the fitter elided do not count (the JSON
+// format adds them back to the depth it prints).
 type stackWriter interface {
 	open(f *cairn.Frame, depth int, current bool)
 	close(f *cairn.Frame, depth int, current bool)
@@ -71,6 +71,7 @@ type stackWriter interface {
 	pinned(p *pinned, depth int)
 }
 
+// walkStack calls the format's callbacks for the stack in document order.
 func walkStack(d *doc, tree func(id string) []*cairn.Frame, w stackWriter) {
 	if len(d.path) == 0 {
 		return

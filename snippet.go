@@ -73,6 +73,27 @@ func SearchText(text string) string {
 	return b.String()
 }
 
+// SearchTextRewrites reports whether [SearchText] changes more of text
+// than the ASCII punctuation of paths and addresses it turns into spaces:
+// whether text holds a CJK character, an emoji, an emoji's joiner or
+// presentation selector, or a byte that is not UTF-8 (written as U+FFFD).
+// An index whose tokenizer splits words at that punctuation anyway reads
+// a text it does not rewrite as it reads its SearchText.
+func SearchTextRewrites(text string) bool {
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 || r == '\ufe0f' || r == '\u200d' || isGlyph(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
 // searchASCII returns SearchText of a text all ASCII, the most common,
 // without decoding runes, and the text itself when it holds no path
 // punctuation: the search index of a million blocks is filled through it.

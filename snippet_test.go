@@ -106,3 +106,28 @@ func TestSearchText_ASCII(t *testing.T) {
 		t.Errorf("SearchText = %q", got)
 	}
 }
+
+// TestSearchTextRewrites: SearchText changes more of a text than its path
+// punctuation when SearchTextRewrites says so, and only then.
+func TestSearchTextRewrites(t *testing.T) {
+	for text, want := range map[string]bool{
+		"":                                 false,
+		"see CLAUDE.md at user@host:22":    false,
+		"naïve café — done → next":         false,
+		"done ✓ or ✗":                      true, // a dingbat is an emoji to search
+		"ファイル":                             true,
+		"ok 🙂":                             true,
+		"heart ❤\ufe0f":                    true,
+		"a\u200db":                         true,
+		"\xff broken \xc3":                 true, // SearchText writes U+FFFD
+		strings.Repeat("word ", 100) + "漢": true,
+	} {
+		if got := cairn.SearchTextRewrites(text); got != want {
+			t.Errorf("SearchTextRewrites(%q) = %v, want %v", text, got, want)
+		}
+		plain := strings.NewReplacer(".", " ", "/", " ", "\\", " ", ":", " ", "@", " ").Replace(text)
+		if rewritten := cairn.SearchText(text) != plain; rewritten != want {
+			t.Errorf("SearchText(%q) = %q: rewritten beyond its punctuation %v, want %v", text, cairn.SearchText(text), rewritten, want)
+		}
+	}
+}

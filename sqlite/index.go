@@ -53,9 +53,17 @@ func newPendingIndex() *pendingIndex {
 }
 
 // indexText is the text the search index reads for b: each word once
-// (words.go).
+// (words.go). unicode61 splits words at the ASCII punctuation SearchText
+// turns into spaces, so only a text it rewrites further
+// ([cairn.SearchTextRewrites]) goes through SearchText, which copies a
+// text with a path in it and builds one with any other non-ASCII
+// character rune by rune (a thirtieth of an import's CPU).
 func indexText(b *cairn.Block) string {
-	return indexWords(cairn.SearchText(cairn.IndexText(b.Kind, b.ToolName, b.Content)))
+	t := cairn.IndexText(b.Kind, b.ToolName, b.Content)
+	if cairn.SearchTextRewrites(t) {
+		t = cairn.SearchText(t)
+	}
+	return indexWords(t)
 }
 
 // addText holds t, the index text of b, whose id is set.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"cairn"
 )
 
 // indexTokens returns the distinct tokens the index tokenizer (unicode61,
@@ -35,6 +37,8 @@ var wordsSeeds = []string{
 	"\xff\xfe broken \xc3 utf8 \xc3",
 	"ǅungla Ǆ ǆ İstanbul istanbul",
 	"🙂 emoji🙂emoji 🙂",
+	"src/auth/jwt.go user@example.com:22 C:\\work\\main.go → done ✓ — CLAUDE.md",
+	"family 👨\u200d👩\u200d👧 ❤\ufe0f 漢字.md",
 }
 
 // TestDistinctWords: the index reads the same tokens in a text cut to
@@ -69,6 +73,10 @@ func FuzzDistinctWords(f *testing.F) {
 		}
 		if got, want := indexTokens(t, d), indexTokens(t, s); !slices.Equal(got, want) {
 			t.Fatalf("%q: distinctWords %q holds tokens %q, want %q", s, d, got, want)
+		}
+		// indexText leaves out SearchText for a text it does not rewrite.
+		if !cairn.SearchTextRewrites(s) && distinctWords(cairn.SearchText(s)) != d {
+			t.Fatalf("%q: distinctWords of its SearchText %q, of itself %q", s, distinctWords(cairn.SearchText(s)), d)
 		}
 	})
 }

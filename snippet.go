@@ -81,6 +81,12 @@ func SearchText(text string) string {
 // a text it does not rewrite as it reads its SearchText.
 func SearchTextRewrites(text string) bool {
 	for i := 0; i < len(text); {
+		// Eight ASCII bytes at a time: most of a transcript.
+		if i+8 <= len(text) && (uint64(text[i])|uint64(text[i+1])<<8|uint64(text[i+2])<<16|uint64(text[i+3])<<24|
+			uint64(text[i+4])<<32|uint64(text[i+5])<<40|uint64(text[i+6])<<48|uint64(text[i+7])<<56)&0x8080808080808080 == 0 {
+			i += 8
+			continue
+		}
 		if text[i] < utf8.RuneSelf {
 			i++
 			continue

@@ -1,6 +1,7 @@
 package cairn_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -128,6 +129,21 @@ func TestSearchTextRewrites(t *testing.T) {
 		plain := strings.NewReplacer(".", " ", "/", " ", "\\", " ", ":", " ", "@", " ").Replace(text)
 		if rewritten := cairn.SearchText(text) != plain; rewritten != want {
 			t.Errorf("SearchText(%q) = %q: rewritten beyond its punctuation %v, want %v", text, cairn.SearchText(text), rewritten, want)
+		}
+	}
+}
+
+// BenchmarkSearchTextRewrites reads a real session's lines.
+func BenchmarkSearchTextRewrites(b *testing.B) {
+	raw, err := os.ReadFile("../shared/testdata/transcripts/marot__spotter/long/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	if err != nil {
+		b.Skip(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		for _, l := range lines {
+			cairn.SearchTextRewrites(l)
 		}
 	}
 }

@@ -214,11 +214,40 @@ func (f *viewFinder) found(v view) view {
 // never searched from its start for each block.
 func (f *viewFinder) index(raw, pat []byte) int {
 	from := min(f.from, len(raw))
-	if i := bytes.Index(raw[from:min(len(raw), from+len(pat)+viewWindow)], pat); i >= 0 {
+	if i := indexLong(raw[from:min(len(raw), from+len(pat)+viewWindow)], pat); i >= 0 {
 		return from + i
 	}
 	if f.from > 0 && len(raw) <= 1<<20 {
-		return bytes.Index(raw[:min(len(raw), f.from+len(pat))], pat)
+		return indexLong(raw[:min(len(raw), f.from+len(pat))], pat)
+	}
+	return -1
+}
+
+// indexLong returns the offset of the first pat in s, or -1, as
+// bytes.Index does, faster for a long pat (a block's text): bytes.Index
+// hashes the whole of a pattern over 64 bytes (Rabin-Karp) before it
+// looks, where indexLong looks for its first 32 bytes with the vector
+// search bytes.Index has for short ones and compares the rest where
+// they are. After a few places where only the first bytes match (a text
+// that repeats itself), the rest of s is left to bytes.Index.
+func indexLong(s, pat []byte) int {
+	const head, tries = 32, 8
+	if len(pat) <= 64 {
+		return bytes.Index(s, pat)
+	}
+	off := 0
+	for range tries {
+		i := bytes.Index(s[off:], pat[:head])
+		if i < 0 {
+			return -1
+		}
+		if off += i; bytes.HasPrefix(s[off:], pat) {
+			return off
+		}
+		off++
+	}
+	if i := bytes.Index(s[off:], pat); i >= 0 {
+		return off + i
 	}
 	return -1
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -79,5 +80,26 @@ func TestViewFinder_Misses(t *testing.T) {
 	v, ok := f.find(line, 2, "a word or two of text")
 	if back, err := v.text(line); !ok || err != nil || back != "a word or two of text" {
 		t.Errorf("the next line's text: %+v %v, %q %v", v, ok, back, err)
+	}
+}
+
+// TestIndexLong: indexLong finds what bytes.Index finds, in texts that
+// repeat the pattern's first bytes more often than it tries them.
+func TestIndexLong(t *testing.T) {
+	head := strings.Repeat("x", 40)
+	pat := head + strings.Repeat("y", 60)
+	for _, s := range []string{
+		"", pat, "a" + pat, pat[:99], strings.Repeat(head+"z", 20) + pat + "tail",
+		strings.Repeat(head, 30) + pat, strings.Repeat(head+"z", 20), strings.Repeat("x", 200) + strings.Repeat("y", 60),
+	} {
+		if got, want := indexLong([]byte(s), []byte(pat)), bytes.Index([]byte(s), []byte(pat)); got != want {
+			t.Errorf("indexLong of a pattern in %q = %d, want %d", s, got, want)
+		}
+	}
+	for _, p := range []string{"", "x", strings.Repeat("x", 64)} {
+		s := strings.Repeat("ab", 50) + p
+		if got, want := indexLong([]byte(s), []byte(p)), bytes.Index([]byte(s), []byte(p)); got != want {
+			t.Errorf("indexLong(%q) = %d, want %d", p, got, want)
+		}
 	}
 }

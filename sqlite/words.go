@@ -1,5 +1,7 @@
 package sqlite
 
+import "math/rand/v2"
+
 // The search index keeps which blocks hold a word, not how often
 // (migration 0014), so a block's index text need hold each of its words
 // only once: FTS5 tokenizes, stems and hashes every word it is given,
@@ -56,7 +58,7 @@ func distinctWords(t string) string {
 			n++
 			at++
 		}
-		h := uint64(fnvOffset)
+		h := wordSeed
 		for ; i < len(t); i++ {
 			c := wordBytes[t[i]]
 			if c == 0 {
@@ -90,14 +92,11 @@ var wordBytes = func() (m [256]byte) {
 	return m
 }()
 
-// FNV-1a, of the bytes of a piece as distinctWords copies them.
-const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
-)
-
+// wordHash is FNV-1a of the bytes of a piece as distinctWords copies
+// them, from a random start each process (wordSeed), so that no text
+// known beforehand makes its pieces collide.
 func wordHash(w []byte) uint64 {
-	h := uint64(fnvOffset)
+	h := wordSeed
 	for _, c := range w {
 		h = (h ^ uint64(c)) * fnvPrime
 	}
@@ -158,6 +157,10 @@ func (s wordSet) grown(buf []byte) []uint64 {
 	}
 	return slots
 }
+
+const fnvPrime = 1099511628211
+
+var wordSeed = rand.Uint64()
 
 // mix spreads FNV's high bits into the low ones that pick a slot.
 func mix(h uint64) uint64 {

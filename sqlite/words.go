@@ -66,7 +66,7 @@ func distinctWords(t string) string {
 			}
 			out[n] = c
 			n++
-			h = (h ^ uint64(c)) * fnvPrime
+			h = wordHashByte(h, c)
 		}
 		var added bool
 		if set, added = set.add(out[:n], at, h); !added {
@@ -94,14 +94,22 @@ var wordBytes = func() (m [256]byte) {
 
 // wordHash is FNV-1a of the bytes of a piece as distinctWords copies
 // them, from a random start each process (wordSeed), so that no text
-// known beforehand makes its pieces collide.
+// known beforehand makes its pieces collide. distinctWords computes it a
+// byte at a time as it copies (wordHashByte).
 func wordHash(w []byte) uint64 {
 	h := wordSeed
 	for _, c := range w {
-		h = (h ^ uint64(c)) * fnvPrime
+		h = wordHashByte(h, c)
 	}
 	return h
 }
+
+// wordHashByte is wordHash's step: h, the hash so far, with c.
+func wordHashByte(h uint64, c byte) uint64 { return (h ^ uint64(c)) * fnvPrime }
+
+const fnvPrime = 1099511628211
+
+var wordSeed = rand.Uint64()
 
 // slotsFor returns the slots a wordSet needs for n pieces at half load:
 // a power of two, at least 16.
@@ -157,10 +165,6 @@ func (s wordSet) grown(buf []byte) []uint64 {
 	}
 	return slots
 }
-
-const fnvPrime = 1099511628211
-
-var wordSeed = rand.Uint64()
 
 // mix spreads FNV's high bits into the low ones that pick a slot.
 func mix(h uint64) uint64 {

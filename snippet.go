@@ -26,6 +26,10 @@ func IsEmoji(r rune) bool {
 // of letters and digits every store's tokenizer keeps: "emoji1f680" for 🚀.
 func EmojiWord(r rune) string { return fmt.Sprintf("emoji%x", r) }
 
+// emojiMark reports whether r is an emoji's presentation selector or a
+// joiner between emoji: not part of a word, SearchText writes a space.
+func emojiMark(r rune) bool { return r == '\ufe0f' || r == '\u200d' }
+
 // isGlyph reports whether r is searched as a word of its own.
 func isGlyph(r rune) bool { return IsCJK(r) || IsEmoji(r) }
 
@@ -50,7 +54,7 @@ func SearchText(text string) string {
 			b.WriteByte(asciiSearchByte(byte(r)))
 			continue
 		}
-		if r == '\ufe0f' || r == '\u200d' { // emoji presentation, joiner: not part of a word
+		if emojiMark(r) {
 			r = ' '
 		}
 		if IsEmoji(r) {
@@ -92,7 +96,7 @@ func SearchTextRewrites(text string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && n == 1 || r == '\ufe0f' || r == '\u200d' || isGlyph(r) {
+		if r == utf8.RuneError && n == 1 || emojiMark(r) || isGlyph(r) {
 			return true
 		}
 		i += n

@@ -91,6 +91,9 @@ func (p *pendingIndex) write(ctx context.Context, tx *Tx) error {
 		SELECT id, `+pendingFunc+`(?1, id) FROM blocks WHERE id BETWEEN ?2 AND ?3 AND searchable = 1`, p.token, p.lo, p.hi); err != nil {
 		return err
 	}
+	if err := writeLengths(ctx, tx, p.lo, p.hi); err != nil {
+		return err
+	}
 	clear(p.texts)
 	p.size = 0
 	return nil

@@ -89,7 +89,18 @@ func (s *KeepStore) DropSessions(ctx context.Context, ids []string, at time.Time
 			return err
 		}
 	}
-	return nil
+	if len(ids) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := pruneLengths(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func (s *KeepStore) drop(ctx context.Context, id string, at time.Time) error {

@@ -195,39 +195,41 @@ type candidate struct {
 // match args (the FTS5 query, span's bounds, the window), best first.
 // The index keeps no positions, so FTS5's bm25 cannot count a word's
 // occurrences (it gives every block 0): each block is ranked by bm25
-// with every word found once, which leaves its length, from the index's
-// docsize table: a block that is about the words (short) before one that
-// mentions them in passing (long). Every block matches every word, so
-// the words' weights (idf) are the same for all and left out.
+// with every word found once, which leaves its length ([blockLengths]):
+// a block that is about the words (short) before one that mentions them
+// in passing (long). Every block matches every word, so the words'
+// weights (idf) are the same for all and left out.
 func rankMatches(ctx context.Context, tx *Tx, span string, args []any) ([]candidate, error) {
-	rows, err := tx.QueryContext(ctx, `
-		SELECT f.id, d.sz FROM (
-			SELECT rowid AS id FROM blocks_fts WHERE blocks_fts MATCH ?`+span+` ORDER BY rowid DESC LIMIT ?
-		) f LEFT JOIN blocks_fts_docsize d ON d.id = f.id`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ?`+span+` ORDER BY rowid DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var cands []candidate
-	var lengths []float64
-	total := 0.0
+	var ids []int64
 	for rows.Next() {
-		var c candidate
-		var sz []byte
-		if err := rows.Scan(&c.id, &sz); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		n := ftsVarint(sz)
-		cands, lengths = append(cands, c), append(lengths, float64(n))
-		total += float64(n)
+		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	rows.Close()
+	lengths, err := blockLengths(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, n := range lengths {
+		total += n
+	}
 	const k1, b = 1.2, 0.75
-	avg := max(total/float64(max(len(cands), 1)), 1)
-	for i := range cands {
-		cands[i].rank = -(k1 + 1) / (1 + k1*(1-b+b*lengths[i]/avg))
+	avg := max(float64(total)/float64(max(len(ids), 1)), 1)
+	cands := make([]candidate, len(ids))
+	for i, id := range ids {
+		cands[i] = candidate{id: id, rank: -(k1 + 1) / (1 + k1*(1-b+b*float64(lengths[i])/avg))}
 	}
 	// Ids are unique, so the order is total: no need for a stable sort
 	// (sort.SliceStable's reflection took a seventh of a search).

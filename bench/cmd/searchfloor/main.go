@@ -1,7 +1,7 @@
 // Command searchfloor is the least a one-shot search over a cairn store
 // can do with the SQLite cairn links: open the store (the pragmas cairn's
 // read connections run), rank a query's 2,000 most recently inscribed
-// matches as cairn does (their lengths from the index, ranked in Go), read
+// matches as cairn does (their lengths from block_lengths, ranked in Go), read
 // the best 20 blocks' session, round and first 200 bytes, and print them.
 // No cairn package, no migration check, no filters, no snippet (a block
 // whose text is a view of its line has none to read here). The query is
@@ -17,6 +17,7 @@ package main
 import (
 	"cmp"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"net/url"
 	"os"
@@ -44,12 +45,10 @@ func run(store, query string) error {
 		return err
 	}
 	defer db.Close()
-	// The 2,000 newest matches with their lengths, ranked in Go as cairn
-	// ranks them (sqlite.rankMatches: bm25's length term, k1 1.2, b 0.75).
-	rows, err := db.Query(`
-		SELECT f.id, d.sz FROM (
-			SELECT rowid AS id FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000
-		) f LEFT JOIN blocks_fts_docsize d ON d.id = f.id`, match(query))
+	// The 2,000 newest matches, and their lengths from the pages of
+	// block_lengths they fall in, ranked in Go as cairn ranks them
+	// (sqlite.rankMatches: bm25's length term, k1 1.2, b 0.75).
+	rows, err := db.Query(`SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000`, match(query))
 	if err != nil {
 		return err
 	}
@@ -59,21 +58,47 @@ func run(store, query string) error {
 		rank float64
 	}
 	var all []ranked
-	total := 0.0
+	var pages []any
 	for rows.Next() {
 		var r ranked
-		var sz []byte
-		if err := rows.Scan(&r.id, &sz); err != nil {
+		if err := rows.Scan(&r.id); err != nil {
 			return err
 		}
-		r.n = float64(varint(sz))
-		total += r.n
+		if len(all) == 0 || r.id/256 != all[len(all)-1].id/256 {
+			pages = append(pages, r.id/256)
+		}
 		all = append(all, r)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	rows.Close()
+	total := 0.0
+	if len(pages) > 0 {
+		lens := map[int64][]byte{}
+		rows, err = db.Query(`SELECT page, lens FROM block_lengths WHERE page IN (?`+strings.Repeat(", ?", len(pages)-1)+`)`, pages...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var page int64
+			var b []byte
+			if err := rows.Scan(&page, &b); err != nil {
+				return err
+			}
+			lens[page] = b
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for i, r := range all {
+			if b, at := lens[r.id/256], 2*(r.id%256); int(at)+2 <= len(b) {
+				all[i].n = float64(binary.LittleEndian.Uint16(b[at:]))
+			}
+			total += all[i].n
+		}
+	}
 	avg := max(total/float64(max(len(all), 1)), 1)
 	for i := range all {
 		all[i].rank = -2.2 / (1 + 1.2*(0.25+0.75*all[i].n/avg))
@@ -94,22 +119,6 @@ func run(store, query string) error {
 		fmt.Printf("%s  round %03d  %q\n", session, round, text)
 	}
 	return nil
-}
-
-// varint reads an SQLite varint, as FTS5 writes a block's length in
-// blocks_fts_docsize.
-func varint(b []byte) uint64 {
-	var v uint64
-	for i, c := range b {
-		if i == 8 {
-			return v<<8 | uint64(c)
-		}
-		v = v<<7 | uint64(c&0x7f)
-		if c < 0x80 {
-			break
-		}
-	}
-	return v
 }
 
 // match is query as cairn's FTS5 MATCH reads it (cairn.PrefixWord): each

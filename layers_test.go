@@ -16,7 +16,7 @@ var layers = map[string][]string{
 	"cairn/codex":      {"cairn"},
 	"cairn/opencode":   {"cairn"},
 	"cairn/gemini":     {"cairn"},
-	"cairn/sqlite":     {"cairn"},
+	"cairn/sqlite":     {"cairn", "cairn/internal/porter"},
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn"},
 	"cairn/export":     {"cairn"},
@@ -27,6 +27,8 @@ var layers = map[string][]string{
 	"cairn/workspace":  {"cairn"},
 	"cairn/mock":       {"cairn"},
 	"cairn/redact":     {},
+	// Leaves: a stemmer as FTS5's, for sqlite and its benchmark.
+	"cairn/internal/porter": {},
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
 	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export", "cairn/retention"},

@@ -94,6 +94,9 @@ func (p *pendingIndex) write(ctx context.Context, tx *Tx) error {
 	if err := writeLengths(ctx, tx, p.lo, p.hi); err != nil {
 		return err
 	}
+	if err := writeTerms(ctx, tx, p.texts); err != nil {
+		return err
+	}
 	clear(p.texts)
 	p.size = 0
 	return nil
@@ -108,7 +111,8 @@ func (tx *Tx) pendingIndex() *pendingIndex {
 	return tx.index
 }
 
-// Commit writes the transaction's pending index, then commits.
+// Commit writes the transaction's pending index, then commits; the
+// pieces whose terms it wrote are then known to the DB (terms.go).
 func (tx *Tx) Commit() error {
 	if tx.index != nil {
 		if err := tx.index.write(tx.db.ctx, tx); err != nil {
@@ -116,7 +120,13 @@ func (tx *Tx) Commit() error {
 			return err
 		}
 	}
-	return tx.Tx.Commit()
+	if err := tx.Tx.Commit(); err != nil {
+		return err
+	}
+	if len(tx.terms) > 0 {
+		tx.db.terms.add(tx.terms)
+	}
+	return nil
 }
 
 func init() {

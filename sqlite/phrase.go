@@ -40,11 +40,14 @@ func scratchDB() (*sql.DB, error) {
 		db.SetMaxIdleConns(1)
 		// words: the tokens of a query word, folded but not stemmed
 		// (the query stems them); texts: blocks' texts for a phrase
-		// check, with positions.
+		// check, with positions; stems: the index's terms of a text
+		// (terms.go).
 		if _, err := db.Exec(`
 			CREATE VIRTUAL TABLE words USING fts5 (content, tokenize = 'unicode61 remove_diacritics 2');
 			CREATE VIRTUAL TABLE words_v USING fts5vocab (words, 'instance');
-			CREATE VIRTUAL TABLE texts USING fts5 (content, content = '', tokenize = '` + phraseTokenizer + `');`); err != nil {
+			CREATE VIRTUAL TABLE texts USING fts5 (content, content = '', tokenize = '` + phraseTokenizer + `');
+			CREATE VIRTUAL TABLE stems USING fts5 (content, content = '', tokenize = '` + phraseTokenizer + `');
+			CREATE VIRTUAL TABLE stems_v USING fts5vocab (stems, 'row');`); err != nil {
 			db.Close()
 			phraseDB.err = err
 			return
@@ -101,6 +104,35 @@ func scratchTokens(ctx context.Context, text string) ([]string, error) {
 		tokens = append(tokens, t)
 	}
 	return tokens, rows.Err()
+}
+
+// scratchStems returns the distinct terms the search index makes of
+// text, sorted.
+func scratchStems(ctx context.Context, text string) ([]string, error) {
+	phraseDB.mu.Lock()
+	defer phraseDB.mu.Unlock()
+	tx, err := scratchTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO stems (rowid, content) VALUES (1, ?)`, text); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT term FROM stems_v`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	return terms, rows.Err()
 }
 
 // phraseMatches returns the ids of texts (search texts by block id) that

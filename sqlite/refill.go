@@ -9,11 +9,18 @@ import (
 	"cairn"
 )
 
-// refillMigration is the migration that rebuilds the search index in a
-// new layout: its SQL empties the index and lists in refill the blocks to
-// index again, and [DB.refill] indexes them, recording the migration
-// with the last.
-const refillMigration = "migration/0014_search_layout.sql"
+// refillMigrations are the migrations that rebuild the search index in a
+// new layout: the SQL of each empties the index and lists in refill the
+// blocks to index again, and [DB.refill] indexes them, after every
+// migration's SQL, recording them all with the last. Each maps to what
+// the index's definition holds once its SQL has run ("": anything), so
+// that a store a killed open left refilling goes on with its refill
+// rather than running the SQL again, while an older layout's refill
+// (0014's, on a store that had neither) is begun again in the newer.
+var refillMigrations = map[string]string{
+	"migration/0014_search_layout.sql":      "",
+	"migration/0020_search_detail_none.sql": "detail = none",
+}
 
 // refillBlocks is how many blocks one transaction of the refill indexes:
 // a few MB of text, a fraction of a second of the write lock.
@@ -24,13 +31,13 @@ var refillBlocks = 4096 // a variable for tests
 var refilled func()
 
 // refill indexes the blocks refill lists, refillBlocks to a transaction,
-// each recording where the next begins, and the last recording name as
-// done. Killed at any point, it carries on where it stopped when the
-// store is next opened.
-func (db *DB) refill(name string) error {
+// each recording where the next begins, and the last recording every
+// refill migration as done. Killed at any point, it carries on where it
+// stopped when the store is next opened.
+func (db *DB) refill() error {
 	ctx := db.ctx
 	for {
-		done, err := db.refillSome(ctx, name)
+		done, err := db.refillSome(ctx)
 		if err != nil || done {
 			return err
 		}
@@ -42,7 +49,7 @@ func (db *DB) refill(name string) error {
 
 // refillSome indexes the next refillBlocks blocks in one transaction and
 // reports whether they were the last.
-func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
+func (db *DB) refillSome(ctx context.Context) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
@@ -72,7 +79,13 @@ func (db *DB) refillSome(ctx context.Context, name string) (bool, error) {
 	}
 	done := len(blocks) < refillBlocks
 	if done {
-		_, err = tx.ExecContext(ctx, `DROP TABLE refill; INSERT INTO migrations (name) VALUES (?)`, name)
+		if _, err = tx.ExecContext(ctx, `DROP TABLE refill`); err == nil {
+			for name := range refillMigrations {
+				if _, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO migrations (name) VALUES (?)`, name); err != nil {
+					break
+				}
+			}
+		}
 	} else {
 		_, err = tx.ExecContext(ctx, `UPDATE refill SET next = ?`, blocks[len(blocks)-1].ID+1)
 	}

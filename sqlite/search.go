@@ -34,7 +34,12 @@ var _ cairn.Searcher = (*Searcher)(nil)
 // may match; each round (each step with q.Steps) keeps its best.
 func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.Hit, err error) {
 	defer s.db.explain(&err)
-	match, phrases, words, err := ftsQuery(ctx, q.Text)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	match, phrases, words, err := ftsQuery(ctx, tx, q.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +50,6 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if limit <= 0 {
 		limit = 20
 	}
-	tx, err := s.db.read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
 	// A session's blocks lie between its first and last id, which FTS5
 	// reads as a range: the window is then the session's own matches, not
 	// the store's newest, which may all be elsewhere.
@@ -334,11 +334,12 @@ func ftsVarint(b []byte) uint64 {
 // that no character of user input is read as FTS5 syntax, and returns
 // the words as matched ([cairn.PrefixWord]). The tokenizer stems the
 // query's tokens as it stemmed the blocks' (porter), so a prefix is a
-// stem's. A word the tokenizer splits (a run of CJK characters,
-// snake_case) is searched as its tokens, each a word, and phrases is the
-// FTS5 query of such words as phrases, which the blocks found must match
-// too ("" when there is none).
-func ftsQuery(ctx context.Context, text string) (match, phrases string, words []string, err error) {
+// stem's, searched as the terms it begins where the index's terms are
+// few ([prefixQuery], in tx). A word the tokenizer splits (a run of CJK
+// characters, snake_case) is searched as its tokens, each a word, and
+// phrases is the FTS5 query of such words as phrases, which the blocks
+// found must match too ("" when there is none).
+func ftsQuery(ctx context.Context, tx *Tx, text string) (match, phrases string, words []string, err error) {
 	words = cairn.QueryWords(text)
 	var terms, split []string
 	for i, w := range words {
@@ -357,16 +358,19 @@ func ftsQuery(ctx context.Context, text string) (match, phrases string, words []
 			star = "*"
 		}
 		for j, t := range tokens {
-			if j == len(tokens)-1 {
-				t += star
+			term := `"` + t + `"`
+			if j == len(tokens)-1 && isPrefix {
+				if term, err = prefixQuery(ctx, tx, t); err != nil {
+					return "", "", nil, err
+				}
 			}
-			terms = append(terms, `"`+strings.TrimSuffix(t, star)+`"`+star)
+			terms = append(terms, term)
 		}
 		if len(tokens) > 1 {
 			split = append(split, `"`+strings.Join(tokens, " ")+`"`+star)
 		}
 	}
-	return strings.Join(terms, " "), strings.Join(split, " "), words, nil
+	return strings.Join(terms, " AND "), strings.Join(split, " "), words, nil
 }
 
 // indexTextFunc is the SQL name of [cairn.SearchText] of [cairn.IndexText]

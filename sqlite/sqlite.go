@@ -38,6 +38,7 @@ type DB struct {
 	group  grouper    // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
 	chunks chunkCache // raw bytes of the chunks read last
 	stmts  stmtCache  // the writer's kept statements (stmtcache.go)
+	terms  seenTerms  // the pieces whose terms this DB wrote to index_terms (terms.go)
 	newer  string     // the newest migration recorded in the store that this cairn lacks
 
 	// readOnly is set by Open when this user may not write the store:
@@ -242,8 +243,8 @@ func (db *DB) migrate() error {
 	if refill {
 		// After every migration's SQL, so that it reads the blocks in
 		// the newest layout.
-		if err := db.refill(refillMigration); err != nil {
-			return fmt.Errorf("%s: %w", refillMigration, err)
+		if err := db.refill(); err != nil {
+			return fmt.Errorf("refilling the search index: %w", err)
 		}
 	}
 	return nil
@@ -284,7 +285,7 @@ func (db *DB) current(names []string) bool {
 }
 
 // migrateFile runs migration name unless it is recorded, and reports
-// whether it is refillMigration, whose refill is left to do.
+// whether it is one of refillMigrations, whose refill is left to do.
 func (db *DB) migrateFile(name string) (refill bool, err error) {
 	tx, err := db.db.Begin()
 	if err != nil {
@@ -295,11 +296,12 @@ func (db *DB) migrateFile(name string) (refill bool, err error) {
 	if err := tx.QueryRow(`SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
 		return false, err
 	}
-	if name == refillMigration {
+	if layout, ok := refillMigrations[name]; ok {
 		// Its SQL lists the blocks to index again in refill; the
 		// migration is recorded by the refill's last transaction.
 		var started int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'refill'`).Scan(&started); err != nil {
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'refill'
+			AND EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'blocks_fts' AND instr(sql, ?) > 0)`, layout).Scan(&started); err != nil {
 			return false, err
 		}
 		if started == 0 {
@@ -352,6 +354,7 @@ type Tx struct {
 	stmts map[string]*sql.Stmt
 	write bool          // a write transaction: its statements are kept (stmtcache.go)
 	index *pendingIndex // the search index texts written at Commit
+	terms []uint64      // the pieces whose terms it wrote, for the DB's seenTerms once committed
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

@@ -67,15 +67,15 @@ func OldIndex(path string) error {
 			tokenize = 'porter unicode61 remove_diacritics 2');
 		CREATE TABLE refill (next INTEGER NOT NULL, last INTEGER NOT NULL);
 		INSERT INTO refill SELECT COALESCE(min(id), 1), COALESCE(max(id), 0) FROM blocks WHERE searchable = 1;
-		DELETE FROM migrations WHERE name = '` + refillMigration + `'`); err != nil {
+		DELETE FROM migrations WHERE name IN ('migration/0014_search_layout.sql', 'migration/0020_search_detail_none.sql')`); err != nil {
 		return err
 	}
 	// An index with positions was given each block's whole text.
 	indexWords = func(t string) string { return t }
 	defer func() { indexWords = distinctWords }()
-	if err := db.refill(refillMigration); err != nil {
+	if err := db.refill(); err != nil {
 		return err
 	}
-	_, err := db.db.Exec(`DELETE FROM migrations WHERE name = ?`, refillMigration)
+	_, err := db.db.Exec(`DELETE FROM migrations WHERE name IN ('migration/0014_search_layout.sql', 'migration/0020_search_detail_none.sql')`)
 	return err
 }

@@ -96,10 +96,10 @@ var wordBytes = func() (m [256]byte) {
 // them, from a random start each process (wordSeed), so that no text
 // known beforehand makes its pieces collide. distinctWords computes it a
 // byte at a time as it copies (wordHashByte).
-func wordHash(w []byte) uint64 {
+func wordHash[T string | []byte](w T) uint64 {
 	h := wordSeed
-	for _, c := range w {
-		h = wordHashByte(h, c)
+	for i := range len(w) {
+		h = wordHashByte(h, w[i])
 	}
 	return h
 }

@@ -1,15 +1,17 @@
 // Command searchfloor is the least a one-shot search over a cairn store
 // can do with the SQLite cairn links: open the store (the pragmas cairn's
 // read connections run), rank a query's 2,000 most recently inscribed
-// matches as cairn does (their lengths from block_lengths, ranked in Go), read
-// the best 20 blocks' session, round and first 200 bytes, and print them.
-// No cairn package, no migration check, no filters, no snippet (a block
-// whose text is a view of its line has none to read here). The query is
-// matched as cairn matches it: each word a quoted token, one of three
-// characters or more also as a prefix ("error handling" is "error"*
-// "handling"*), so both rank the same matches. cairnbench times it beside
-// cairn search and rg: what a search costs above it is cairn's own; what
-// it costs is the floor of any search process built on this SQLite.
+// matches as cairn does (their lengths from block_lengths, ranked in Go),
+// read the best 20 blocks' session, round and first 200 bytes, and print
+// them. No cairn package but the stemmer (cairn/internal/porter), no
+// migration check, no filters, no snippet (a block whose text is a view
+// of its line has none to read here). The query is matched as cairn
+// matches it: each word a quoted token, one of three characters or more
+// also as a prefix, read as the words it begins ("error handling" is
+// ("error" OR "errorhtml" OR …) AND ("handl" OR "handler" OR …)), so
+// both rank the same matches. cairnbench times it beside cairn search and
+// rg: what a search costs above it is cairn's own; what it costs is the
+// floor of any search process built on this SQLite.
 //
 //	searchfloor STORE QUERY
 package main
@@ -24,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"cairn/internal/porter"
 
 	_ "modernc.org/sqlite"
 )
@@ -48,7 +52,11 @@ func run(store, query string) error {
 	// The 2,000 newest matches, and their lengths from the pages of
 	// block_lengths they fall in, ranked in Go as cairn ranks them
 	// (sqlite.rankMatches: bm25's length term, k1 1.2, b 0.75).
-	rows, err := db.Query(`SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000`, match(query))
+	q, err := match(db, query)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Query(`SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 2000`, q)
 	if err != nil {
 		return err
 	}
@@ -122,17 +130,47 @@ func run(store, query string) error {
 }
 
 // match is query as cairn's FTS5 MATCH reads it (cairn.PrefixWord): each
-// word quoted, one of three characters or more a prefix too. Words are
-// separated by anything but letters and digits, as cairn's are; the bench
-// asks only for words of letters.
-func match(query string) string {
+// word quoted, one of three characters or more a prefix too, searched as
+// the terms of index_terms its stem begins, ORed, when there are at most
+// 128 (sqlite's prefixQuery). Words are separated by anything but letters
+// and digits, as cairn's are; the bench asks only for words of letters.
+func match(db *sql.DB, query string) (string, error) {
 	var terms []string
 	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return r == ' ' || r == '"' || r == '*' }) {
+		w = strings.ToLower(w)
 		t := `"` + w + `"`
 		if utf8.RuneCountInString(w) >= 3 {
-			t += "*"
+			var err error
+			if t, err = prefix(db, w); err != nil {
+				return "", err
+			}
 		}
 		terms = append(terms, t)
 	}
-	return strings.Join(terms, " ")
+	return strings.Join(terms, " AND "), nil
+}
+
+// prefix is the FTS5 query of the terms word begins.
+func prefix(db *sql.DB, word string) (string, error) {
+	stem := porter.Stem(word)
+	rows, err := db.Query(`SELECT term FROM index_terms WHERE term >= ? AND term < ? LIMIT 129`, stem, stem[:len(stem)-1]+string(stem[len(stem)-1]+1))
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return "", err
+		}
+		if porter.Stem(t) != t || strings.ContainsFunc(t, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
+			return `"` + word + `"*`, nil
+		}
+		terms = append(terms, `"`+t+`"`)
+	}
+	if len(terms) == 0 || len(terms) > 128 {
+		return `"` + word + `"*`, rows.Err()
+	}
+	return "(" + strings.Join(terms, " OR ") + ")", rows.Err()
 }

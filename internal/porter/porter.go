@@ -1,0 +1,220 @@
+// Package porter stems words as SQLite's FTS5 porter tokenizer does, for
+// a search to know the index's term for a word without asking SQLite
+// (cairn/sqlite's terms.go, bench/cmd/searchfloor). cairn/sqlite's
+// TestPorterStem and FuzzPorterStem hold it to FTS5's own stemming.
+package porter
+
+// Stem returns the term FTS5's porter tokenizer makes of token, a token
+// of unicode61 (folded to lower case), as SQLite's fts5_tokenize.c stems
+// it: Porter's algorithm with that file's rule tables, a token shorter
+// than 3 bytes or longer than 64 left as it is.
+func Stem(token string) string {
+	if len(token) < 3 || len(token) > 64 {
+		return token
+	}
+	w := []byte(token)
+	w = step1a(w)
+	// Of step 1b's rules, only removing ed or ing goes on to 1b2.
+	eed := string(w[len(w)-min(3, len(w)):]) == "eed"
+	if w2, ok := applyFirst(w, step1b); ok && eed {
+		w = w2
+	} else if ok {
+		w = w2
+		if w2, ok := applyFirst(w, step1b2); ok {
+			w = w2
+		} else if c := w[len(w)-1]; !isVowel(c, false) && c != 'l' && c != 's' && c != 'z' && len(w) > 1 && c == w[len(w)-2] {
+			w = w[:len(w)-1]
+		} else if measureIs1(w) && endsCVC(w) {
+			w = append(w, 'e')
+		}
+	}
+	if w[len(w)-1] == 'y' && hasVowel(w[:len(w)-1]) {
+		w[len(w)-1] = 'i'
+	}
+	w, _ = applyFirst(w, step2)
+	w, _ = applyFirst(w, step3)
+	w, _ = applyFirst(w, step4)
+	if n := len(w) - 1; w[n] == 'e' && (measureOver1(w[:n]) || measureIs1(w[:n]) && !endsCVC(w[:n])) {
+		w = w[:n]
+	}
+	if n := len(w); n > 1 && w[n-1] == 'l' && w[n-2] == 'l' && measureOver1(w[:n-1]) {
+		w = w[:n-1]
+	}
+	return string(w)
+}
+
+// A porterRule replaces suffix by with when the stem before it meets
+// cond (nil: always).
+type porterRule struct {
+	suffix, with string
+	cond         func(stem []byte) bool
+}
+
+// applyFirst applies the first rule of rules whose suffix w ends with
+// (the suffix shorter than w), if its condition holds, and reports
+// whether it did. Only that first rule is tried, as fts5_tokenize.c
+// tries them.
+func applyFirst(w []byte, rules []porterRule) ([]byte, bool) {
+	for _, r := range rules {
+		if len(w) <= len(r.suffix) || string(w[len(w)-len(r.suffix):]) != r.suffix {
+			continue
+		}
+		stem := w[:len(w)-len(r.suffix)]
+		if r.cond != nil && !r.cond(stem) {
+			return w, false
+		}
+		return append(stem, r.with...), true
+	}
+	return w, false
+}
+
+// step1a strips a plural's s: sses → ss, ies → i, s → (none) unless ss.
+func step1a(w []byte) []byte {
+	n := len(w)
+	switch {
+	case w[n-1] != 's':
+		return w
+	case w[n-2] == 'e' && (n > 4 && w[n-4] == 's' && w[n-3] == 's' || n > 3 && w[n-3] == 'i'):
+		return w[:n-2]
+	case w[n-2] == 'e' || w[n-2] != 's':
+		return w[:n-1]
+	}
+	return w
+}
+
+var (
+	step1b = []porterRule{
+		{"eed", "ee", measureOver0},
+		{"ed", "", hasVowel},
+		{"ing", "", hasVowel},
+	}
+	step1b2 = []porterRule{
+		{"at", "ate", nil},
+		{"bl", "ble", nil},
+		{"iz", "ize", nil},
+	}
+	step2 = []porterRule{
+		{"ational", "ate", measureOver0},
+		{"tional", "tion", measureOver0},
+		{"enci", "ence", measureOver0},
+		{"anci", "ance", measureOver0},
+		{"izer", "ize", measureOver0},
+		{"logi", "log", measureOver0},
+		{"bli", "ble", measureOver0},
+		{"alli", "al", measureOver0},
+		{"entli", "ent", measureOver0},
+		{"eli", "e", measureOver0},
+		{"ousli", "ous", measureOver0},
+		{"ization", "ize", measureOver0},
+		{"ation", "ate", measureOver0},
+		{"ator", "ate", measureOver0},
+		{"alism", "al", measureOver0},
+		{"iveness", "ive", measureOver0},
+		{"fulness", "ful", measureOver0},
+		{"ousness", "ous", measureOver0},
+		{"aliti", "al", measureOver0},
+		{"iviti", "ive", measureOver0},
+		{"biliti", "ble", measureOver0},
+	}
+	step3 = []porterRule{
+		{"ical", "ic", measureOver0},
+		{"ness", "", measureOver0},
+		{"icate", "ic", measureOver0},
+		{"iciti", "ic", measureOver0},
+		{"ful", "", measureOver0},
+		{"ative", "", measureOver0},
+		{"alize", "al", measureOver0},
+	}
+	step4 = []porterRule{
+		{"al", "", measureOver1},
+		{"ance", "", measureOver1},
+		{"ence", "", measureOver1},
+		{"er", "", measureOver1},
+		{"ic", "", measureOver1},
+		{"able", "", measureOver1},
+		{"ible", "", measureOver1},
+		{"ant", "", measureOver1},
+		{"ement", "", measureOver1},
+		{"ment", "", measureOver1},
+		{"ent", "", measureOver1},
+		{"ion", "", func(stem []byte) bool {
+			c := stem[len(stem)-1]
+			return (c == 's' || c == 't') && measureOver1(stem)
+		}},
+		{"ou", "", measureOver1},
+		{"ism", "", measureOver1},
+		{"ate", "", measureOver1},
+		{"iti", "", measureOver1},
+		{"ous", "", measureOver1},
+		{"ive", "", measureOver1},
+		{"ize", "", measureOver1},
+	}
+)
+
+// isVowel reports whether c is a vowel: a, e, i, o, u, and y after a
+// consonant (prevConsonant).
+func isVowel(c byte, prevConsonant bool) bool {
+	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || prevConsonant && c == 'y'
+}
+
+// gobbleVC returns the length of the first vowels-then-consonants
+// sequence of w (from a consonant's state prevConsonant), 0 if w has
+// none: how Porter's measure m is counted.
+func gobbleVC(w []byte, prevConsonant bool) int {
+	consonant := prevConsonant
+	i := 0
+	for ; i < len(w); i++ {
+		if consonant = !isVowel(w[i], consonant); !consonant {
+			break
+		}
+	}
+	for i++; i < len(w); i++ {
+		if consonant = !isVowel(w[i], consonant); consonant {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// measureOver0 is Porter's condition m > 0.
+func measureOver0(stem []byte) bool { return gobbleVC(stem, false) > 0 }
+
+// measureOver1 is Porter's condition m > 1.
+func measureOver1(stem []byte) bool {
+	n := gobbleVC(stem, false)
+	return n > 0 && gobbleVC(stem[n:], true) > 0
+}
+
+// measureIs1 is Porter's condition m = 1.
+func measureIs1(stem []byte) bool {
+	n := gobbleVC(stem, false)
+	return n > 0 && gobbleVC(stem[n:], true) == 0
+}
+
+// endsCVC is Porter's condition *o: stem ends consonant, vowel,
+// consonant, the last not w, x or y.
+func endsCVC(stem []byte) bool {
+	switch stem[len(stem)-1] {
+	case 'w', 'x', 'y':
+		return false
+	}
+	mask, consonant := 0, false
+	for _, c := range stem {
+		consonant = !isVowel(c, consonant)
+		mask <<= 1
+		if consonant {
+			mask |= 1
+		}
+	}
+	return mask&7 == 5
+}
+
+// hasVowel is Porter's condition *v*: stem holds a vowel.
+func hasVowel(stem []byte) bool {
+	for i, c := range stem {
+		if isVowel(c, i > 0) {
+			return true
+		}
+	}
+	return false
+}

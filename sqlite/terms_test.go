@@ -1,0 +1,73 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"cairn"
+	"cairn/sqlite"
+)
+
+// TestSearch_PrefixAsTerms: on a store of the real transcripts, every
+// prefix of three to six letters of a sample of its terms, and whole
+// words, find the same hits in the same order whether a prefix is
+// searched as the terms index_terms lists or as FTS5's prefix; and
+// index_terms holds every term of the index.
+func TestSearch_PrefixAsTerms(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	importInto(t, path, realTranscripts(t))
+	db := MustOpenDBAt(t, path)
+	n, err := sqlite.CheckTerms(ctx, db)
+	if err != nil || n < 1000 {
+		t.Fatalf("%d terms: %v", n, err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query(`SELECT term FROM index_terms WHERE term GLOB '[a-z][a-z][a-z]*'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		terms = append(terms, s)
+	}
+	rows.Close()
+	queries := map[string]bool{"error handling": true, "test*": true, "conf": true, "the": true, "sqlite migration": true}
+	for i := 0; i < len(terms); i += 97 {
+		for n := 3; n <= min(6, len(terms[i])); n++ {
+			queries[terms[i][:n]] = true
+		}
+		queries[terms[i]] = true
+	}
+	s := sqlite.NewSearcher(db)
+	found := 0
+	for q := range queries {
+		query := cairn.SearchQuery{Text: q, Limit: 20, Steps: true}
+		terms := mustSearch(t, s, query)
+		restore := sqlite.SetPrefixTerms(0)
+		prefix := mustSearch(t, s, query)
+		restore()
+		if !slices.EqualFunc(terms, prefix, func(a, b *cairn.Hit) bool { return fmt.Sprint(*a) == fmt.Sprint(*b) }) {
+			t.Errorf("%q: %d hits as terms, %d as a prefix, or in another order", q, len(terms), len(prefix))
+		}
+		if len(terms) > 0 {
+			found++
+		}
+	}
+	if found < len(queries)/2 {
+		t.Errorf("%d of %d queries found anything", found, len(queries))
+	}
+	t.Logf("%d queries, %d finding hits, %d terms", len(queries), found, n)
+}

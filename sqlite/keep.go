@@ -100,6 +100,9 @@ func (s *KeepStore) DropSessions(ctx context.Context, ids []string, at time.Time
 	if err := pruneLengths(ctx, tx); err != nil {
 		return err
 	}
+	if err := pruneTerms(ctx, tx); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 

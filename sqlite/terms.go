@@ -23,7 +23,8 @@ import (
 // to once the transaction commits) are stemmed ([porter.Stem]; a piece with
 // other than ASCII bytes by FTS5 itself, in the scratch database) and
 // their terms inserted unless there. A term whose blocks are all deleted
-// stays: a prefix that lists it finds no more for it. A store written by
+// stays until sessions are dropped ([pruneTerms]): a prefix that lists
+// it finds no more for it. A store written by
 // a cairn from before index_terms (migration 0019) may lack terms that
 // cairn indexed since.
 
@@ -128,6 +129,22 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 	}
 	for h := range fresh {
 		tx.terms = append(tx.terms, h)
+	}
+	return nil
+}
+
+// pruneTerms deletes, in tx, the terms of index_terms the search index
+// no longer holds: what dropped sessions leave. It reads the index's
+// whole vocabulary (seconds for tens of GB of transcripts), which only a
+// drop, asked for by a person, does.
+func pruneTerms(ctx context.Context, tx *Tx) error {
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE IF NOT EXISTS temp.held_terms USING fts5vocab (main, blocks_fts, 'row')`,
+		`DELETE FROM index_terms WHERE term NOT IN (SELECT term FROM temp.held_terms)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"cairn"
 	"cairn/sqlite"
+	"cairn/storetest"
 )
 
 // TestSearch_PrefixAsTerms: on a store of the real transcripts, every
@@ -70,4 +72,52 @@ func TestSearch_PrefixAsTerms(t *testing.T) {
 		t.Errorf("%d of %d queries found anything", found, len(queries))
 	}
 	t.Logf("%d queries, %d finding hits, %d terms", len(queries), found, n)
+}
+
+// TestIndexTerms_FollowTheIndex: index_terms holds every term of the
+// index after imports, and a drop lets go of the terms only the dropped
+// sessions held.
+func TestIndexTerms_FollowTheIndex(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	st := stores(db)
+	for _, id := range []string{"alpha", "bravo", "charlie"} {
+		storetest.MustInscribe(t, st, lengthsSession(id, 20))
+	}
+	if _, err := sqlite.CheckTerms(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	held := func() map[string]bool {
+		raw, err := sql.Open("sqlite", db.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		rows, err := raw.Query(`SELECT term FROM index_terms WHERE term IN ('alpha', 'bravo', 'charli', 'needl')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		terms := map[string]bool{}
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			terms[s] = true
+		}
+		return terms
+	}
+	if got := held(); len(got) != 4 {
+		t.Fatalf("before the drop: %v", got)
+	}
+	if err := st.Keep.DropSessions(ctx, []string{"alpha", "bravo"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlite.CheckTerms(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if got := held(); len(got) != 2 || !got["charli"] || !got["needl"] {
+		t.Errorf("after dropping alpha and bravo, index_terms holds %v of alpha, bravo, charli, needl", got)
+	}
 }

@@ -124,7 +124,7 @@ func (tx *Tx) Commit() error {
 		return err
 	}
 	if len(tx.terms) > 0 {
-		tx.db.terms.add(tx.terms)
+		tx.db.terms.add(tx.terms, tx.termsPruned)
 	}
 	return nil
 }

@@ -349,12 +349,13 @@ func (db *DB) Close() (err error) {
 // Tx is a transaction stamped with the time it began.
 type Tx struct {
 	*sql.Tx
-	db    *DB
-	now   time.Time
-	stmts map[string]*sql.Stmt
-	write bool          // a write transaction: its statements are kept (stmtcache.go)
-	index *pendingIndex // the search index texts written at Commit
-	terms []uint64      // the pieces whose terms it wrote, for the DB's seenTerms once committed
+	db          *DB
+	now         time.Time
+	stmts       map[string]*sql.Stmt
+	write       bool          // a write transaction: its statements are kept (stmtcache.go)
+	index       *pendingIndex // the search index texts written at Commit
+	terms       []uint64      // the pieces whose terms it wrote, for the DB's seenTerms once committed
+	termsPruned string        // the token of index_terms' last prune as it read it
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

@@ -2,7 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,12 +37,19 @@ import (
 var prefixTerms = 128 // a variable for tests
 
 // seenTerms is the set of the hashes ([wordHash]) of the pieces a DB
-// has written to index_terms, open-addressed, emptied when half full.
+// has written to index_terms, open-addressed, emptied when half full, or
+// when another process (or DB) has pruned index_terms since ([pruneTerms]
+// records a new token in settings for it, which each index write reads).
 type seenTerms struct {
-	mu    sync.Mutex
-	slots []uint64
-	n     int
+	mu     sync.Mutex
+	slots  []uint64
+	n      int
+	pruned string // the token of the last prune the set knows of
 }
+
+// prunedTerms is the settings row of the token of index_terms' last
+// prune.
+const prunedTerms = "terms_pruned"
 
 // seenSlots is a seenTerms' size: 4 MiB.
 const seenSlots = 1 << 19
@@ -59,10 +70,13 @@ func (s *seenTerms) has(h uint64) bool {
 	}
 }
 
-// add adds hs to s.
-func (s *seenTerms) add(hs []uint64) {
+// add adds hs, written while index_terms' last prune was pruned, to s.
+func (s *seenTerms) add(hs []uint64, pruned string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if pruned != s.pruned {
+		return
+	}
 	for _, h := range hs {
 		if s.slots == nil || 2*(s.n+1) > len(s.slots) {
 			s.slots, s.n = make([]uint64, seenSlots), 0
@@ -90,9 +104,17 @@ func pieceHash(piece string) uint64 { return max(wordHash(piece), 1) }
 // the DB's once they are committed.
 func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 	seen := &tx.db.terms
+	var pruned string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, prunedTerms).Scan(&pruned); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
 	var terms, other []string
 	fresh := map[uint64]bool{}
 	seen.mu.Lock()
+	if pruned != seen.pruned {
+		// Terms this DB wrote may be gone: it knows none.
+		seen.slots, seen.n, seen.pruned = nil, 0, pruned
+	}
 	for _, t := range texts {
 		for t != "" {
 			var piece string
@@ -130,6 +152,7 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 	for h := range fresh {
 		tx.terms = append(tx.terms, h)
 	}
+	tx.termsPruned = pruned
 	return nil
 }
 
@@ -138,15 +161,21 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 // whole vocabulary (seconds for tens of GB of transcripts), which only a
 // drop, asked for by a person, does.
 func pruneTerms(ctx context.Context, tx *Tx) error {
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE IF NOT EXISTS temp.held_terms USING fts5vocab (main, blocks_fts, 'row')`,
-		`DELETE FROM index_terms WHERE term NOT IN (SELECT term FROM temp.held_terms)`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.held_terms USING fts5vocab (main, blocks_fts, 'row')`); err != nil {
+		return err
 	}
-	return nil
+	res, err := tx.ExecContext(ctx, `DELETE FROM index_terms WHERE term NOT IN (SELECT term FROM temp.held_terms)`)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	// Every DB's set of the pieces it wrote may now name a term that is
+	// gone: a new token has each forget its set at its next index write.
+	_, err = tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, prunedTerms, strconv.FormatUint(rand.Uint64(), 36))
+	return err
 }
 
 // prefixQuery returns the FTS5 query of the terms token (a query token,

@@ -121,3 +121,20 @@ func TestIndexTerms_FollowTheIndex(t *testing.T) {
 		t.Errorf("after dropping alpha and bravo, index_terms holds %v of alpha, bravo, charli, needl", got)
 	}
 }
+
+// TestIndexTerms_PrunedElsewhere: a DB that wrote a term writes it again
+// after another DB on the same store pruned it (a drop in another
+// process), rather than taking it for written.
+func TestIndexTerms_PrunedElsewhere(t *testing.T) {
+	ctx := context.Background()
+	a := MustOpenDB(t)
+	b := MustOpenDBAt(t, a.Path)
+	storetest.MustInscribe(t, stores(a), lengthsSession("alpha", 5))
+	if err := stores(b).Keep.DropSessions(ctx, []string{"alpha"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustInscribe(t, stores(a), lengthsSession("bravo", 5)) // the same filler words
+	if n, err := sqlite.CheckTerms(ctx, a); err != nil {
+		t.Fatalf("after a prune by another DB: %v (%d terms)", err, n)
+	}
+}

@@ -25,8 +25,9 @@ var relayoutChunks = 32 // a variable for tests
 // one; relaid lists the sessions done. Killed at any point, it leaves a
 // store every reader reads (a chunk is in one codec or the other, a block
 // holds its text or its view) and carries on where it stopped when run
-// again. Then, when vacuum is set, VACUUM gives the freed pages back to
-// the file system. progress, when not nil, is called after each session.
+// again. Then, when vacuum is set and it rewrote a session or a
+// twentieth of the store's pages are free, VACUUM gives the free pages
+// back to the file system. progress, when not nil, is called after each session.
 //
 // It is the only writer that replaces raw bytes (AGENTS.md, rule 1): the
 // same lines, in another encoding, checked before they are replaced.
@@ -71,7 +72,7 @@ func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, tot
 			progress(i+1, len(todo))
 		}
 	}
-	if vacuum && rep.Relaid > 0 {
+	if vacuum && (rep.Relaid > 0 || db.freeShare(ctx) >= vacuumFree) {
 		if _, err := db.db.ExecContext(ctx, `VACUUM`); err != nil {
 			return rep, fmt.Errorf("vacuum: %w", err)
 		}
@@ -81,6 +82,21 @@ func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, tot
 	}
 	rep.After = storeBytes(db.Path)
 	return rep, nil
+}
+
+// vacuumFree is the share of a store's pages left free (by a migration
+// that rebuilt a table, such as 0020's search index, or by dropped
+// sessions) past which Relayout vacuums it though it rewrote nothing.
+const vacuumFree = 0.05
+
+// freeShare returns the share of the store's pages that are free (0 if
+// it cannot tell).
+func (db *DB) freeShare(ctx context.Context) float64 {
+	var free, pages int64
+	if db.db.QueryRowContext(ctx, `SELECT freelist_count, page_count FROM pragma_freelist_count(), pragma_page_count()`).Scan(&free, &pages) != nil || pages == 0 {
+		return 0
+	}
+	return float64(free) / float64(pages)
 }
 
 // relayoutSession rewrites session id's chunks, then its blocks.

@@ -348,3 +348,44 @@ func TestRelayoutChild(t *testing.T) {
 	}
 	fmt.Println("done")
 }
+
+// TestRelayout_VacuumsFreePages: a store in today's layout whose file is
+// a twentieth free pages or more (sessions dropped; an index a migration
+// rebuilt) shrinks under Relayout with vacuum though no session is
+// rewritten, and reads as before.
+func TestRelayout_VacuumsFreePages(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	importInto(t, path, realTranscripts(t))
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if rep, err := db.Relayout(ctx, true, nil); err != nil || rep.After > rep.Before {
+		t.Fatalf("first relayout: %+v, %v", rep, err)
+	}
+	sessions, _, err := sqlite.NewSessionStore(db).FindSessions(ctx, cairn.SessionFilter{Subagents: true})
+	if err != nil || len(sessions) < 4 {
+		t.Fatalf("%d sessions: %v", len(sessions), err)
+	}
+	var drop []string
+	for _, s := range sessions[:len(sessions)/2] {
+		drop = append(drop, s.ID)
+	}
+	if err := sqlite.NewKeepStore(db).DropSessions(ctx, drop, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Relayout(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := takeSnapshot(t, path)
+	rep, err := db.Relayout(ctx, true, nil)
+	if err != nil || rep.Relaid != 0 || rep.After >= rep.Before*19/20 {
+		t.Fatalf("relayout of a store half dropped: %+v, %v; want nothing rewritten, the file a twentieth smaller at least", rep, err)
+	}
+	if diff := cmp.Diff(before, takeSnapshot(t, path)); diff != "" {
+		t.Fatalf("the store reads differently after its vacuum (-before +after):\n%s", diff)
+	}
+	t.Logf("%d of %d sessions dropped: %d → %d bytes", len(drop), len(sessions), rep.Before, rep.After)
+}

@@ -33,8 +33,11 @@ separately) stops the copy: import the transcript into the target instead.
 this one writes. SQLite: raw lines recompressed (zstd chunks, a quarter
 smaller than S2's) with each line's meta packed (a sixth of its size),
 each line checked by its SHA-256 and its meta before its old bytes are
-replaced, and block texts that copied their line read from it instead; the file then shrinks (VACUUM, which needs free disk the size of
-the new file; --no-vacuum leaves the freed pages for later imports).
+replaced, and block texts that copied their line read from it instead;
+the file then shrinks (VACUUM, which needs free disk the size of the new
+file; --no-vacuum leaves the freed pages for later imports), as it does
+when a twentieth of it is free pages (opening a store migrates its search
+index in place, and the old index's pages stay free in the file).
 PostgreSQL: the copy of each block's searchable text beside its content
 and its search vector is dropped; a plain VACUUM lets later imports reuse
 the space (VACUUM FULL blocks, run by an administrator, gives it back, but

@@ -80,35 +80,19 @@ func wordTokens(ctx context.Context, word string) ([]string, error) {
 // scratchTokens returns the tokens of text, in order, as the scratch
 // database's tokenizer (the index's, unstemmed) reads them.
 func scratchTokens(ctx context.Context, text string) ([]string, error) {
-	phraseDB.mu.Lock()
-	defer phraseDB.mu.Unlock()
-	tx, err := scratchTx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO words (rowid, content) VALUES (1, ?)`, text); err != nil {
-		return nil, err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term FROM words_v ORDER BY offset`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var tokens []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		tokens = append(tokens, t)
-	}
-	return tokens, rows.Err()
+	return scratchTerms(ctx, "words", `SELECT term FROM words_v ORDER BY offset`, text)
 }
 
 // scratchStems returns the distinct terms the search index makes of
 // text, sorted.
 func scratchStems(ctx context.Context, text string) ([]string, error) {
+	return scratchTerms(ctx, "stems", `SELECT term FROM stems_v`, text)
+}
+
+// scratchTerms writes text into the scratch database's table and returns
+// the terms query reads of it; the transaction's rollback empties the
+// table again.
+func scratchTerms(ctx context.Context, table, query, text string) ([]string, error) {
 	phraseDB.mu.Lock()
 	defer phraseDB.mu.Unlock()
 	tx, err := scratchTx(ctx)
@@ -116,10 +100,10 @@ func scratchStems(ctx context.Context, text string) ([]string, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO stems (rowid, content) VALUES (1, ?)`, text); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, content) VALUES (1, ?)`, text); err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT term FROM stems_v`)
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,8 @@ func TestIndexTerms_FollowTheIndex(t *testing.T) {
 	for _, id := range []string{"alpha", "bravo", "charlie"} {
 		storetest.MustInscribe(t, st, lengthsSession(id, 20))
 	}
+	// Words of other than ASCII are stemmed by FTS5 itself.
+	storetest.MustInscribe(t, st, inscription("Café-Naïve_Ünïcode-émigrés-漢字テスト"))
 	if _, err := sqlite.CheckTerms(ctx, db); err != nil {
 		t.Fatal(err)
 	}

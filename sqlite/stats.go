@@ -132,7 +132,7 @@ func parts(ctx context.Context, tx *Tx) ([]cairn.StorePart, error) {
 // partOf names the part of the store a table or index belongs to.
 func partOf(table string) string {
 	switch {
-	case strings.HasPrefix(table, "blocks_fts"), table == "block_lengths":
+	case strings.HasPrefix(table, "blocks_fts"), table == "block_lengths", table == "index_terms":
 		return "search index"
 	case strings.HasPrefix(table, "chunks"):
 		return "raw lines"

@@ -45,7 +45,7 @@ func CheckLengths(ctx context.Context, db *DB) (pages int, err error) {
 			return 0, err
 		}
 		want := int(min(ftsVarint(sz), 0xffff))
-		if got := lengthAt(lens[id/lengthsPerPage], int(id%lengthsPerPage)); got != want || want == 0 {
+		if got := lengthAt(lens[id/lengthsPerPage], int(id%lengthsPerPage)); got != want {
 			return 0, fmt.Errorf("block %d: length %d in block_lengths, %d in docsize", id, got, want)
 		}
 	}

@@ -147,6 +147,12 @@ func checkMigrated(t *testing.T, path string, before map[string][]string) {
 	if !recorded || refilling || !strings.Contains(ddl, "detail = none") || indexed != searchable {
 		t.Fatalf("after the migration: 0014 recorded %v, refilling %v, %q, %d of %d blocks indexed", recorded, refilling, ddl, indexed, searchable)
 	}
+	if _, err := sqlite.CheckTerms(context.Background(), db); err != nil {
+		t.Errorf("after the migration: %v", err)
+	}
+	if _, err := sqlite.CheckLengths(context.Background(), db); err != nil {
+		t.Errorf("after the migration: %v", err)
+	}
 	s := sqlite.NewSearcher(db)
 	for _, q := range refillQueries {
 		if diff := cmp.Diff(before[q], searchedRounds(t, s, q)); diff != "" {

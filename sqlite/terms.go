@@ -24,13 +24,13 @@ import (
 // its tokenizer made it (the porter stem of a unicode61 token). It is
 // written with the index ([writeTerms]): the pieces of the index texts
 // this DB has not written before (a bounded set of their hashes, added
-// to once the transaction commits) are stemmed ([porter.Stem]; a piece with
-// other than ASCII bytes by FTS5 itself, in the scratch database) and
-// their terms inserted unless there. A term whose blocks are all deleted
-// stays until sessions are dropped ([pruneTerms]): a prefix that lists
-// it finds no more for it. A store written by
-// a cairn from before index_terms (migration 0019) may lack terms that
-// cairn indexed since.
+// to once the transaction commits) are stemmed ([porter.Stem]; a piece
+// with other than ASCII bytes by FTS5 itself, in the scratch database)
+// and their terms inserted unless there. A term whose blocks are all
+// deleted stays until sessions are dropped ([pruneTerms]): a prefix that
+// lists it finds no more for it. A cairn from before index_terms
+// (migration 0019) that writes into a store this one migrated leaves out
+// the terms of what it indexes.
 
 // prefixTerms bounds the terms a prefix is searched as: beyond, FTS5
 // reads the prefix itself.
@@ -99,7 +99,8 @@ func (s *seenTerms) add(hs []uint64, pruned string) {
 func pieceHash(piece string) uint64 { return max(wordHash(piece), 1) }
 
 // writeTerms inserts into index_terms, in tx, the terms of the pieces of
-// texts (index texts: pieces separated by a space) that tx's DB has not
+// texts (index texts: pieces separated by a space, or any ASCII
+// separator) that tx's DB has not
 // written before, and keeps their hashes in tx, for [Tx.Commit] to add to
 // the DB's once they are committed.
 func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
@@ -116,16 +117,26 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 		seen.slots, seen.n, seen.pruned = nil, 0, pruned
 	}
 	for _, t := range texts {
-		for t != "" {
-			var piece string
-			piece, t, _ = strings.Cut(t, " ")
+		// The pieces are split as distinctWords splits them, so that a
+		// text given whole (an index with positions, in tests) is read
+		// alike.
+		for i := 0; i < len(t); {
+			for i < len(t) && separator(t[i]) {
+				i++
+			}
+			j := i
+			for j < len(t) && !separator(t[j]) {
+				j++
+			}
+			piece := t[i:j]
+			i = j
 			h := pieceHash(piece)
 			if piece == "" || fresh[h] || seen.has(h) {
 				continue
 			}
 			fresh[h] = true
 			if ascii(piece) {
-				terms = append(terms, porter.Stem(piece))
+				terms = append(terms, porter.Stem(strings.ToLower(piece)))
 			} else {
 				other = append(other, piece)
 			}

@@ -123,8 +123,8 @@ func (tx *Tx) Commit() error {
 	if err := tx.Tx.Commit(); err != nil {
 		return err
 	}
-	if len(tx.terms) > 0 {
-		tx.db.terms.add(tx.terms, tx.termsPruned)
+	if tx.terms.n > 0 {
+		tx.db.terms.add(&tx.terms, tx.termsPruned)
 	}
 	return nil
 }

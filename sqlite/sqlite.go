@@ -354,7 +354,7 @@ type Tx struct {
 	stmts       map[string]*sql.Stmt
 	write       bool          // a write transaction: its statements are kept (stmtcache.go)
 	index       *pendingIndex // the search index texts written at Commit
-	terms       []uint64      // the pieces whose terms it wrote, for the DB's seenTerms once committed
+	terms       hashSet       // the pieces whose terms it wrote, for the DB's seenTerms once committed
 	termsPruned string        // the token of index_terms' last prune as it read it
 }
 

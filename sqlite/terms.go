@@ -28,7 +28,11 @@ import (
 // with other than ASCII bytes by FTS5 itself, in the scratch database)
 // and their terms inserted unless there. A term whose blocks are all
 // deleted stays until sessions are dropped ([pruneTerms]): a prefix that
-// lists it finds no more for it. A cairn from before index_terms
+// lists it finds no more for it. A piece that begins with a digit (a
+// number, a date, many a hash) is left out, and a prefix that begins
+// with one is left to FTS5: such pieces are most of the distinct ones of
+// real transcripts, where few queries begin with a digit. A cairn from
+// before index_terms
 // (migration 0019) that writes into a store this one migrated leaves out
 // the terms of what it indexes.
 
@@ -37,13 +41,12 @@ import (
 var prefixTerms = 128 // a variable for tests
 
 // seenTerms is the set of the hashes ([wordHash]) of the pieces a DB
-// has written to index_terms, open-addressed, emptied when half full, or
-// when another process (or DB) has pruned index_terms since ([pruneTerms]
+// has written to index_terms, emptied when it reaches maxSeen, or when
+// another process (or DB) has pruned index_terms since ([pruneTerms]
 // records a new token in settings for it, which each index write reads).
 type seenTerms struct {
 	mu     sync.Mutex
-	slots  []uint64
-	n      int
+	set    hashSet
 	pruned string // the token of the last prune the set knows of
 }
 
@@ -51,12 +54,38 @@ type seenTerms struct {
 // prune.
 const prunedTerms = "terms_pruned"
 
-// seenSlots is a seenTerms' size: 4 MiB.
-const seenSlots = 1 << 19
+// maxSeen bounds a seenTerms: 2^18 hashes, 4 MiB of slots.
+const maxSeen = 1 << 18
 
-// has reports whether s holds h (never 0).
-func (s *seenTerms) has(h uint64) bool {
-	if s.slots == nil {
+// add adds the hashes of hs, written while index_terms' last prune was
+// pruned, to s.
+func (s *seenTerms) add(hs *hashSet, pruned string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pruned != s.pruned {
+		return
+	}
+	for _, h := range hs.slots {
+		if h == 0 {
+			continue
+		}
+		if s.set.n >= maxSeen {
+			s.set = hashSet{}
+		}
+		s.set.add(h)
+	}
+}
+
+// A hashSet is a set of hashes (never 0), open-addressed, grown to keep
+// it at most half full.
+type hashSet struct {
+	slots []uint64
+	n     int
+}
+
+// has reports whether s holds h.
+func (s *hashSet) has(h uint64) bool {
+	if s.n == 0 {
 		return false
 	}
 	mask := uint64(len(s.slots) - 1)
@@ -70,51 +99,55 @@ func (s *seenTerms) has(h uint64) bool {
 	}
 }
 
-// add adds hs, written while index_terms' last prune was pruned, to s.
-func (s *seenTerms) add(hs []uint64, pruned string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if pruned != s.pruned {
-		return
-	}
-	for _, h := range hs {
-		if s.slots == nil || 2*(s.n+1) > len(s.slots) {
-			s.slots, s.n = make([]uint64, seenSlots), 0
+// add adds h to s and reports whether it was not there.
+func (s *hashSet) add(h uint64) bool {
+	if 2*(s.n+1) > len(s.slots) {
+		old := s.slots
+		s.slots, s.n = make([]uint64, max(64, 2*len(old))), 0
+		for _, e := range old {
+			if e != 0 {
+				s.add(e)
+			}
 		}
-		mask := uint64(len(s.slots) - 1)
-		for i := mix(h) & mask; ; i = (i + 1) & mask {
-			if s.slots[i] == h {
-				break
-			}
-			if s.slots[i] == 0 {
-				s.slots[i] = h
-				s.n++
-				break
-			}
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := mix(h) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return false
+		case 0:
+			s.slots[i] = h
+			s.n++
+			return true
 		}
 	}
 }
+
+// isDigit reports whether c is an ASCII digit.
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // pieceHash is a piece's [wordHash], never 0 (a seenTerms' empty slot).
 func pieceHash(piece string) uint64 { return max(wordHash(piece), 1) }
 
 // writeTerms inserts into index_terms, in tx, the terms of the pieces of
 // texts (index texts: pieces separated by a space, or any ASCII
-// separator) that tx's DB has not
-// written before, and keeps their hashes in tx, for [Tx.Commit] to add to
-// the DB's once they are committed.
+// separator) that neither tx's DB nor tx has written before, and keeps
+// their hashes in tx, for [Tx.Commit] to add to the DB's once they are
+// committed.
 func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 	seen := &tx.db.terms
 	var pruned string
 	if err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, prunedTerms).Scan(&pruned); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	var terms, other []string
-	fresh := map[uint64]bool{}
+	var list strings.Builder // the terms as a JSON array, but its closing bracket
+	sep := byte('[')
+	var other []string // the pieces FTS5 stems
+	fresh := &tx.terms
 	seen.mu.Lock()
 	if pruned != seen.pruned {
 		// Terms this DB wrote may be gone: it knows none.
-		seen.slots, seen.n, seen.pruned = nil, 0, pruned
+		seen.set, seen.pruned = hashSet{}, pruned
 	}
 	for _, t := range texts {
 		// The pieces are split as distinctWords splits them, so that a
@@ -130,13 +163,19 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 			}
 			piece := t[i:j]
 			i = j
-			h := pieceHash(piece)
-			if piece == "" || fresh[h] || seen.has(h) {
+			if piece == "" || isDigit(piece[0]) {
 				continue
 			}
-			fresh[h] = true
+			if h := pieceHash(piece); seen.set.has(h) || !fresh.add(h) {
+				continue
+			}
 			if ascii(piece) {
-				terms = append(terms, porter.Stem(strings.ToLower(piece)))
+				// Letters and digits: a JSON string as they are.
+				list.WriteByte(sep)
+				list.WriteByte('"')
+				list.WriteString(porter.Stem(strings.ToLower(piece)))
+				list.WriteByte('"')
+				sep = ','
 			} else {
 				other = append(other, piece)
 			}
@@ -148,20 +187,22 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 		if err != nil {
 			return err
 		}
-		terms = append(terms, stems...)
+		for _, t := range stems {
+			q, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			list.WriteByte(sep)
+			list.Write(q)
+			sep = ','
+		}
 	}
-	if len(terms) == 0 {
+	if list.Len() == 0 {
 		return nil
 	}
-	list, err := json.Marshal(terms)
-	if err != nil {
+	list.WriteByte(']')
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO index_terms (term) SELECT value FROM json_each(?)`, list.String()); err != nil {
 		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO index_terms (term) SELECT value FROM json_each(?)`, string(list)); err != nil {
-		return err
-	}
-	for h := range fresh {
-		tx.terms = append(tx.terms, h)
 	}
 	tx.termsPruned = pruned
 	return nil
@@ -195,7 +236,7 @@ func pruneTerms(ctx context.Context, tx *Tx) error {
 // itself to the tokenizer, else that prefix.
 func prefixQuery(ctx context.Context, tx *Tx, token string) (string, error) {
 	prefix := `"` + token + `"*`
-	if !ascii(token) {
+	if !ascii(token) || isDigit(token[0]) {
 		return prefix, nil
 	}
 	stem := porter.Stem(token)

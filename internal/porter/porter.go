@@ -9,10 +9,15 @@ package porter
 // it: Porter's algorithm with that file's rule tables, a token shorter
 // than 3 bytes or longer than 64 left as it is.
 func Stem(token string) string {
-	if len(token) < 3 || len(token) > 64 {
+	// Every rule removes or rewrites a suffix ending in a letter: a token
+	// ending in anything else (a number) is left as it is.
+	if len(token) < 3 || len(token) > 64 || token[len(token)-1] < 'a' || token[len(token)-1] > 'z' {
 		return token
 	}
-	w := []byte(token)
+	// The word is stemmed in a buffer on the stack (rules lengthen it by
+	// one byte at most): a word left as it is costs no allocation.
+	var buf [72]byte
+	w := append(buf[:0], token...)
 	w = step1a(w)
 	// Of step 1b's rules, only removing ed or ing goes on to 1b2.
 	eed := string(w[len(w)-min(3, len(w)):]) == "eed"
@@ -39,6 +44,9 @@ func Stem(token string) string {
 	}
 	if n := len(w); n > 1 && w[n-1] == 'l' && w[n-2] == 'l' && measureOver1(w[:n-1]) {
 		w = w[:n-1]
+	}
+	if string(w) == token {
+		return token
 	}
 	return string(w)
 }

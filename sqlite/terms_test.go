@@ -58,11 +58,15 @@ func TestSearch_PrefixAsTerms(t *testing.T) {
 	for q := range queries {
 		query := cairn.SearchQuery{Text: q, Limit: 20, Steps: true}
 		terms := mustSearch(t, s, query)
-		restore := sqlite.SetPrefixTerms(0)
-		prefix := mustSearch(t, s, query)
-		restore()
-		if !slices.EqualFunc(terms, prefix, func(a, b *cairn.Hit) bool { return fmt.Sprint(*a) == fmt.Sprint(*b) }) {
-			t.Errorf("%q: %d hits as terms, %d as a prefix, or in another order", q, len(terms), len(prefix))
+		// A bound of 0 searches every prefix as itself; of 2, those of
+		// more terms than that.
+		for _, bound := range []int{0, 2} {
+			restore := sqlite.SetPrefixTerms(bound)
+			prefix := mustSearch(t, s, query)
+			restore()
+			if !slices.EqualFunc(terms, prefix, func(a, b *cairn.Hit) bool { return fmt.Sprint(*a) == fmt.Sprint(*b) }) {
+				t.Errorf("%q: %d hits as terms, %d with at most %d terms a prefix, or in another order", q, len(terms), len(prefix), bound)
+			}
 		}
 		if len(terms) > 0 {
 			found++

@@ -21,7 +21,9 @@ import (
 // store, its three terms ORed 1.6. FTS5 lists its terms only with their
 // counts (fts5vocab reads every doclist to count them, as slowly), so
 // the table index_terms keeps them: every term the index has held, as
-// its tokenizer made it (the porter stem of a unicode61 token). It is
+// its tokenizer made it (the porter stem of a unicode61 token), and for
+// one the stemmer changes again (consid, of consider: 570 of 252,253 at
+// 10 GB, but "con" has four), a word to name it by in a query. It is
 // written with the index ([writeTerms]): the pieces of the index texts
 // this DB has not written before (a bounded set of their hashes, added
 // to once the transaction commits) are stemmed ([porter.Stem]; a piece
@@ -126,6 +128,11 @@ func (s *hashSet) add(h uint64) bool {
 	}
 }
 
+// plainToken reports whether t is one token of ASCII letters and digits.
+func plainToken(t string) bool {
+	return t != "" && ascii(t) && strings.IndexFunc(t, func(r rune) bool { return separator(byte(r)) }) < 0
+}
+
 // isDigit reports whether c is an ASCII digit.
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
@@ -173,11 +180,16 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 				continue
 			}
 			if ascii(piece) {
-				// Letters and digits: a JSON string as they are.
+				// Letters and digits: JSON strings as they are. A term
+				// the stemmer changes again goes with the word.
+				word := strings.ToLower(piece)
+				term := porter.Stem(word)
 				list.WriteByte(sep)
-				list.WriteByte('"')
-				list.WriteString(porter.Stem(strings.ToLower(piece)))
-				list.WriteByte('"')
+				if porter.Stem(term) == term {
+					list.WriteString(`"` + term + `"`)
+				} else {
+					list.WriteString(`["` + term + `","` + word + `"]`)
+				}
 				sep = ','
 			} else {
 				other = append(other, piece)
@@ -204,7 +216,9 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 		return nil
 	}
 	list.WriteByte(']')
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO index_terms (term) SELECT value FROM json_each(?)`, list.String()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO index_terms (term, word)
+		SELECT iif(type = 'array', value ->> 0, value), iif(type = 'array', value ->> 1, NULL) FROM json_each(?) WHERE true
+		ON CONFLICT (term) DO UPDATE SET word = excluded.word WHERE index_terms.word IS NULL`, list.String()); err != nil {
 		return err
 	}
 	tx.termsPruned = pruned
@@ -236,7 +250,7 @@ func pruneTerms(ctx context.Context, tx *Tx) error {
 // prefixQuery returns the FTS5 query of the terms token (a query token,
 // unstemmed) begins, as FTS5 reads `"token"*`: the terms index_terms
 // lists ORed, when there are at most prefixTerms and each reads as
-// itself to the tokenizer, else that prefix.
+// itself to the tokenizer or has a word that does, else that prefix.
 func prefixQuery(ctx context.Context, tx *Tx, token string) (string, error) {
 	prefix := `"` + token + `"*`
 	if !ascii(token) || isDigit(token[0]) {
@@ -244,7 +258,7 @@ func prefixQuery(ctx context.Context, tx *Tx, token string) (string, error) {
 	}
 	stem := porter.Stem(token)
 	end := stem[:len(stem)-1] + string(stem[len(stem)-1]+1)
-	rows, err := tx.QueryContext(ctx, `SELECT term FROM index_terms WHERE term >= ? AND term < ? LIMIT ?`, stem, end, prefixTerms+1)
+	rows, err := tx.QueryContext(ctx, `SELECT term, word FROM index_terms WHERE term >= ? AND term < ? LIMIT ?`, stem, end, prefixTerms+1)
 	if err != nil {
 		return "", err
 	}
@@ -252,15 +266,22 @@ func prefixQuery(ctx context.Context, tx *Tx, token string) (string, error) {
 	var terms []string
 	for rows.Next() {
 		var t string
-		if err := rows.Scan(&t); err != nil {
+		var word sql.NullString
+		if err := rows.Scan(&t, &word); err != nil {
 			return "", err
 		}
 		// Each term is searched as a quoted token, which the tokenizer
-		// stems again: only one it leaves as it is stands for itself.
-		if !ascii(t) || strings.IndexFunc(t, func(r rune) bool { return separator(byte(r)) }) >= 0 || porter.Stem(t) != t {
+		// stems again: a term it leaves as it is stands for itself,
+		// another (consid) is named by a word it is the stem of
+		// (consider).
+		switch {
+		case plainToken(t) && porter.Stem(t) == t:
+			terms = append(terms, `"`+t+`"`)
+		case word.Valid && plainToken(word.String) && porter.Stem(word.String) == t:
+			terms = append(terms, `"`+word.String+`"`)
+		default:
 			return prefix, nil
 		}
-		terms = append(terms, `"`+t+`"`)
 	}
 	if err := rows.Err(); err != nil {
 		return "", err

@@ -33,3 +33,13 @@ func CheckTerms(ctx context.Context, db *DB) (terms int, err error) {
 	}
 	return terms, err
 }
+
+// PrefixQuery is the FTS5 query a search reads token's prefix as.
+func PrefixQuery(ctx context.Context, db *DB, token string) (string, error) {
+	tx, err := db.read(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	return prefixQuery(ctx, tx, token)
+}

@@ -144,3 +144,47 @@ func TestIndexTerms_PrunedElsewhere(t *testing.T) {
 		t.Fatalf("after a prune by another DB: %v (%d terms)", err, n)
 	}
 }
+
+// TestIndexTerms_Restemmed: a term the stemmer changes again (consider,
+// of consideration, would be consid; concis, of concise, conci) is kept
+// with a word that names it, and a
+// prefix whose terms include it is still searched as its terms, finding
+// what FTS5's prefix finds.
+func TestIndexTerms_Restemmed(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	storetest.MustInscribe(t, stores(db), inscription("consideration-concise-constant"))
+	raw, err := sql.Open("sqlite", db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	words := map[string]string{}
+	rows, err := raw.Query(`SELECT term, coalesce(word, '') FROM index_terms WHERE term >= 'con' AND term < 'coo'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var term, word string
+		if err := rows.Scan(&term, &word); err != nil {
+			t.Fatal(err)
+		}
+		words[term] = word
+	}
+	rows.Close()
+	if words["consider"] != "consideration" || words["concis"] != "concise" || words["constant"] != "" || len(words) != 3 {
+		t.Fatalf("index_terms of con…: %v", words)
+	}
+	s := sqlite.NewSearcher(db)
+	q := cairn.SearchQuery{Text: "con", Limit: 20, Steps: true}
+	terms := mustSearch(t, s, q)
+	restore := sqlite.SetPrefixTerms(0)
+	prefix := mustSearch(t, s, q)
+	restore()
+	if len(terms) == 0 || len(terms) != len(prefix) {
+		t.Fatalf("con: %d hits as terms, %d as a prefix", len(terms), len(prefix))
+	}
+	if m, err := sqlite.PrefixQuery(ctx, db, "con"); err != nil || m != `("concise" OR "consideration" OR "constant")` {
+		t.Errorf("con is searched as %s (%v), want its three terms, concis and consider by their words", m, err)
+	}
+}

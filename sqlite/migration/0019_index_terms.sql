@@ -1,7 +1,6 @@
 -- Every term the search index holds, for a query's prefix to be searched
--- as the terms it begins (sqlite/terms.go). Filled from the index's
--- vocabulary; the index's writes keep it.
-CREATE TABLE index_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE VIRTUAL TABLE temp.index_vocab USING fts5vocab (main, blocks_fts, 'row');
-INSERT INTO index_terms (term) SELECT term FROM temp.index_vocab;
-DROP TABLE temp.index_vocab;
+-- as the terms it begins (sqlite/terms.go); word, for a term the stemmer
+-- would change again, a word it is the stem of, which a query can name
+-- it by. Filled by the index's writes: for a store that has an index,
+-- by the refill of migration 0020.
+CREATE TABLE index_terms (term TEXT PRIMARY KEY, word TEXT) WITHOUT ROWID;

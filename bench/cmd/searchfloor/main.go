@@ -156,21 +156,24 @@ func match(db *sql.DB, query string) (string, error) {
 // prefix is the FTS5 query of the terms word begins.
 func prefix(db *sql.DB, word string) (string, error) {
 	stem := porter.Stem(word)
-	rows, err := db.Query(`SELECT term FROM index_terms WHERE term >= ? AND term < ? LIMIT 1025`, stem, stem[:len(stem)-1]+string(stem[len(stem)-1]+1))
+	rows, err := db.Query(`SELECT term, coalesce(word, term) FROM index_terms WHERE term >= ? AND term < ? LIMIT 1025`, stem, stem[:len(stem)-1]+string(stem[len(stem)-1]+1))
 	if err != nil {
 		return "", err
 	}
 	defer rows.Close()
+	plain := func(t string) bool {
+		return !strings.ContainsFunc(t, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') })
+	}
 	var terms []string
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var t, named string
+		if err := rows.Scan(&t, &named); err != nil {
 			return "", err
 		}
-		if porter.Stem(t) != t || strings.ContainsFunc(t, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
+		if !plain(named) || porter.Stem(named) != t {
 			return `"` + word + `"*`, nil
 		}
-		terms = append(terms, `"`+t+`"`)
+		terms = append(terms, `"`+named+`"`)
 	}
 	if len(terms) == 0 || len(terms) > 1024 {
 		return `"` + word + `"*`, rows.Err()

@@ -52,10 +52,39 @@ func Stem(token string) string {
 }
 
 // A porterRule replaces suffix by with when the stem before it meets
-// cond (nil: always).
+// cond.
 type porterRule struct {
 	suffix, with string
-	cond         func(stem []byte) bool
+	cond         condition
+}
+
+// A condition is what a rule asks of the stem before its suffix. The
+// conditions are named, not functions: a call through a function value
+// would move the stemming buffer to the heap.
+type condition int
+
+const (
+	always      condition = iota
+	mOver0                // m > 0
+	mOver1                // m > 1
+	mOver1ST              // m > 1 and the stem ends in s or t
+	vowelInStem           // *v*
+)
+
+// holds reports whether stem meets c.
+func (c condition) holds(stem []byte) bool {
+	switch c {
+	case mOver0:
+		return measureOver0(stem)
+	case mOver1:
+		return measureOver1(stem)
+	case mOver1ST:
+		last := stem[len(stem)-1]
+		return (last == 's' || last == 't') && measureOver1(stem)
+	case vowelInStem:
+		return hasVowel(stem)
+	}
+	return true
 }
 
 // applyFirst applies the first rule of rules whose suffix w ends with
@@ -68,7 +97,7 @@ func applyFirst(w []byte, rules []porterRule) ([]byte, bool) {
 			continue
 		}
 		stem := w[:len(w)-len(r.suffix)]
-		if r.cond != nil && !r.cond(stem) {
+		if !r.cond.holds(stem) {
 			return w, false
 		}
 		return append(stem, r.with...), true
@@ -92,70 +121,67 @@ func step1a(w []byte) []byte {
 
 var (
 	step1b = []porterRule{
-		{"eed", "ee", measureOver0},
-		{"ed", "", hasVowel},
-		{"ing", "", hasVowel},
+		{"eed", "ee", mOver0},
+		{"ed", "", vowelInStem},
+		{"ing", "", vowelInStem},
 	}
 	step1b2 = []porterRule{
-		{"at", "ate", nil},
-		{"bl", "ble", nil},
-		{"iz", "ize", nil},
+		{"at", "ate", always},
+		{"bl", "ble", always},
+		{"iz", "ize", always},
 	}
 	step2 = []porterRule{
-		{"ational", "ate", measureOver0},
-		{"tional", "tion", measureOver0},
-		{"enci", "ence", measureOver0},
-		{"anci", "ance", measureOver0},
-		{"izer", "ize", measureOver0},
-		{"logi", "log", measureOver0},
-		{"bli", "ble", measureOver0},
-		{"alli", "al", measureOver0},
-		{"entli", "ent", measureOver0},
-		{"eli", "e", measureOver0},
-		{"ousli", "ous", measureOver0},
-		{"ization", "ize", measureOver0},
-		{"ation", "ate", measureOver0},
-		{"ator", "ate", measureOver0},
-		{"alism", "al", measureOver0},
-		{"iveness", "ive", measureOver0},
-		{"fulness", "ful", measureOver0},
-		{"ousness", "ous", measureOver0},
-		{"aliti", "al", measureOver0},
-		{"iviti", "ive", measureOver0},
-		{"biliti", "ble", measureOver0},
+		{"ational", "ate", mOver0},
+		{"tional", "tion", mOver0},
+		{"enci", "ence", mOver0},
+		{"anci", "ance", mOver0},
+		{"izer", "ize", mOver0},
+		{"logi", "log", mOver0},
+		{"bli", "ble", mOver0},
+		{"alli", "al", mOver0},
+		{"entli", "ent", mOver0},
+		{"eli", "e", mOver0},
+		{"ousli", "ous", mOver0},
+		{"ization", "ize", mOver0},
+		{"ation", "ate", mOver0},
+		{"ator", "ate", mOver0},
+		{"alism", "al", mOver0},
+		{"iveness", "ive", mOver0},
+		{"fulness", "ful", mOver0},
+		{"ousness", "ous", mOver0},
+		{"aliti", "al", mOver0},
+		{"iviti", "ive", mOver0},
+		{"biliti", "ble", mOver0},
 	}
 	step3 = []porterRule{
-		{"ical", "ic", measureOver0},
-		{"ness", "", measureOver0},
-		{"icate", "ic", measureOver0},
-		{"iciti", "ic", measureOver0},
-		{"ful", "", measureOver0},
-		{"ative", "", measureOver0},
-		{"alize", "al", measureOver0},
+		{"ical", "ic", mOver0},
+		{"ness", "", mOver0},
+		{"icate", "ic", mOver0},
+		{"iciti", "ic", mOver0},
+		{"ful", "", mOver0},
+		{"ative", "", mOver0},
+		{"alize", "al", mOver0},
 	}
 	step4 = []porterRule{
-		{"al", "", measureOver1},
-		{"ance", "", measureOver1},
-		{"ence", "", measureOver1},
-		{"er", "", measureOver1},
-		{"ic", "", measureOver1},
-		{"able", "", measureOver1},
-		{"ible", "", measureOver1},
-		{"ant", "", measureOver1},
-		{"ement", "", measureOver1},
-		{"ment", "", measureOver1},
-		{"ent", "", measureOver1},
-		{"ion", "", func(stem []byte) bool {
-			c := stem[len(stem)-1]
-			return (c == 's' || c == 't') && measureOver1(stem)
-		}},
-		{"ou", "", measureOver1},
-		{"ism", "", measureOver1},
-		{"ate", "", measureOver1},
-		{"iti", "", measureOver1},
-		{"ous", "", measureOver1},
-		{"ive", "", measureOver1},
-		{"ize", "", measureOver1},
+		{"al", "", mOver1},
+		{"ance", "", mOver1},
+		{"ence", "", mOver1},
+		{"er", "", mOver1},
+		{"ic", "", mOver1},
+		{"able", "", mOver1},
+		{"ible", "", mOver1},
+		{"ant", "", mOver1},
+		{"ement", "", mOver1},
+		{"ment", "", mOver1},
+		{"ent", "", mOver1},
+		{"ion", "", mOver1ST},
+		{"ou", "", mOver1},
+		{"ism", "", mOver1},
+		{"ate", "", mOver1},
+		{"iti", "", mOver1},
+		{"ous", "", mOver1},
+		{"ive", "", mOver1},
+		{"ize", "", mOver1},
 	}
 )
 

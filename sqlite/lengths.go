@@ -14,8 +14,8 @@ import (
 
 // A search ranks its newest matches by their lengths ([rankMatches]).
 // FTS5 keeps each block's length in its docsize table, a row per block:
-// the 2,000 matches a search ranks were 2,000 seeks there, a sixth of a
-// search process at 1 GB. The table block_lengths holds the same lengths
+// the 2,000 matches a search ranks were 2,000 seeks there, 2.4 ms of a
+// 16 ms search process at 1 GB. The table block_lengths holds the same lengths
 // packed, lengthsPerPage ids to a row (page = id / lengthsPerPage), each
 // in two bytes (little-endian; 0 for an id without one, 65,535 for any
 // longer), so the matches of a query, which crowd into the newest ids,

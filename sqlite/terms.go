@@ -150,6 +150,7 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 	if err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, prunedTerms).Scan(&pruned); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
+	tx.termsPruned = pruned
 	var list strings.Builder // the terms as a JSON array, but its closing bracket
 	sep := byte('[')
 	var other []string // the pieces FTS5 stems
@@ -221,7 +222,6 @@ func writeTerms(ctx context.Context, tx *Tx, texts map[int64]string) error {
 		ON CONFLICT (term) DO UPDATE SET word = excluded.word WHERE index_terms.word IS NULL`, list.String()); err != nil {
 		return err
 	}
-	tx.termsPruned = pruned
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"cairn"
 )
@@ -32,10 +33,17 @@ var refilled func()
 
 // refill indexes the blocks refill lists, refillBlocks to a transaction,
 // each recording where the next begins, and the last recording every
-// refill migration as done. Killed at any point, it carries on where it
-// stopped when the store is next opened.
+// refill migration as done. Killed at any point, or stopped after
+// [DB.RefillFor], it carries on where it stopped when the store is next
+// opened.
 func (db *DB) refill() error {
 	ctx := db.ctx
+	if db.OnRefill != nil {
+		if left, err := db.refillLeft(ctx); err == nil && left > 0 {
+			db.OnRefill(left)
+		}
+	}
+	start := time.Now()
 	for {
 		done, err := db.refillSome(ctx)
 		if err != nil || done {
@@ -44,7 +52,19 @@ func (db *DB) refill() error {
 		if refilled != nil {
 			refilled()
 		}
+		if db.RefillFor > 0 && time.Since(start) >= db.RefillFor {
+			return nil
+		}
 	}
+}
+
+// refillLeft is about how many blocks the refill has left: the ids it
+// has yet to read, deleted and unsearchable ones included (counting the
+// blocks would read millions of rows).
+func (db *DB) refillLeft(ctx context.Context) (int64, error) {
+	var left int64
+	err := db.db.QueryRowContext(ctx, `SELECT max(last - next + 1, 0) FROM refill`).Scan(&left)
+	return left, err
 }
 
 // refillSome indexes the next refillBlocks blocks in one transaction and

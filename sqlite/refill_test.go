@@ -295,3 +295,43 @@ func TestRefill_Damaged(t *testing.T) {
 	}
 	t.Logf("%d blocks of session %s indexed without words", views, session)
 }
+
+// TestRefill_Bounded: an open bounded by RefillFor (a hook's) indexes
+// part of an old store's index again and returns, saying how much was
+// left; each such open carries on from where the last stopped, and an
+// unbounded open finishes it. An up-to-date store has nothing to say.
+func TestRefill_Bounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	before := oldIndexStore(t, path)
+	defer sqlite.SetRefill(20, nil)()
+	open := func(bound time.Duration) (told []int64) {
+		t.Helper()
+		db := sqlite.NewDB(path)
+		db.RefillFor = bound
+		db.OnRefill = func(left int64) { told = append(told, left) }
+		if err := db.Open(); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		return told
+	}
+	last := 0
+	for i := range 2 {
+		told := open(time.Nanosecond)
+		_, refilling, ddl, indexed, searchable := indexState(t, path)
+		if !refilling || !strings.Contains(ddl, "detail = none") || indexed <= last || indexed >= searchable {
+			t.Fatalf("bounded open %d: refilling %v, %q, %d of %d blocks indexed (%d before)", i, refilling, ddl, indexed, searchable, last)
+		}
+		if len(told) != 1 || told[0] < int64(searchable-last) {
+			t.Fatalf("bounded open %d told %v, want once, at least the %d blocks left", i, told, searchable-last)
+		}
+		last = indexed
+	}
+	if told := open(0); len(told) != 1 {
+		t.Fatalf("the unbounded open told %v, want once", told)
+	}
+	checkMigrated(t, path, before)
+	if told := open(time.Nanosecond); len(told) != 0 {
+		t.Fatalf("an up-to-date store told %v", told)
+	}
+}

@@ -61,6 +61,20 @@ type DB struct {
 	// cache than faulting in fresh memory for a large one; a reader that
 	// lives on, or reads a whole session, keeps the default.
 	ReadCache int
+
+	// RefillFor, when set before Open, bounds the time Open spends
+	// rebuilding the search index after a migration that changes its
+	// layout (refill.go: about 8.5 s a GB of history, once). Past it,
+	// Open returns with the rest of the blocks listed, as a killed open
+	// leaves them, and the next open carries on; until then a search
+	// misses the blocks not yet indexed again. A process a client waits
+	// on (a hook) sets it; zero rebuilds to the end.
+	RefillFor time.Duration
+
+	// OnRefill, when set before Open, is called as Open begins or
+	// resumes rebuilding the search index, with about how many blocks it
+	// has left, so that a command can say what it waits for.
+	OnRefill func(left int64)
 }
 
 // DefaultBusyTimeout is how long a write waits for another writer: longer

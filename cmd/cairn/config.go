@@ -89,12 +89,14 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 		return nil, err
 	}
 	if !m.inHook {
-		return openStoreAt(location)
+		return openStoreWith(location, sqliteOpen{told: m.Stderr})
 	}
 	if m.hookStore != nil && m.hookStoreAt == location {
 		return m.hookStore.borrowed(), nil
 	}
-	open := openStoreAt
+	open := func(location string) (*store, error) {
+		return openStoreWith(location, sqliteOpen{refillFor: hookRefillFor})
+	}
 	if isPostgres(location) {
 		open = func(location string) (*store, error) {
 			return openPostgres(location, hookConnectTimeout, hookStatementTimeout)
@@ -137,7 +139,7 @@ func (m *Main) readStoreCache(flagValue string, cache int) (*store, error) {
 			return nil, cairn.Errorf(cairn.ENOTFOUND, "No store at %s yet: \"cairn import\" inscribes transcripts into it, \"cairn push\" or \"cairn mission set\" start one (--store or CAIRN_STORE name another).", location)
 		}
 	}
-	return openStoreCache(location, cache)
+	return openStoreWith(location, sqliteOpen{readCache: cache, told: m.Stderr})
 }
 
 // A hook's PostgreSQL timeouts: Claude Code waits for hooks, so a server
@@ -148,16 +150,34 @@ const (
 	hookStatementTimeout = 10 * time.Second
 )
 
-func openStoreAt(location string) (*store, error) { return openStoreCache(location, 0) }
+// hookRefillFor bounds what a hook spends rebuilding an SQLite store's
+// search index after an upgrade that changes its layout (about 8.5 s a GB
+// of history, once): Claude Code waits for the hook, and kills it after
+// its timeout. Each hook carries the rebuild on for this long, and any
+// other command finishes it.
+const hookRefillFor = time.Second
 
-// openStoreCache opens the store at location, an SQLite store with a read
-// page cache of readCache KiB (0: SQLite's).
-func openStoreCache(location string, readCache int) (*store, error) {
+// sqliteOpen is how a command opens an SQLite store.
+type sqliteOpen struct {
+	readCache int           // each read connection's page cache in KiB ([sqlite.DB.ReadCache]; 0: SQLite's)
+	refillFor time.Duration // [sqlite.DB.RefillFor]
+	told      io.Writer     // where a rebuild of the search index at open is announced (nil: nowhere)
+}
+
+func openStoreAt(location string) (*store, error) { return openStoreWith(location, sqliteOpen{}) }
+
+// openStoreWith opens the store at location, an SQLite store as o says.
+func openStoreWith(location string, o sqliteOpen) (*store, error) {
 	if isPostgres(location) {
 		return openPostgres(location, 0, 0)
 	}
 	db := sqlite.NewDB(location)
-	db.ReadCache = readCache
+	db.ReadCache, db.RefillFor = o.readCache, o.refillFor
+	if o.told != nil {
+		db.OnRefill = func(left int64) {
+			fmt.Fprintf(o.told, "cairn: rebuilding the search index of %s in this version's layout (about %d blocks, some 8 seconds a GB of history; once, and carried on if stopped)\n", location, left)
+		}
+	}
 	if err := db.Open(); err != nil {
 		return nil, err
 	}

@@ -81,12 +81,12 @@ Examples:
 	if from == *to {
 		return usageError("--from and --to are the same store")
 	}
-	src, err := openStoreAt(from)
+	src, err := openStoreWith(from, sqliteOpen{told: m.Stderr})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", from, err)
 	}
 	defer src.Close()
-	dst, err := openStoreAt(*to)
+	dst, err := openStoreWith(*to, sqliteOpen{told: m.Stderr})
 	if err != nil {
 		return fmt.Errorf("open the target: %w", err)
 	}
@@ -172,7 +172,7 @@ func (m *Main) relayout(ctx context.Context, sf storeFlags, vacuum bool) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoreAt(loc)
+	st, err := openStoreWith(loc, sqliteOpen{told: m.Stderr})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", loc, err)
 	}

@@ -175,7 +175,7 @@ func openStoreWith(location string, o sqliteOpen) (*store, error) {
 	db.ReadCache, db.RefillFor = o.readCache, o.refillFor
 	if o.told != nil {
 		db.OnRefill = func(left int64) {
-			fmt.Fprintf(o.told, "cairn: rebuilding the search index of %s in this version's layout (about %d blocks, some 8 seconds a GB of history; once, and carried on if stopped)\n", location, left)
+			fmt.Fprintf(o.told, "cairn: rebuilding the search index of %s in this version's layout (about %s blocks, some 8 seconds a GB of history; once, and carried on if stopped)\n", location, thousands(left))
 		}
 	}
 	if err := db.Open(); err != nil {

@@ -120,3 +120,27 @@ func searchedRounds(out string) string {
 	slices.Sort(rounds)
 	return fmt.Sprintf("%d hits:\n%s", len(rounds), strings.Join(rounds, "\n"))
 }
+
+// TestOpen_SaysRebuild: a command that opens a store whose search index
+// must be rebuilt in this cairn's layout (the store of migration 0013)
+// says so on stderr, with about how many blocks, once: the next command
+// finds it rebuilt and says nothing.
+func TestOpen_SaysRebuild(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/store-0013.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "old.db")
+	if err := os.WriteFile(old, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"cairn: rebuilding the search index of " + old + " in this version's layout (about ", ""} {
+		_, stderr, err := runMain(t, old, "sessions")
+		if err != nil {
+			t.Fatalf("sessions %d: %v\n%s", i, err, stderr)
+		}
+		if want == "" && stderr != "" || !strings.HasPrefix(stderr, want) || want != "" && !strings.Contains(stderr, " blocks, ") {
+			t.Errorf("sessions %d said %q, want %q…", i, stderr, want)
+		}
+	}
+}

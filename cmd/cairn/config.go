@@ -164,8 +164,6 @@ type sqliteOpen struct {
 	told      io.Writer     // where a rebuild of the search index at open is announced (nil: nowhere)
 }
 
-func openStoreAt(location string) (*store, error) { return openStoreWith(location, sqliteOpen{}) }
-
 // openStoreWith opens the store at location, an SQLite store as o says.
 func openStoreWith(location string, o sqliteOpen) (*store, error) {
 	if isPostgres(location) {

@@ -202,7 +202,7 @@ func TestReindexCodex(t *testing.T) {
 	if err := os.WriteFile(rollout, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := openStoreAt(store)
+	st, err := openStoreWith(store, sqliteOpen{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func testMigrate(t *testing.T, target string) {
 // mission in its second phase.
 func addTasks(t *testing.T, path string) {
 	ctx := context.Background()
-	st, err := openStoreAt(path)
+	st, err := openStoreWith(path, sqliteOpen{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func addTasks(t *testing.T, path string) {
 // checkTasks verifies what addTasks made, in the store at path.
 func checkTasks(t *testing.T, path string) {
 	ctx := context.Background()
-	st, err := openStoreAt(path)
+	st, err := openStoreWith(path, sqliteOpen{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,14 +178,8 @@ func checkTasks(t *testing.T, path string) {
 // layout: every command reads the same before and after, the figures say
 // what was rewritten and checked, and a second run has nothing to do.
 func TestMigrateInPlace(t *testing.T) {
-	fixture, err := os.ReadFile("testdata/store-0011.db")
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := filepath.Join(t.TempDir(), "cairn.db")
-	if err := os.WriteFile(store, fixture, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyFixture(t, "store-0011.db", store)
 	reads := [][]string{
 		{"sessions", "--subagents"},
 		{"show", "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02"},

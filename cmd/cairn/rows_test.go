@@ -31,15 +31,9 @@ func TestMigrateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixture, err := os.ReadFile("testdata/store-0013.db")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	old := filepath.Join(dir, "old.db")
-	if err := os.WriteFile(old, fixture, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyFixture(t, "store-0013.db", old)
 	fresh := filepath.Join(dir, "new.db")
 	for _, src := range []string{samples, "../../testdata/codex/three-rounds.jsonl"} {
 		if _, stderr, err := runMain(t, fresh, "import", src); err != nil {
@@ -91,6 +85,19 @@ func TestMigrateRows(t *testing.T) {
 	}
 }
 
+// copyFixture copies testdata/name, a store an older cairn wrote, to
+// path, where opening it migrates the copy, not the fixture.
+func copyFixture(t *testing.T, name, path string) {
+	t.Helper()
+	fixture, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // searchedRounds is the rounds of the hits search printed in out, sorted,
 // and how many hits there were; only how many when there were 20, the
 // limit: which rounds make the first 20 depends on the ranking.
@@ -126,14 +133,8 @@ func searchedRounds(out string) string {
 // says so on stderr, with about how many blocks, once: the next command
 // finds it rebuilt and says nothing.
 func TestOpen_SaysRebuild(t *testing.T) {
-	fixture, err := os.ReadFile("testdata/store-0013.db")
-	if err != nil {
-		t.Fatal(err)
-	}
 	old := filepath.Join(t.TempDir(), "old.db")
-	if err := os.WriteFile(old, fixture, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyFixture(t, "store-0013.db", old)
 	for i, want := range []string{"cairn: rebuilding the search index of " + old + " in this version's layout (about ", ""} {
 		_, stderr, err := runMain(t, old, "sessions")
 		if err != nil {

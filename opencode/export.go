@@ -93,13 +93,21 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 	tick := func() int64 { clock = clock.Add(time.Millisecond); return clock.UnixMilli() }
 
 	var user *Message
+	parent := "" // the latest user message's id, which a reply names
 	newUser := func(text string) {
 		user = x.userMessage(tick(), text)
+		parent = user.ID
 		s.Messages = append(s.Messages, user)
 	}
 	newUser(x.Summary)
+	summary := user
 	firstPrompt := ""
 	for _, p := range m.FullPieces() {
+		if user != summary {
+			// A round's prompt is a user message of its own; only the
+			// first round's joins the summary's.
+			user = nil
+		}
 		if src := m.Source(p.Round.SessionID); src != nil && src.Agent == cairn.AgentOpencode &&
 			len(p.Keep) == 0 && p.FidelityOr(m.Fidelity) == cairn.FullFidelity {
 			if kept, ok := x.keepRound(p, tick); ok && len(kept) > 0 {
@@ -107,7 +115,7 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 					firstPrompt = promptOf(kept)
 				}
 				s.Messages = append(s.Messages, kept...)
-				user = nil
+				user, parent = nil, lastUser(kept, parent)
 				continue
 			}
 		}
@@ -142,6 +150,7 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 					newUser(b.Content)
 				} else {
 					user.Parts = append(user.Parts, x.part(tick(), map[string]any{"type": "text", "text": b.Content}))
+					summary = nil
 				}
 				asst, step = nil, "\x00"
 				continue
@@ -154,7 +163,7 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 				continue
 			}
 			if asst == nil || b.MessageID != step {
-				asst = x.assistantMessage(tick(), user.ID)
+				asst = x.assistantMessage(tick(), parent)
 				s.Messages = append(s.Messages, asst)
 				step = b.MessageID
 			}
@@ -204,6 +213,16 @@ func (x *Exporter) Export(m *cairn.Materialization) (*Session, error) {
 		s.Title = "cairn: " + Preview(firstPrompt)
 	}
 	return s, nil
+}
+
+// lastUser returns the id of the last user message of msgs, else id.
+func lastUser(msgs []*Message, id string) string {
+	for _, m := range msgs {
+		if m.Data["role"] == "user" {
+			id = m.ID
+		}
+	}
+	return id
 }
 
 // promptOf returns the text of the first user message's first text part.

@@ -18,7 +18,8 @@ const PreviewLen = 80
 // become blocks: text, reasoning, a tool call with its result, files and
 // compactions. A record seen again (a later version of a document) or a
 // part of a message that is not the current one adds no block: its line
-// is kept, its content was indexed with its first version.
+// is kept, its content was indexed with its first version. A part of a
+// message no record has named is a step of its own (see Add).
 type builder struct {
 	session *cairn.Session
 
@@ -104,6 +105,14 @@ func (b *builder) Add(l *cairn.Line) string {
 	}
 	rs := b.current(l)
 	b.touch(rs, l)
+	if !again && msgID != "" && msgID != b.msg && !b.seen[KindMessage+msgID] && b.open != nil {
+		// A part of a message whose record the lines do not hold: a
+		// piece keeping only a round's later steps keeps each from its
+		// first block's line, the step's message record falling in the
+		// step before. It is a reply's, a round beginning at its one
+		// user message's record.
+		b.msg, b.role = msgID, "assistant"
+	}
 	if !again && msgID == b.msg {
 		b.addBlocks(rs, l, r.ID, &p)
 	}

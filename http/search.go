@@ -32,9 +32,9 @@ type SearchResponse struct {
 
 // handleSearch handles
 // GET /api/search?q=&session=&project=&agent=&since=&until=&limit=, agent
-// being the harness (claude-code, codex) as in GET /api/sessions: at most
-// one hit per step, each with its step and ref (ROUND.STEP). Returns 400
-// for an empty query.
+// being the harness (claude-code, codex, gemini, opencode) as in GET
+// /api/sessions: at most one hit per step, each with its step and ref
+// (ROUND.STEP). Returns 400 for an empty query.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := r.URL.Query()

@@ -101,7 +101,7 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "pop", "Finish your current frame (or frame) with results.", s.pop)
 	tool(srv, s, "plan", "Add a planned frame under your current one (or parent).", s.plan)
 	tool(srv, s, "context", "The assembled context: mission, frame stack, relay state, index.", s.context)
-	tool(srv, s, "search", "Find rounds of earlier sessions where words were said or tools were used (commands, paths, output, errors); each hit names its round.step; agent keeps one harness's sessions (claude-code, codex, gemini).", s.search)
+	tool(srv, s, "search", "Find rounds of earlier sessions where words were said or tools were used (commands, paths, output, errors); each hit names its round.step; agent keeps one harness's sessions (claude-code, codex, gemini, opencode).", s.search)
 	tool(srv, s, "checkpoint", "Write what was done and what comes next on the current board.", s.checkpoint)
 	tool(srv, s, "engage", "Checkpoint here, move to another situation (folder), read its board and index.", s.engage)
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)

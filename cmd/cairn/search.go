@@ -25,19 +25,20 @@ with - is part of the query unless it is one of the flags below (after --
 every argument is). Hits are steps, best first, one per step: ROUND.STEP
 (ROUND alone for a round's prompt), which cairn inject SESSION ROUND.STEP
 prints. --agent keeps the hits in sessions one
-harness wrote (Claude Code or Codex CLI), as cairn sessions --agent lists
-them.
+harness wrote (Claude Code, Codex CLI, Gemini CLI or opencode), as cairn
+sessions --agent lists them.
 
 Examples:
   cairn search "database migration"
   cairn search --session 5c0375b4 auth
   cairn search "go test" undefined
   cairn search --agent codex "login form"
+  cairn search --agent gemini "login form"
   cairn search --since 2026-03-01 --json benchmark`)
 	sf.register(fs, true)
 	session := fs.String("session", "", "only this session (uuid or prefix)")
 	project := fs.String("project", "", "only sessions with this working directory")
-	agent := fs.String("agent", "", "only sessions of this harness: claude-code | codex")
+	agent := fs.String("agent", "", "only sessions of this harness: "+agentNames)
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"cairn"
 )
 
 // TestSearchRoughEdges pins what a person typing a search expects: a word
@@ -75,4 +78,34 @@ func hitRounds(out string) string {
 		}
 	}
 	return strings.Join(rounds, "\n")
+}
+
+// TestAgentLists pins that the commands that keep one harness's sessions
+// name all four in their help, the --agent flag's line included.
+func TestAgentLists(t *testing.T) {
+	for _, cmd := range []string{"search", "sessions"} {
+		help := helpOf(t, cmd)
+		_, flag, ok := strings.Cut(help, "-agent string")
+		if !ok {
+			t.Fatalf("%s -h has no --agent:\n%s", cmd, help)
+		}
+		flag, _, _ = strings.Cut(flag, "\n  -")
+		for _, name := range []string{cairn.AgentClaudeCode, cairn.AgentCodex, cairn.AgentGemini, cairn.AgentOpencode} {
+			if !strings.Contains(flag, name) {
+				t.Errorf("%s -h: --agent does not list %s:%s", cmd, name, flag)
+			}
+		}
+	}
+	if !strings.Contains(helpOf(t, "search"), "Gemini CLI or opencode") {
+		t.Errorf("search -h does not name every harness --agent keeps")
+	}
+}
+
+// helpOf returns what cairn CMD -h prints.
+func helpOf(t *testing.T, cmd string) string {
+	t.Helper()
+	var out strings.Builder
+	m := NewMain(strings.NewReader(""), &out, &out)
+	_ = m.Run(context.Background(), []string{cmd, "-h"})
+	return out.String()
 }

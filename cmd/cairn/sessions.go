@@ -25,14 +25,15 @@ Examples:
   cairn sessions
   cairn sessions --project /home/me/src/app --since 2026-03-01
   cairn sessions --since 48h --json
-  cairn sessions --agent codex`)
+  cairn sessions --agent codex
+  cairn sessions --agent opencode`)
 	sf.register(fs, true)
 	project := fs.String("project", "", "only sessions whose working directory is this (a trailing / or * matches a prefix)")
 	since := fs.String("since", "", "only sessions active since this time (RFC 3339, a date, or a duration such as 48h)")
 	until := fs.String("until", "", "only sessions started before this time")
 	subagents := fs.Bool("subagents", false, "include subagent sessions")
 	surgical := fs.Bool("surgical", false, "include the sessions cairn's surgery cut")
-	agent := fs.String("agent", "", "only sessions of this harness: claude-code | codex")
+	agent := fs.String("agent", "", "only sessions of this harness: "+agentNames)
 	limit := fs.Int("n", 50, "list at most this many (0: all)")
 	red := redactFlag(fs)
 	if err := parseInterspersed(fs, args); err != nil {
@@ -92,6 +93,10 @@ func (m *Main) listSessions(ctx context.Context, sf storeFlags, filter cairn.Ses
 	}
 	return nil
 }
+
+// agentNames lists the values --agent takes, one per harness cairn reads
+// (parseAgent).
+const agentNames = cairn.AgentClaudeCode + " | " + cairn.AgentCodex + " | " + cairn.AgentGemini + " | " + cairn.AgentOpencode
 
 func orEmpty[T any](s []T) []T {
 	if s == nil {

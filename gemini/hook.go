@@ -1,6 +1,9 @@
 package gemini
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // Hook events cairn handles in Gemini CLI, which names them in its
 // settings.json ("hooks": {"EVENT": [{"hooks": [{"type": "command",
@@ -45,4 +48,39 @@ func SettingsPath(geminiHome, project string, user bool) string {
 		return filepath.Join(geminiHome, "settings.json")
 	}
 	return filepath.Join(project, ".gemini", "settings.json")
+}
+
+// contextTags are the wrappers of what the client puts in a prompt's text
+// that the user did not type: hooks' additionalContext and its own
+// session context.
+var contextTags = [][2]string{{"<hook_context>", "</hook_context>"}, {"<session_context>", "</session_context>"}}
+
+// HookPrompt returns the user's words of a BeforeAgent input's prompt. The
+// client hands the hook the prompt as it will send it, and 0.61 puts
+// SessionStart's additionalContext before the user's words as
+// <hook_context>…</hook_context>: cairn's own context, whose lists are no
+// tasks the user gave. Every such span is left out; an unclosed one runs
+// to the end.
+func HookPrompt(prompt string) string {
+	var b strings.Builder
+	rest := prompt
+	for {
+		at, tag := -1, [2]string{}
+		for _, t := range contextTags {
+			if i := strings.Index(rest, t[0]); i >= 0 && (at < 0 || i < at) {
+				at, tag = i, t
+			}
+		}
+		if at < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:at])
+		end := strings.Index(rest[at:], tag[1])
+		if end < 0 {
+			break
+		}
+		rest = rest[at+end+len(tag[1]):]
+	}
+	return strings.TrimSpace(b.String())
 }

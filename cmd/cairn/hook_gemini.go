@@ -13,9 +13,9 @@ import (
 // input is Claude Code's (session_id, transcript_path, cwd,
 // hook_event_name), and at each event cairn does what it does at the Claude
 // Code event it stands for (gemini.ClaudeEvent): SessionStart gives the
-// assembled context, BeforeAgent the suggestion line with the prompt,
-// AfterAgent and PreCompress inscribe the session, SessionEnd inscribes the
-// rest and checkpoints. The pressure note and the exhaustion check read
+// assembled context, BeforeAgent the suggestion line with the prompt (the
+// user's words alone, gemini.HookPrompt), AfterAgent and PreCompress
+// inscribe the session, SessionEnd inscribes the rest and checkpoints. The pressure note and the exhaustion check read
 // Claude Code's transcripts and window, and are not run.
 func (m *Main) runGeminiHook(ctx context.Context, args []string) error {
 	if len(args) != 1 || gemini.ClaudeEvent(args[0]) == "" {
@@ -44,7 +44,7 @@ func (m *Main) geminiHook(ctx context.Context, event string) error {
 	case gemini.SessionStart:
 		return m.hookSessionStart(ctx, w, in)
 	case gemini.BeforeAgent:
-		line, err := m.hookSuggest(ctx, w, in.Prompt)
+		line, err := m.hookSuggest(ctx, w, gemini.HookPrompt(in.Prompt))
 		if err != nil || line == "" {
 			return err
 		}

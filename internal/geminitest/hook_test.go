@@ -95,6 +95,15 @@ func TestHooks(t *testing.T) {
 	if !found {
 		t.Error("the SessionStart context (the workspace's decision) did not reach the model")
 	}
+	// The client hands BeforeAgent the prompt with SessionStart's context
+	// before it: cairn judges the user's words, not its own lists.
+	for _, r := range api.ConversationRequests() {
+		raw, _ := json.Marshal(r.Contents)
+		if bytes.Contains(raw, []byte("this prompt lists")) {
+			t.Errorf("BeforeAgent counted the list lines of cairn's own context as tasks:\n%s", raw)
+			break
+		}
+	}
 	rounds := run.run(t, "rounds", strings.Fields(sessions[strings.Index(sessions, "\n")+1:])[0])
 	if !strings.Contains(rounds, "FAKE-REPLY") {
 		t.Errorf("the inscribed session lacks the answer:\n%s", rounds)

@@ -90,7 +90,7 @@ func blockMarkdown(ew *errWriter, b *cairn.Block, voice string) {
 	case cairn.Thinking:
 		ew.printf("<details><summary>thinking%s · %d chars</summary>\n\n%s\n\n</details>\n", side, utf8.RuneCountInString(b.Content), b.Content)
 	case cairn.ToolUse:
-		ew.printf("**Tool call%s:** `%s`\n\n%s\n", side, b.ToolName, fence(b.Content, "json"))
+		ew.printf("**Tool call%s:** `%s`\n\n%s\n", side, b.ToolName, ToolInput(b.Content))
 	case cairn.ToolResult:
 		label := "Tool result"
 		if b.IsError {

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"cairn/export"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -54,6 +57,9 @@ func TestMigrateRows(t *testing.T) {
 			want := string(f.Data)
 			if args[0] == "search" {
 				got, want = searchedRounds(got), searchedRounds(want)
+			}
+			if !slices.Contains(args, "--json") && !slices.Contains(args, "json") {
+				want = toolInputsAsText(want)
 			}
 			if err != nil {
 				t.Errorf("%s of %s: %v\n%s", f.Name, filepath.Base(store), err, stderr)
@@ -101,6 +107,19 @@ func copyFixture(t *testing.T, name, path string) {
 // searchedRounds is the rounds of the hits search printed in out, sorted,
 // and how many hits there were; only how many when there were 20, the
 // limit: which rounds make the first 20 depends on the ranking.
+// oldToolInput is a tool call's input as the cairn of 0013 printed it:
+// its JSON in a json block.
+var oldToolInput = regexp.MustCompile("(?m)^`{3,}json\n(\\{.*\\})\n`{3,}$")
+
+// toolInputsAsText is what the cairn of 0013 printed with each tool call's
+// input printed as today's cairn prints it, as text (export.ToolInput):
+// the one way the two differ on purpose.
+func toolInputsAsText(out string) string {
+	return oldToolInput.ReplaceAllStringFunc(out, func(block string) string {
+		return export.ToolInput(oldToolInput.FindStringSubmatch(block)[1])
+	})
+}
+
 func searchedRounds(out string) string {
 	var rounds []string
 	var parsed struct {

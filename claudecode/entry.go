@@ -115,6 +115,7 @@ type contentBlock struct {
 	ToolUseID string         `json:"tool_use_id"`
 	Content   jsontext.Value `json:"content"`
 	IsError   bool           `json:"is_error"`
+	Source    *mediaSource   `json:"source"` // image and document parts
 }
 
 // chainType reports whether lines of type t form the conversation's
@@ -239,6 +240,8 @@ func resultText(raw jsontext.Value) string {
 		switch p.Type {
 		case "text":
 			b.WriteString(p.Text)
+		case "image", "document":
+			b.WriteString(mediaName(&p))
 		default:
 			b.WriteString("[" + p.Type + "]")
 		}

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"cairn"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // PreviewLen is the number of characters kept in a round's previews.
@@ -260,7 +262,39 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool
 		rs.add(src, kind, s)
 		return
 	}
+	if starts {
+		src.attachMedia(e.Message.Content)
+	}
 	rs.addParts(src, e.Message.Content)
+}
+
+// attachMedia readies src to name a prompt's images and documents beside
+// its words, in the block of its first text ("What is wrong here?\n[image:
+// image/png, 34.2 KB]"), rather than as blocks of their own: a prompt is
+// then read, previewed and listed with its words and what came with them,
+// never as a bare "[image]" before them. A prompt of images alone keeps a
+// block for each, named.
+func (s *lineSource) attachMedia(content jsontext.Value) {
+	s.words = -1
+	var names []string
+	for i, c := range elements[mediaPart](content) {
+		switch {
+		case c.Type == "image" || c.Type == "document":
+			names = append(names, mediaName(&contentBlock{Type: c.Type, Source: c.Source}))
+		case c.Type == "text" && s.words < 0 && isPrompt(c.Text):
+			s.words = i
+		}
+	}
+	if s.words >= 0 {
+		s.media = names
+	}
+}
+
+// mediaPart is what attachMedia reads of a prompt's content part.
+type mediaPart struct {
+	Type   string       `json:"type"`
+	Text   string       `json:"text"`
+	Source *mediaSource `json:"source"`
 }
 
 // A lineSource is what the blocks of one line share: everything a block
@@ -275,6 +309,10 @@ type lineSource struct {
 	sidechain bool
 	messageID string
 	agentID   string // the subagent the line's tool results report on
+	// media names the images and documents of a prompt, given with the
+	// text of its content part words rather than as blocks (attachMedia).
+	media []string
+	words int
 }
 
 func (rs *roundState) source(l *cairn.Line, e *entry, role string, userKind cairn.BlockKind) *lineSource {
@@ -292,9 +330,10 @@ func (s *lineSource) fill(bl *cairn.Block, index int, kind cairn.BlockKind, cont
 		Timestamp: s.timestamp, Content: content, Sidechain: s.sidechain, MessageID: s.messageID}
 }
 
-// part makes bl the block of content part c at index, and reports false
-// if c makes none. toolName names the tool a tool result answers.
-func (s *lineSource) part(bl *cairn.Block, index int, c *contentBlock, toolName func(id string) string) bool {
+// part makes bl the block of content part c, the line's part at, as the
+// round's block at index, and reports false if c makes none. toolName
+// names the tool a tool result answers.
+func (s *lineSource) part(bl *cairn.Block, index, at int, c *contentBlock, toolName func(id string) string) bool {
 	switch c.Type {
 	case "text":
 		kind := cairn.AssistantText
@@ -304,7 +343,11 @@ func (s *lineSource) part(bl *cairn.Block, index int, c *contentBlock, toolName 
 				kind = cairn.MetaText
 			}
 		}
-		s.fill(bl, index, kind, c.Text)
+		text := c.Text
+		if len(s.media) > 0 && at == s.words {
+			text = strings.TrimRight(text, "\n") + "\n" + strings.Join(s.media, "\n")
+		}
+		s.fill(bl, index, kind, text)
 	case "thinking", "redacted_thinking":
 		s.fill(bl, index, cairn.Thinking, c.Thinking)
 	case "tool_use", "server_tool_use":
@@ -314,7 +357,10 @@ func (s *lineSource) part(bl *cairn.Block, index int, c *contentBlock, toolName 
 		s.fill(bl, index, cairn.ToolResult, resultText(c.Content))
 		bl.ToolID, bl.ToolName, bl.IsError, bl.AgentID = c.ToolUseID, toolName(c.ToolUseID), c.IsError, s.agentID
 	case "image", "document":
-		s.fill(bl, index, s.userKind, "["+c.Type+"]")
+		if len(s.media) > 0 {
+			return false
+		}
+		s.fill(bl, index, s.userKind, mediaName(c))
 	default:
 		return false
 	}

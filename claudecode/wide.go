@@ -44,12 +44,12 @@ func (rs *roundState) addParts(src *lineSource, content jsontext.Value) {
 	first := len(rs.blocks)
 	var wide *wideLine
 	var scratch cairn.Block
-	for _, c := range elements[contentBlock](content) {
+	for at, c := range elements[contentBlock](content) {
 		bl := &scratch
 		if wide == nil {
 			bl = new(cairn.Block)
 		}
-		if !src.part(bl, rs.count, &c, rs.toolName) {
+		if !src.part(bl, rs.count, at, &c, rs.toolName) {
 			continue
 		}
 		rs.count++
@@ -91,7 +91,7 @@ func (w *wideLine) blocks(yield func([]*cairn.Block) bool) bool {
 	index := w.index
 	var slab []cairn.Block
 	var out []*cairn.Block
-	for _, c := range elements[contentBlock](w.content) {
+	for at, c := range elements[contentBlock](w.content) {
 		if len(out) == cap(out) {
 			if len(out) > 0 && !yield(out) {
 				return false
@@ -99,7 +99,7 @@ func (w *wideLine) blocks(yield func([]*cairn.Block) bool) bool {
 			slab, out = make([]cairn.Block, sliceBlocks), make([]*cairn.Block, 0, sliceBlocks)
 		}
 		bl := &slab[len(out)]
-		if w.src.part(bl, index, &c, toolName) {
+		if w.src.part(bl, index, at, &c, toolName) {
 			index++
 			out = append(out, bl)
 		}

@@ -20,13 +20,16 @@ type SearchQuery struct {
 	Text      string // words; FTS5/tsquery syntax is not exposed
 	SessionID string
 	Project   string
-	Agent     string // the harness that wrote the session: AgentClaudeCode, AgentCodex
+	Agent     string // the harness that wrote the session: AgentClaudeCode, AgentCodex, AgentGemini, AgentOpencode
 	Since     time.Time
 	Until     time.Time
 	Limit     int
 
 	// NoSurgery leaves out hits in sessions cairn's own surgery cut (they
-	// repeat their sources' rounds), unless SessionID names one.
+	// repeat their sources' rounds), unless SessionID names one. What was
+	// written in such a session after the store first held it (its
+	// CreatedAt: the export is registered as it is written) is the work of
+	// whoever resumed it, and is kept.
 	NoSurgery bool
 
 	// Steps returns at most one hit per step (the prompt counting as step

@@ -101,10 +101,12 @@ type SessionFilter struct {
 	Since     time.Time // sessions that ended at or after
 	Until     time.Time // sessions that started before
 	Subagents bool      // include subagent sessions
-	Agent     string    // the harness that wrote it: AgentClaudeCode, AgentCodex
+	Agent     string    // the harness that wrote it: AgentClaudeCode, AgentCodex, AgentGemini, AgentOpencode
 
 	// NoSurgery leaves out the sessions cairn's own surgery cut: they
-	// repeat rounds of the sessions they came from.
+	// repeat rounds of the sessions they came from. One that ended after
+	// the store first held it (CreatedAt) was resumed and continued: it
+	// is the user's session, and is kept.
 	NoSurgery bool
 
 	// Recipe selects the surgical exports cut with this recipe (see

@@ -48,7 +48,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 		w.where("s.agent = ?", q.Agent)
 	}
 	if q.NoSurgery && q.SessionID == "" {
-		w.where("s.lineage NOT IN ('surgery', 'revive')")
+		w.where("(s.lineage NOT IN ('surgery', 'revive') OR b.timestamp > s.created_at)")
 	}
 	if !q.Since.IsZero() {
 		w.where("b.timestamp >= ?", q.Since)

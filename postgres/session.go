@@ -73,7 +73,7 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 		q.where("lineage != 'subagent'")
 	}
 	if filter.NoSurgery {
-		q.where("lineage NOT IN ('surgery', 'revive')")
+		q.where("(lineage NOT IN ('surgery', 'revive') OR ended_at > created_at)")
 	}
 	if filter.Agent != "" {
 		q.where("agent = ?", filter.Agent)

@@ -257,7 +257,9 @@ func searchFilter(q cairn.SearchQuery) (string, []any) {
 		where, args = append(where, "s.agent = ?"), append(args, q.Agent)
 	}
 	if q.NoSurgery && q.SessionID == "" {
-		where = append(where, "s.lineage NOT IN ('surgery', 'revive')")
+		// A surgical session's blocks written after the store first held
+		// it are the work of whoever resumed it ([cairn.SearchQuery]).
+		where = append(where, "(s.lineage NOT IN ('surgery', 'revive') OR b.timestamp > unixepoch(s.created_at) * 1000 + CAST(substr(s.created_at, 21, 3) AS INTEGER))")
 	}
 	if !q.Since.IsZero() {
 		where, args = append(where, "b.timestamp >= ?"), append(args, stampOf(q.Since))

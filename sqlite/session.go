@@ -71,7 +71,7 @@ func findSessions(ctx context.Context, tx *Tx, filter cairn.SessionFilter) ([]*c
 		where = append(where, "lineage != 'subagent'")
 	}
 	if filter.NoSurgery {
-		where = append(where, "lineage NOT IN ('surgery', 'revive')")
+		where = append(where, "(lineage NOT IN ('surgery', 'revive') OR ended_at > created_at)")
 	}
 	if filter.Agent != "" {
 		where, args = append(where, "agent = ?"), append(args, filter.Agent)

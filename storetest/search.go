@@ -120,7 +120,9 @@ func testSearch(t *testing.T, open Open) {
 	t.Run("NoSurgery", func(t *testing.T) {
 		st := open(t)
 		src := newSession("acac0000-0000-0000-0000-000000000000", "/p", t0, 1, func(int) (string, string) { return "tune the query planner", "done" })
-		cut := newSession("acac1111-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 1, func(int) (string, string) { return "tune the query planner", "done" })
+		// An exported copy carries its source's times, which are before
+		// the store first held it (the stores' clocks read t0).
+		cut := newSession("acac1111-0000-0000-0000-000000000000", "/p", t0.Add(-time.Hour), 1, func(int) (string, string) { return "tune the query planner", "done" })
 		MustInscribe(t, st, src.in)
 		MustInscribe(t, st, cut.in)
 		if err := st.Sessions.SetLineage(ctx, cut.s.ID, cairn.LineageSurgery, []string{src.s.ID}, cairn.OpCompressBefore, ""); err != nil {
@@ -144,6 +146,53 @@ func testSearch(t *testing.T, open Open) {
 			t.Fatalf("FindSessions: %d sessions, want both", n)
 		}
 	})
+	t.Run("NoSurgeryContinued", func(t *testing.T) {
+		// A surgical session the user resumed and worked in: its exported
+		// round (written before the store first held it) repeats its
+		// source and stays out; the round written after is the user's,
+		// found and listed without asking for surgery.
+		st := open(t)
+		src := newSession("adad0000-0000-0000-0000-000000000000", "/p", t0, 1, func(int) (string, string) { return "tune the query planner", "done" })
+		cut := newSession("adad1111-0000-0000-0000-000000000000", "/p", t0.Add(-time.Hour), 2, func(i int) (string, string) {
+			if i == 2 {
+				return "now tune the vacuum planner", "vacuumed"
+			}
+			return "tune the query planner", "done"
+		})
+		later := time.Now().UTC().Add(time.Hour).Truncate(time.Millisecond)
+		r2 := cut.in.Rounds[1]
+		r2.StartedAt, r2.EndedAt = later, later.Add(time.Second)
+		for _, l := range cut.in.Lines {
+			if l.RoundSeq == 2 {
+				l.Timestamp = later
+			}
+		}
+		for _, b := range cut.in.Blocks {
+			if b.RoundSeq == 2 {
+				b.Timestamp = later
+			}
+		}
+		MustInscribe(t, st, src.in)
+		MustInscribe(t, st, cut.in)
+		if err := st.Sessions.SetLineage(ctx, cut.s.ID, cairn.LineageRevive, []string{src.s.ID}, cairn.OpRevive, ""); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "planner", NoSurgery: true})
+		if err != nil || len(hits) != 2 {
+			t.Fatalf("NoSurgery: %+v, %v", hits, err)
+		}
+		for _, h := range hits {
+			if h.SessionID == cut.s.ID && h.RoundSeq != 2 {
+				t.Fatalf("NoSurgery found the exported round: %+v", h)
+			}
+		}
+		if hits, _ := st.Searcher.Search(ctx, cairn.SearchQuery{Text: "vacuum", NoSurgery: true}); len(hits) != 1 || hits[0].SessionID != cut.s.ID {
+			t.Fatalf("NoSurgery misses the continued round: %+v", hits)
+		}
+		if list, n, err := st.Sessions.FindSessions(ctx, cairn.SessionFilter{NoSurgery: true}); err != nil || n != 2 || len(list) != 2 {
+			t.Fatalf("FindSessions NoSurgery leaves the continued session out: %d %v %v", n, list, err)
+		}
+	})
 	t.Run("FilteredBelowTheBest", func(t *testing.T) {
 		// The best matches are all in a surgical session, and every round
 		// of the source matches twice (prompt and answer): a search that
@@ -153,7 +202,7 @@ func testSearch(t *testing.T, open Open) {
 		src := newSession("abab0000-0000-0000-0000-000000000000", "/p", t0, 30, func(i int) (string, string) {
 			return fmt.Sprintf("look for the needle in file %d of the long list of files", i), fmt.Sprintf("found a needle in file %d", i)
 		})
-		cut := newSession("abab1111-0000-0000-0000-000000000000", "/p", t0.Add(time.Hour), 30, func(i int) (string, string) {
+		cut := newSession("abab1111-0000-0000-0000-000000000000", "/p", t0.Add(-time.Hour), 30, func(i int) (string, string) {
 			return fmt.Sprintf("needle needle needle %d", i), "done"
 		})
 		MustInscribe(t, st, src.in)

@@ -42,7 +42,7 @@ Examples:
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
 	limit := fs.Int("n", 20, "at most this many hits")
-	surgical := fs.Bool("surgical", false, "also search the sessions cairn's surgery cut (they repeat their sources' rounds)")
+	surgical := fs.Bool("surgical", false, "also search the rounds cairn's surgery copied into the sessions it cut (they repeat their sources'); the work done after resuming one is always searched")
 	red := redactFlag(fs)
 	if err := parseInterspersed(fs, queryArgs(fs, args)); err != nil {
 		return err

@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn"
 )
@@ -108,4 +113,76 @@ func helpOf(t *testing.T, cmd string) string {
 	m := NewMain(strings.NewReader(""), &out, &out)
 	_ = m.Run(context.Background(), []string{cmd, "-h"})
 	return out.String()
+}
+
+// TestContinuedSurgicalSession pins that work done in a session cairn's
+// surgery wrote, once the user resumed it, is theirs: the default search
+// finds it and sessions lists the session, while the rounds the export
+// copied from its source stay out of both as before.
+func TestContinuedSurgicalSession(t *testing.T) {
+	c := newCLI(t)
+	before := c.run("search", "migration")
+	out := c.run("compress-before", tools, "3", "--cwd", t.TempDir())
+	path := regexp.MustCompile(`wrote (\S+\.jsonl)`).FindStringSubmatch(out)
+	if path == nil {
+		t.Fatalf("compress-before:\n%s", out)
+	}
+	cut := strings.TrimSuffix(filepath.Base(path[1]), ".jsonl")
+	if out := c.run("search", "zanzibar"); strings.Contains(out, cut) {
+		t.Fatalf("found before the session was continued:\n%s", out)
+	}
+	continueClaudeSession(t, path[1], "Now add the zanzibar rate limit.", "Added the zanzibar limit.")
+	c.run("import", path[1])
+	// The export is round 1, the work after it round 2.
+	if out := c.run("search", "zanzibar"); !strings.Contains(out, cut+"  2") {
+		t.Errorf("the default search misses the work done in the continued session %s:\n%s", cut, out)
+	}
+	if out := c.run("sessions"); !strings.Contains(out, cut) {
+		t.Errorf("sessions leaves the continued session out:\n%s", out)
+	}
+	// The exported rounds repeat the source's: still left out.
+	if after := c.run("search", "-n", "50", "migration"); hitRounds(after) != hitRounds(before) {
+		t.Errorf("the default search finds the rounds the export copied:\n%s\nbefore:\n%s", after, before)
+	}
+}
+
+// continueClaudeSession appends a round to a Claude Code session file as
+// the client does when the user resumes it: a prompt and a reply, now,
+// chained to the file's last line.
+func continueClaudeSession(t *testing.T, path, prompt, reply string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var last struct {
+		UUID      string `json:"uuid"`
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	user := map[string]any{"parentUuid": last.UUID, "isSidechain": false, "type": "user", "uuid": "c0ffee00-0000-4000-8000-000000000001",
+		"sessionId": last.SessionID, "cwd": last.Cwd, "userType": "external", "timestamp": now.Format(time.RFC3339Nano),
+		"message": map[string]any{"role": "user", "content": prompt}}
+	asst := map[string]any{"parentUuid": "c0ffee00-0000-4000-8000-000000000001", "isSidechain": false, "type": "assistant",
+		"uuid": "c0ffee00-0000-4000-8000-000000000002", "sessionId": last.SessionID, "cwd": last.Cwd, "userType": "external",
+		"timestamp": now.Add(time.Second).Format(time.RFC3339Nano),
+		"message": map[string]any{"id": "msg_c0ffee", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+			"content": []any{map[string]any{"type": "text", "text": reply}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range []any{user, asst} {
+		b, _ := json.Marshal(l)
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -15,7 +15,9 @@ func (m *Main) runSessions(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("sessions", "[flags]", `
 List the sessions in the store, most recent first. The sessions cairn's own
 surgery cut (compress, extract, merge, split, revive) repeat rounds of their
-sources and are left out unless --surgical; subagents unless --subagents.
+sources and are left out unless --surgical, until someone resumes one and
+works in it: then it is theirs, and listed. Subagents are left out unless
+--subagents.
 
 ROUNDS counts real user messages; API TOKENS is what the session's API calls
 used, summed over every call (input, cache and output), not what its context
@@ -32,7 +34,7 @@ Examples:
 	since := fs.String("since", "", "only sessions active since this time (RFC 3339, a date, or a duration such as 48h)")
 	until := fs.String("until", "", "only sessions started before this time")
 	subagents := fs.Bool("subagents", false, "include subagent sessions")
-	surgical := fs.Bool("surgical", false, "include the sessions cairn's surgery cut")
+	surgical := fs.Bool("surgical", false, "include the sessions cairn's surgery cut that no one continued")
 	agent := fs.String("agent", "", "only sessions of this harness: "+agentNames)
 	limit := fs.Int("n", 50, "list at most this many (0: all)")
 	red := redactFlag(fs)

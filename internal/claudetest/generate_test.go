@@ -18,7 +18,7 @@ import (
 
 var (
 	generate = flag.Bool("generate", false, "regenerate testdata/long with the real client")
-	longOnly = flag.String("long", "", "with -generate: the sessions to make, by the last digits of their ids (150,151,152,153,154,155); all when empty")
+	longOnly = flag.String("long", "", "with -generate: the sessions to make, by the last digits of their ids (150 to 159); all when empty")
 )
 
 // Where the long sessions are made: fixed paths, recorded in the files.
@@ -88,7 +88,9 @@ func TestGenerateLong(t *testing.T) {
 		ids = generateFirst(t, bin, flags)
 	}
 	ids = append(ids, generateShapes(t, bin)...)
+	ids = append(ids, generateMore(t, bin)...)
 	copyLong(t, ids)
+	forkHead(t)
 	out, _ := exec.Command(bin, "--version").Output()
 	t.Logf("client %s", strings.TrimSpace(string(out)))
 }
@@ -152,10 +154,12 @@ func generateFirst(t *testing.T, bin string, flags []string) []string {
 var longProjects = map[string]string{
 	longAuto: longProject, longManual: longProject,
 	longBefore: ledgerRoot, longContinue: meteoRoot, longSeveral: catalogRoot, longWide: tracerRoot,
+	longEndCompact: notesRoot, longOnePrompt: sweepRoot, longForty: fortyRoot, longFork: forkedRoot,
 }
 
 // longCompactions is how many compactions each session must hold.
-var longCompactions = map[string]int{longAuto: 1, longManual: 1, longBefore: 1, longContinue: 1, longSeveral: 3, longWide: 0}
+var longCompactions = map[string]int{longAuto: 1, longManual: 1, longBefore: 1, longContinue: 1, longSeveral: 3, longWide: 0,
+	longEndCompact: 1, longOnePrompt: 1, longForty: 0, longFork: 1}
 
 // copyLong copies the sessions into testdata/long and logs their shape.
 func copyLong(t *testing.T, ids []string) {

@@ -252,12 +252,13 @@ type want struct {
 
 // wants is a kept round's prompts and steps in order, from its blocks as
 // the store holds them (what the Markdown output shows): user texts,
-// assistant texts, and each answered call's output.
+// assistant texts, and each answered call's output, in the order of the
+// calls (a client may record a step's parallel results in another order).
 func wants(p *cairn.Piece) []want {
-	calls := map[string]bool{}
+	results := map[string]string{}
 	for _, b := range p.Round.Blocks {
-		if b.Kind == cairn.ToolUse && !b.Sidechain {
-			calls[b.ToolID] = true
+		if b.Kind == cairn.ToolResult && !b.Sidechain {
+			results[b.ToolID] = marker(b.Content)
 		}
 	}
 	var out []want
@@ -266,18 +267,13 @@ func wants(p *cairn.Piece) []want {
 			continue
 		}
 		text := marker(b.Content)
-		if text == "" {
-			continue
-		}
-		switch b.Kind {
-		case cairn.UserText:
+		switch {
+		case b.Kind == cairn.UserText && text != "":
 			out = append(out, want{"prompt", text})
-		case cairn.AssistantText:
+		case b.Kind == cairn.AssistantText && text != "":
 			out = append(out, want{"answer", text})
-		case cairn.ToolResult:
-			if calls[b.ToolID] {
-				out = append(out, want{"result", text})
-			}
+		case b.Kind == cairn.ToolUse && results[b.ToolID] != "":
+			out = append(out, want{"result", results[b.ToolID]})
 		}
 	}
 	return out

@@ -31,20 +31,6 @@ func (t turn) text() string {
 	return b.String()
 }
 
-// prompted reports whether the turn is a user message with text: a prompt,
-// not only results.
-func (t turn) prompted() bool {
-	if t.role != "user" {
-		return false
-	}
-	for _, it := range t.items {
-		if it.kind == "text" {
-			return true
-		}
-	}
-	return false
-}
-
 // turns reads a request body of api into its conversation.
 func turns(api string, body []byte) ([]turn, error) {
 	switch api {

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"cairn"
@@ -29,6 +31,12 @@ import (
 // A session none of whose rows changed since the last mirror (the marks
 // kept in .marks: counts and latest time_updated, which opencode sets on
 // every write) is not read again.
+//
+// dataDir may be a store file itself ([IsStore]). What does not read (a
+// damaged store, a session's file cut short) is left out, its marks kept
+// as they were, and returned as the error ([*Unreadable]s, joined) with
+// the paths of every session that was read: one part's damage never
+// keeps the others back.
 func Mirror(ctx context.Context, dataDir, mirrorDir string) ([]string, error) {
 	return MirrorAt(ctx, dataDir, mirrorDir, time.Now())
 }
@@ -44,7 +52,7 @@ func MirrorAt(ctx context.Context, dataDir, mirrorDir string, now time.Time) ([]
 // such session.
 func MirrorSession(ctx context.Context, dataDir, mirrorDir, id string) (string, error) {
 	paths, err := mirror(ctx, dataDir, mirrorDir, time.Now(), id)
-	if err != nil {
+	if len(paths) == 0 && err != nil {
 		return "", err
 	}
 	if len(paths) == 0 {
@@ -70,7 +78,7 @@ func mirror(ctx context.Context, dataDir, mirrorDir string, now time.Time, only 
 	if b, err := os.ReadFile(marksPath); err == nil {
 		_ = json.Unmarshal(b, &marks) // a damaged file only costs a full read
 	}
-	logs, err := readStore(ctx, dataDir, now, func(id, mark string) bool {
+	logs, problems, err := readStore(ctx, dataDir, now, func(id, mark string) bool {
 		if only != "" && id != only {
 			return true
 		}
@@ -82,6 +90,12 @@ func mirror(ctx context.Context, dataDir, mirrorDir string, now time.Time, only 
 	})
 	if err != nil {
 		return nil, err
+	}
+	if only != "" {
+		problems = slices.DeleteFunc(problems, func(e error) bool {
+			u, ok := e.(*Unreadable)
+			return ok && u.Session != "" && u.Session != only
+		})
 	}
 	var paths []string
 	changed := false
@@ -114,7 +128,7 @@ func mirror(ctx context.Context, dataDir, mirrorDir string, now time.Time, only 
 			return nil, err
 		}
 	}
-	return paths, nil
+	return paths, errors.Join(problems...)
 }
 
 // appendLog appends to path the records of l it does not hold yet, or

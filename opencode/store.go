@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -34,6 +35,31 @@ func DataDir(getenv func(string) string, home string) string {
 	}
 	return filepath.Join(home, ".local", "share", "opencode")
 }
+
+// IsStore reports whether path is a file of opencode's SQLite store: one
+// named opencode.db, or any SQLite database (its first 16 bytes), which no
+// other harness cairn reads keeps. Importing it reads it as opencode's,
+// and says so when it is not.
+func IsStore(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if filepath.Base(path) == DBName {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, _ := f.Read(head)
+	return string(head[:n]) == sqliteMagic
+}
+
+// sqliteMagic begins every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
 
 // IsDataDir reports whether dir is an opencode data folder: it holds
 // opencode.db or storage/session.
@@ -71,29 +97,44 @@ const Quiet = 10 * time.Minute
 
 // ReadStore reads every session of an opencode data folder, from its
 // SQLite store (opened read-only) and from JSON storage files that no
-// SQLite session has taken over.
+// SQLite session has taken over; dir may also be a store file itself
+// ([IsStore]). What cannot be read (a damaged store, a file cut short)
+// is left out and returned as the error, a [*Unreadable] for each part,
+// joined; the logs returned with it are every session that was read.
 func ReadStore(ctx context.Context, dir string) ([]*Log, error) {
-	return readStore(ctx, dir, time.Now(), nil)
+	logs, problems, err := readStore(ctx, dir, time.Now(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return logs, errors.Join(problems...)
 }
 
 // readStore reads the store as ReadStore does, but not the documents of a
-// session for which known returns true given its id and Mark.
-func readStore(ctx context.Context, dir string, now time.Time, known func(id, mark string) bool) ([]*Log, error) {
-	var logs []*Log
+// session for which known returns true given its id and Mark. problems
+// are the parts it could not read ([*Unreadable]), err what stopped it
+// (the context).
+func readStore(ctx context.Context, dir string, now time.Time, known func(id, mark string) bool) (logs []*Log, problems []error, err error) {
 	seen := map[string]bool{}
-	if _, err := os.Stat(filepath.Join(dir, DBName)); err == nil {
-		l, err := readDB(ctx, filepath.Join(dir, DBName), now, known)
+	db, storage := filepath.Join(dir, DBName), filepath.Join(dir, StorageDir)
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().IsRegular() {
+		db, storage = dir, ""
+	}
+	if _, err := os.Stat(db); err == nil {
+		l, p, err := readDB(ctx, db, now, known)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		problems = append(problems, p...)
 		for _, s := range l {
 			seen[s.ID] = true
 		}
 		logs = append(logs, l...)
 	}
-	l, err := readStorage(filepath.Join(dir, StorageDir))
-	if err != nil {
-		return nil, err
+	var l []*Log
+	if storage != "" {
+		var p []error
+		l, p = readStorage(storage)
+		problems = append(problems, p...)
 	}
 	for _, s := range l {
 		if seen[s.ID] {
@@ -110,8 +151,53 @@ func readStore(ctx context.Context, dir string, now time.Time, known func(id, ma
 			l.Settled = len(l.Items)
 		}
 	}
-	return logs, nil
+	return logs, problems, nil
 }
+
+// storeError is an error of opencode's store at path, for its writer.
+func storeError(path string, err error) error {
+	return &cairn.Error{Code: cairn.EINVALID, Message: fmt.Sprintf("Cannot read opencode's store %s: %v.", path, err), Err: err}
+}
+
+// Unreadable is a part of an opencode data folder cairn could not read:
+// its whole SQLite store, or one session of it, or a JSON file of the
+// storage era. The session it holds (all of them, for a store that does
+// not open) is left out of this read, the others are read all the same.
+type Unreadable struct {
+	Path    string // the store or file
+	Session string // the session held back, "" for the whole store
+	Err     error
+}
+
+func (e *Unreadable) Error() string {
+	what := "its sessions were not imported"
+	if e.Session != "" {
+		what = "session " + e.Session + " was held back until a later import"
+	}
+	return fmt.Sprintf("opencode's %s %s: %s", e.Path, storeProblem(e.Err), what)
+}
+
+func (e *Unreadable) Unwrap() error { return e.Err }
+
+// storeProblem says in a sentence's words what is wrong with a store or
+// file, from what reading it returned.
+func storeProblem(err error) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, errCutShort):
+		return "is cut short or not JSON (opencode leaves a file so while it rewrites it)"
+	case strings.Contains(msg, "file is not a database"):
+		return "is not an SQLite database (" + msg + ")"
+	case strings.Contains(msg, "no such table"), strings.Contains(msg, "no such column"):
+		return "is an SQLite database but not opencode's store, or of a schema cairn does not read (" + msg + ")"
+	case strings.Contains(msg, "malformed"), strings.Contains(msg, "disk I/O"), strings.Contains(msg, "database disk image"):
+		return "is damaged or cut short (" + msg + ")"
+	}
+	return "cannot be read (" + msg + ")"
+}
+
+// errCutShort is a storage file that is not a JSON document.
+var errCutShort = errors.New("not JSON")
 
 // quiet reports whether a session was last updated more than [Quiet]
 // before now.
@@ -142,20 +228,30 @@ func openDB(path string, write bool) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 }
 
-func readDB(ctx context.Context, path string, now time.Time, known func(id, mark string) bool) ([]*Log, error) {
+// readDB reads the sessions of opencode's SQLite store at path in one
+// read-only transaction. A store that does not open or lists no sessions
+// is one problem; a session whose rows do not read, another, and the
+// others are read. err is the context's.
+func readDB(ctx context.Context, path string, now time.Time, known func(id, mark string) bool) (logs []*Log, problems []error, err error) {
+	whole := func(err error) ([]*Log, []error, error) {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, []error{&Unreadable{Path: path, Err: err}}, nil
+	}
 	db, err := openDB(path, false)
 	if err != nil {
-		return nil, storeError(path, err)
+		return whole(err)
 	}
 	defer db.Close()
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, storeError(path, err)
+		return whole(err)
 	}
 	defer tx.Rollback()
 	sessions, err := rows(ctx, tx, KindSession, `SELECT * FROM session ORDER BY time_created, id`)
 	if err != nil {
-		return nil, storeError(path, err)
+		return whole(err)
 	}
 	marks := map[string]string{}
 	rs, err := tx.QueryContext(ctx, `SELECT s.id,
@@ -163,21 +259,20 @@ func readDB(ctx context.Context, path string, now time.Time, known func(id, mark
 		(SELECT count(*) || '.' || ifnull(max(time_updated), 0) FROM part WHERE session_id = s.id)
 		FROM session s`)
 	if err != nil {
-		return nil, storeError(path, err)
+		return whole(err)
 	}
 	for rs.Next() {
 		var id, m, p string
 		if err := rs.Scan(&id, &m, &p); err != nil {
 			rs.Close()
-			return nil, storeError(path, err)
+			return whole(err)
 		}
 		marks[id] = m + "/" + p
 	}
 	rs.Close()
 	if err := rs.Err(); err != nil {
-		return nil, storeError(path, err)
+		return whole(err)
 	}
-	var logs []*Log
 	for _, s := range sessions {
 		l := &Log{ID: s.ID, Session: s}
 		l.Mark = fmt.Sprintf("%d/%s/%v", s.intCol("time_updated"), marks[s.ID], quiet(s, now))
@@ -187,12 +282,16 @@ func readDB(ctx context.Context, path string, now time.Time, known func(id, mark
 			continue
 		}
 		msgs, err := rows(ctx, tx, KindMessage, `SELECT * FROM message WHERE session_id = ? ORDER BY time_created, id`, s.ID)
-		if err != nil {
-			return nil, storeError(path, err)
+		var parts []*Record
+		if err == nil {
+			parts, err = rows(ctx, tx, KindPart, `SELECT * FROM part WHERE session_id = ? ORDER BY message_id, id`, s.ID)
 		}
-		parts, err := rows(ctx, tx, KindPart, `SELECT * FROM part WHERE session_id = ? ORDER BY message_id, id`, s.ID)
 		if err != nil {
-			return nil, storeError(path, err)
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			problems = append(problems, &Unreadable{Path: path, Session: s.ID, Err: err})
+			continue
 		}
 		byMsg := map[string][]*Record{}
 		for _, p := range parts {
@@ -204,11 +303,7 @@ func readDB(ctx context.Context, path string, now time.Time, known func(id, mark
 		}
 		logs = append(logs, l)
 	}
-	return logs, nil
-}
-
-func storeError(path string, err error) error {
-	return &cairn.Error{Code: cairn.EINVALID, Message: fmt.Sprintf("Cannot read opencode's store %s: %v.", path, err), Err: err}
+	return logs, problems, nil
 }
 
 // rows reads a query's rows as records of kind: the data column as Data
@@ -265,24 +360,39 @@ func compact(b []byte) json.RawMessage {
 
 // readStorage reads the JSON storage era: storage/session/<project>/<id>.json,
 // storage/message/<session>/<id>.json, storage/part/<message>/<id>.json.
-func readStorage(dir string) ([]*Log, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "session", "*", "*.json"))
-	if err != nil || len(files) == 0 {
-		return nil, err
-	}
-	var logs []*Log
+// A session with a file that does not read (opencode rewrites them in
+// place, and one may be read half written) is held back whole, a problem
+// naming the file: its log takes documents in order, and the next import
+// reads it again.
+func readStorage(dir string) (logs []*Log, problems []error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "session", "*", "*.json"))
 	for _, f := range files {
 		s, err := readFile(f, KindSession)
 		if err != nil {
-			return nil, err
+			problems = append(problems, &Unreadable{Path: f, Session: strings.TrimSuffix(filepath.Base(f), ".json"), Err: err})
+			continue
 		}
-		l := &Log{ID: s.ID, Session: s}
+		if l, err := readStorageSession(dir, s); err != nil {
+			problems = append(problems, err)
+		} else {
+			logs = append(logs, l)
+		}
+	}
+	sort.SliceStable(logs, func(i, j int) bool { return created(logs[i].Session) < created(logs[j].Session) })
+	return logs, problems
+}
+
+// readStorageSession reads the messages and parts of the storage era's
+// session s; a file that does not read is an [*Unreadable].
+func readStorageSession(dir string, s *Record) (*Log, error) {
+	l := &Log{ID: s.ID, Session: s}
+	{
 		msgFiles, _ := filepath.Glob(filepath.Join(dir, "message", s.ID, "*.json"))
 		var msgs []*Record
 		for _, mf := range msgFiles {
 			m, err := readFile(mf, KindMessage)
 			if err != nil {
-				return nil, err
+				return nil, &Unreadable{Path: mf, Session: s.ID, Err: err}
 			}
 			msgs = append(msgs, m)
 		}
@@ -300,15 +410,13 @@ func readStorage(dir string) ([]*Log, error) {
 			for _, pf := range partFiles {
 				p, err := readFile(pf, KindPart)
 				if err != nil {
-					return nil, err
+					return nil, &Unreadable{Path: pf, Session: s.ID, Err: err}
 				}
 				l.Items = append(l.Items, p)
 			}
 		}
-		logs = append(logs, l)
 	}
-	sort.SliceStable(logs, func(i, j int) bool { return created(logs[i].Session) < created(logs[j].Session) })
-	return logs, nil
+	return l, nil
 }
 
 func readFile(path, kind string) (*Record, error) {
@@ -317,7 +425,7 @@ func readFile(path, kind string) (*Record, error) {
 		return nil, err
 	}
 	if !json.Valid(b) {
-		return nil, cairn.Errorf(cairn.EINVALID, "%s: not JSON", path)
+		return nil, errCutShort
 	}
 	r := &Record{Kind: kind, Data: compact(b)}
 	var id struct {

@@ -76,10 +76,8 @@ func storageTarget(dataDir, cwd string) (*Target, error) {
 			t.ProjectID = p.ID
 		}
 	}
-	logs, err := readStorage(filepath.Join(dataDir, StorageDir))
-	if err != nil {
-		return nil, err
-	}
+	// A session that does not read says nothing of the version.
+	logs, _ := readStorage(filepath.Join(dataDir, StorageDir))
 	var newest int64
 	for _, l := range logs {
 		if c := created(l.Session); c >= newest {

@@ -23,7 +23,8 @@ func (m *Main) runImport(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
 Inscribe Claude Code transcripts, Codex CLI rollouts, Gemini CLI sessions
 and opencode sessions into the store. PATH is a .jsonl file (or a Gemini CLI
-session-*.json) or a folder searched for them, or opencode's data folder;
+session-*.json) or a folder searched for them, or opencode's data folder or
+its opencode.db (any SQLite file is read as opencode's store);
 with no PATH, every harness's folder that exists: ~/.claude/projects,
 $CODEX_HOME/sessions (default ~/.codex/sessions),
 $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp) and
@@ -40,9 +41,12 @@ and appends each session's documents (the session, each finished message
 and its parts, a changed one again) to a log of its own, one JSON line per
 document, beside the store (.cairn/opencode/<session>.jsonl), which it then
 imports like any transcript; a reply still being written waits for the
-next import. In a workspace
-with an active engagement (cairn engagement start) or a frame in progress,
-the new rounds are tagged with them.
+next import. A store that does not read (damaged, cut short, another
+program's) or a session whose file opencode was rewriting is named on
+stderr and left for a later import; everything else is imported, and the
+command exits 1. In a workspace with an active engagement (cairn
+engagement start) or a frame in progress, the new rounds are tagged with
+them.
 
 A symlink in a folder is followed only to a file inside that folder, and
 read once; one that leads out of it, a FIFO or a device is skipped and
@@ -75,8 +79,12 @@ Examples:
 			return err
 		}
 	}
-	if paths, err = m.mirrorOpencode(ctx, sf.store, paths, *only); err != nil {
+	paths, unread, err := m.mirrorOpencode(ctx, sf.store, paths, *only)
+	if err != nil {
 		return err
+	}
+	for _, e := range unread {
+		fmt.Fprintln(m.Stderr, e)
 	}
 	defer m.batchGC()()
 	st, err := m.openStore(sf.store)
@@ -143,6 +151,9 @@ Examples:
 	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("%d of %d files failed; what they held before is intact", rep.Failed, len(rep.Files))
+	}
+	if len(unread) > 0 {
+		return fmt.Errorf("%s could not be read (named above); everything else was imported", plural(len(unread), "opencode source"))
 	}
 	return nil
 }
@@ -238,40 +249,59 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	return dirs, nil
 }
 
-// mirrorOpencode replaces each opencode data folder among paths by the
-// folder of its sessions' logs, brought up to date (opencode.Mirror).
-// With only, just that session of each folder is mirrored.
-func (m *Main) mirrorOpencode(ctx context.Context, storeFlag string, paths []string, only string) ([]string, error) {
-	out := paths[:0:0]
+// mirrorOpencode replaces each opencode data folder among paths, and each
+// store file of one (opencode.IsStore: opencode.db, or any SQLite
+// database), by the logs of its sessions, brought up to date
+// (opencode.Mirror). With only, just that session of each is mirrored.
+// What of them does not read is returned as unread, an
+// *opencode.Unreadable each naming the file, and the rest is mirrored: one
+// source's damage never keeps another's sessions out of the import. err
+// is what stops the import (a usage error, a session --session names that
+// is not there, the context, the log folder).
+func (m *Main) mirrorOpencode(ctx context.Context, storeFlag string, paths []string, only string) (out []string, unread []error, err error) {
 	found := false
 	for _, p := range paths {
-		if !opencode.IsDataDir(p) {
+		if !opencode.IsDataDir(p) && !opencode.IsStore(p) {
 			out = append(out, p)
 			continue
 		}
 		found = true
 		dir, err := m.opencodeLogDir(storeFlag)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		var logs []string
 		if only != "" {
-			log, err := opencode.MirrorSession(ctx, p, dir, only)
-			if err != nil {
-				return nil, err
+			var log string
+			if log, err = opencode.MirrorSession(ctx, p, dir, only); log != "" {
+				logs = []string{log}
 			}
-			out = append(out, log)
-			continue
-		}
-		logs, err := opencode.Mirror(ctx, p, dir)
-		if err != nil {
-			return nil, err
+		} else {
+			logs, err = opencode.Mirror(ctx, p, dir)
 		}
 		out = append(out, logs...)
+		if err == nil {
+			continue
+		}
+		for _, e := range unwrapJoined(err) {
+			if _, ok := e.(*opencode.Unreadable); !ok {
+				return nil, nil, err
+			}
+			unread = append(unread, e)
+		}
 	}
 	if only != "" && !found {
-		return nil, usageError("--session needs an opencode data folder among the paths")
+		return nil, nil, usageError("--session needs an opencode data folder among the paths")
 	}
-	return out, nil
+	return out, unread, nil
+}
+
+// unwrapJoined returns the errors errors.Join joined into err, or err.
+func unwrapJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // opencodeLogDir is where the logs of opencode sessions are kept: an

@@ -40,7 +40,7 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 	full, index := len(m.FullPieces()), len(m.IndexRounds())
 	ew.printf("- rounds: %d in full, %d as index lines\n", full, index)
 	if m.Dropped > 0 {
-		ew.printf("- rounds left out of the index to fit the budget: %d\n", m.Dropped)
+		ew.printf("- rounds named only in runs of rounds (too many for a row each in the budget): %d\n", m.Dropped)
 	}
 	if m.Tokens > 0 {
 		ew.printf("- size: ~%d tokens the client sends", m.Tokens)

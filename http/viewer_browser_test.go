@@ -583,7 +583,7 @@ func TestBrowserDefects(t *testing.T) {
 	Wait(t, ctx, "the preview", `document.querySelector("#action-preview .budget-why")`)
 	why := text("#action-preview .budget-why")
 	t.Logf("revive: %s", why)
-	if !strings.HasPrefix(why, "Why ") || !strings.Contains(why, "half of the conversation in the ~") || !strings.Contains(why, surgery.BudgetRule) {
+	if !strings.HasPrefix(why, "Why ") || !strings.Contains(why, "revive fits this budget, whatever the client loads today (~") || !strings.Contains(why, surgery.BudgetRule) {
 		t.Fatalf("revive's budget explained as %q", why)
 	}
 	Screenshot(t, ctx, dir, "defect-revive-budget")

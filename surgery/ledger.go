@@ -158,10 +158,10 @@ func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (
 		m[key], order[key] = it, seq
 	}
 	for ri, r := range rounds {
-		if r.Seq == 0 {
-			continue
-		}
 		for _, b := range r.Blocks {
+			if r.Seq == 0 {
+				break // no prompt was typed: its work is carried like any round's
+			}
 			if b.Kind == cairn.UserText && !b.Sidechain {
 				if t := oneLine(b.Content, ledgerPromptLen); t != "" {
 					prompts = append(prompts, cairn.LedgerItem{Kind: cairn.LedgerPrompt, Round: r.Seq, Text: t})

@@ -13,9 +13,12 @@ import (
 // Returns EINVALID if both engagement and before are set.
 //
 // The result always fits a budget: st's, or the default one (half the
-// model's window) when st has none, and at most the recent half of what the
-// client loads for the session today (see [Resume]) when that is smaller, so
-// a successor always starts lighter. Its operation is revive.
+// model's window) when st has none, and that budget alone ([BudgetRule]):
+// it is lighter than what the client loads for the session today only
+// when that is itself over the budget. A session the client compacted
+// shortly before it ended loads as a small remnant, which is no ceiling:
+// revive exists to bring back what the remnant lost. Its operation is
+// revive.
 func Revive(ctx context.Context, st Store, session, before, engagement string, f cairn.Fidelity) (*cairn.Materialization, error) {
 	return reviveBy(ctx, st, session, func(st Store) (*cairn.Materialization, error) {
 		return revive(ctx, st, session, before, engagement, f)
@@ -32,40 +35,22 @@ func ReviveFrames(ctx context.Context, st Store, session string, frames []*cairn
 	})
 }
 
-// reviveBy fits what op makes of the session in revive's budget.
+// reviveBy fits what op makes of the session in revive's budget: st's, or
+// the default for the session's model.
 func reviveBy(ctx context.Context, st Store, session string, op func(Store) (*cairn.Materialization, error)) (*cairn.Materialization, error) {
-	orig, err := Resume(ctx, st, session)
-	if err != nil {
-		return nil, err
-	}
-	budget := st.Limits.Budget
-	if budget <= 0 {
-		fc, err := st.facts(ctx, orig.Sources[0])
+	if st.Limits.Budget <= 0 {
+		s, err := st.Sessions.FindSessionByID(ctx, session)
 		if err != nil {
 			return nil, err
 		}
-		budget = DefaultBudget(fc.model)
-	}
-	// A successor starts lighter than its predecessor: the recent half of
-	// what the client loads today at most, the rest as index lines.
-	// The fit keeps a sixteenth of a budget for the client's additions,
-	// which resuming the original carries too: the half is asked with it.
-	// When even the half does not fit (the latest steps are most of it),
-	// the least that is still lighter, then the budget itself.
-	st.loads = Estimate(orig)
-	now := Estimate(orig) * 16 / 15
-	half := ShareBudget(orig, ReviveShare)
-	var m *cairn.Materialization
-	for _, b := range []int64{half, (half + now) / 2, now - 1, budget} {
-		if b > budget || b <= 0 {
-			continue
+		fc, err := st.facts(ctx, s)
+		if err != nil {
+			return nil, err
 		}
-		st.Limits.Budget = b
-		m, err = op(st)
-		if cairn.ErrorCode(err) != cairn.EINVALID || b == budget {
-			break
-		}
+		st.Limits.Budget = DefaultBudget(fc.model)
 	}
+	st.reviving = true
+	m, err := op(st)
 	if err != nil {
 		return nil, err
 	}
@@ -90,25 +75,20 @@ func revive(ctx context.Context, st Store, session, before, engagement string, f
 		m, _, err := compressBefore(ctx, st, session, p, f)
 		return m, err
 	}
-	// No cut: the budget decides, oldest first, so the recent steps stay.
-	m, _, err := compressBefore(ctx, st, session, Point{Seq: 1}, f)
+	// No cut: the budget decides, oldest first (round 0 with work too), so
+	// the recent steps stay.
+	m, _, err := compressBefore(ctx, st, session, Point{}, f)
 	return m, err
 }
 
-// ReviveShare is the share of the conversation the client loads today that
-// revive keeps by default, besides the client's own overhead: chosen on
-// the long sessions with `cairn eval retention --curve` (README: What
-// surgery keeps).
-const ReviveShare = 0.5
-
 // BudgetRule is the default budget in the words every edge shows (`-h`,
-// the README, advise, the viewer): one rule for every operation, and the
-// lighter start revive adds.
-const BudgetRule = "half the model's window (100,000 tokens; 500,000 for a 1m model); revive also at most the client's own overhead plus half the conversation it loads today, so a successor starts lighter"
+// the README, advise, the viewer): one rule for every operation, revive's
+// included.
+const BudgetRule = "half the model's window (100,000 tokens; 500,000 for a 1m model)"
 
 // ShareBudget is the budget that holds the client's overhead and share of
 // the conversation orig ([Resume]) holds, with the sixteenth every fit
-// keeps for the client's additions.
+// keeps for the client's additions: the retention/size curve's cuts.
 func ShareBudget(orig *cairn.Materialization, share float64) int64 {
 	conv := Estimate(orig) - orig.Overhead
 	return (orig.Overhead + int64(float64(conv)*share)) * 16 / 15

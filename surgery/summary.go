@@ -19,7 +19,7 @@ func Summary(m *cairn.Materialization) string {
 		fmt.Fprintf(&b, " · %s", m.Label)
 	}
 	fmt.Fprintf(&b, ") from %s. Its history is stored in full; this is a chosen view of it.\n", sourceList(m))
-	b.WriteString("Nothing is lost: every round and step not shown in full is named below, and `cairn inject SESSION REF` prints it in full, REF being a round (7), a step (7.12) or a run of steps (7.3-7.9).\n")
+	b.WriteString(namingClaim(m))
 	if m.Budget > 0 {
 		fmt.Fprintf(&b, "It was fitted in a budget of %d tokens: older rounds are condensed first.\n", m.Budget)
 	}
@@ -41,7 +41,7 @@ func Summary(m *cairn.Materialization) string {
 		}
 		fmt.Fprintf(&b, "\nRounds compressed to one line each (session %s; the first column is the round number):\n", id)
 		if len(m.RoundRuns) > 0 {
-			fmt.Fprintf(&b, "The %d oldest rounds, too many for a row each in the budget, in runs; `cairn rounds %s A-B` lists a run's rows:\n", m.Dropped, id)
+			fmt.Fprintf(&b, "The %d oldest rounds, too many for a row each in the budget, in runs; `cairn rounds %s A-B` lists a run's rows:\n", RunRounds(m), id)
 			for _, e := range m.RoundRuns {
 				b.WriteString("- " + e.Line + "\n")
 			}
@@ -79,6 +79,117 @@ func Summary(m *cairn.Materialization) string {
 		}
 	}
 	return b.String()
+}
+
+// Naming is how an output names what it does not show in full, read off
+// the output itself: the header's claim is made of it.
+type Naming struct {
+	Steps     int // steps named by an entry of their own (7.12)
+	StepRuns  int // runs of steps (7.3-7.9)
+	Rows      int // rounds shown as a row alone, which stands for their steps
+	RoundRuns int // rounds named only in a run of rounds (rounds 3-17)
+}
+
+// Names reads how m names what it leaves out: its pieces' entries, the rows
+// of rounds whose steps have no entry, and its runs of rounds.
+func Names(m *cairn.Materialization) Naming {
+	var n Naming
+	for _, p := range m.Pieces {
+		steps := 0
+		for _, e := range p.Index {
+			switch {
+			case e.From == 0:
+			case e.From == e.To:
+				n.Steps++
+				steps++
+			default:
+				n.StepRuns++
+				steps++
+			}
+		}
+		if !p.Full && steps == 0 {
+			n.Rows++
+		}
+	}
+	n.RoundRuns = RunRounds(m)
+	return n
+}
+
+// RunRounds counts the rounds m names only in runs of rounds.
+func RunRounds(m *cairn.Materialization) int {
+	n := 0
+	for _, e := range m.RoundRuns {
+		n += e.Through - e.Round + 1
+	}
+	return n
+}
+
+// namingClaim is the header's sentence on what is not shown in full: the
+// forms of name the output uses and no other, and "nothing is lost" only
+// when the output names every round of its sources ([Whole]).
+func namingClaim(m *cairn.Materialization) string {
+	n := Names(m)
+	var forms []string
+	if n.Steps > 0 {
+		forms = append(forms, "a step by its ROUND.STEP (7.12)")
+	}
+	if n.StepRuns > 0 {
+		forms = append(forms, "a run of steps by its span (7.3-7.9)")
+	}
+	if n.Rows > 0 {
+		forms = append(forms, "a round by its row (7), which stands for its steps")
+	}
+	if n.RoundRuns > 0 {
+		forms = append(forms, "the oldest rounds in runs (rounds 3-17, which `cairn rounds SESSION 3-17` lists)")
+	}
+	inject := "`cairn inject SESSION REF` prints it in full, REF being a round (7), a step (7.12) or a run of steps (7.3-7.9).\n"
+	switch {
+	case !Whole(m):
+		s := "This is a chosen part of it: rounds not shown here are not named (`cairn rounds SESSION` lists every round)"
+		if len(forms) > 0 {
+			s += "; below, " + strings.Join(forms, "; ")
+		}
+		return s + "; " + inject
+	case len(forms) == 0:
+		return "Every round of it follows below; none is left to the index.\n"
+	}
+	return "Nothing is lost: every round and step not shown in full is named below, " + strings.Join(forms, "; ") + ", and " + inject
+}
+
+// Whole reports whether m names every round of its sources, in full, as
+// an entry or in a run of rounds: what an operation on the whole session
+// writes, not a chosen part (inject, extract, a split's child).
+func Whole(m *cairn.Materialization) bool {
+	if m.Operation == cairn.OpInject {
+		return false
+	}
+	named := map[string]map[int]bool{}
+	add := func(session string, seq int) {
+		if named[session] == nil {
+			named[session] = map[int]bool{}
+		}
+		if seq > 0 {
+			named[session][seq] = true
+		}
+	}
+	for _, p := range m.Pieces {
+		add(p.Round.SessionID, p.Round.Seq)
+	}
+	id := m.Sources[0].ID
+	if len(m.Pieces) > 0 {
+		id = m.Pieces[0].Round.SessionID
+	}
+	for _, e := range m.RoundRuns {
+		for seq := e.Round; seq <= e.Through; seq++ {
+			add(id, seq)
+		}
+	}
+	for _, s := range m.Sources {
+		if len(named[s.ID]) < s.Rounds {
+			return false
+		}
+	}
+	return true
 }
 
 func sourceList(m *cairn.Materialization) string {

@@ -29,27 +29,39 @@ type Store struct {
 	Limits Limits
 
 	sizeOnly bool // fit and estimate only: no line or block is read for writing
-	// loads is what the client loads for the source today ([Resume]'s
-	// [Estimate]) when the caller has measured it already (revive), so
-	// fitNoLarger does not read the whole session again for each budget
-	// it tries; 0: not known.
-	loads int64
+	// reviving fits the budget alone, not also under what the client loads
+	// today ([Revive]: a compacted remnant is no ceiling).
+	reviving bool
 }
 
-// load returns a session and its rounds (without round 0), without blocks.
+// load returns a session and its rounds, without blocks: round 0 too when
+// it holds work ([Worked]).
 func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.Round, error) {
 	s, err := st.Sessions.FindSessionByID(ctx, ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1})
+	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID})
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(rounds) > 0 && rounds[0].Seq == 0 && !Worked(rounds[0]) {
+		rounds = rounds[1:]
 	}
 	if len(rounds) == 0 {
 		return nil, nil, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no rounds.", s.ID)
 	}
 	return s, rounds, nil
+}
+
+// Worked reports whether round r holds anything of the conversation: a
+// round 0 (what comes before the first typed prompt) holds only metadata
+// in most sessions, but in a resumed or continued file (the client's
+// summary first), a session a hook or command started, or a sub-agent's
+// transcript, it holds steps, which every operation carries like any
+// round's.
+func Worked(r *cairn.Round) bool {
+	return r.Seq > 0 || len(r.Tools) > 0 || r.AgentPreview != "" || r.UserPreview != ""
 }
 
 // materialize fills the full pieces with their blocks (at fidelity f) and
@@ -94,26 +106,25 @@ func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error
 }
 
 // fitNoLarger fits m in its budget. Every operation but revive (which
-// shrinks by its own rule) is also fitted under what the client loads for
+// fits its budget alone) is also fitted under what the client loads for
 // its sources today ([Resume]), so that under a budget surgery never grows
 // a context: a part that holds nearly all of a session gives up its oldest
 // steps to index lines, and a compress-before of rounds the client had
 // already compacted away does not come back larger by its ledger and index.
-// When even that tighter fit is impossible, the budget alone decides.
+// When even that tighter fit is impossible, or leaves rounds without a row
+// (what the client loads is a small remnant after a late compaction, no
+// ceiling for what surgery brings back), the budget alone decides.
 func (st Store) fitNoLarger(ctx context.Context, m *cairn.Materialization) error {
-	if st.sizeOnly || st.Limits.Budget == 0 || m.Operation == "select" || m.Operation == opResume || m.Operation == cairn.OpRevive {
+	if st.sizeOnly || st.reviving || st.Limits.Budget == 0 || m.Operation == "select" || m.Operation == opResume || m.Operation == cairn.OpRevive {
 		return st.fit(ctx, m)
 	}
-	now := st.loads
-	if now <= 0 || len(m.Sources) != 1 {
-		now = 0
-		for _, s := range m.Sources {
-			r, err := Resume(ctx, st, s.ID)
-			if err != nil {
-				return err
-			}
-			now += Estimate(r)
+	var now int64
+	for _, s := range m.Sources {
+		r, err := Resume(ctx, st, s.ID)
+		if err != nil {
+			return err
 		}
+		now += Estimate(r)
 	}
 	budget := st.Limits.Budget
 	if budget == AutoBudget {
@@ -136,7 +147,7 @@ func (st Store) fitNoLarger(ctx context.Context, m *cairn.Materialization) error
 	narrow := st
 	narrow.Limits.Budget = tight
 	err := narrow.fit(ctx, m)
-	if cairn.ErrorCode(err) != cairn.EINVALID {
+	if err == nil && m.Dropped == 0 || err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
 		return err
 	}
 	m.Pieces = m.Pieces[:0]
@@ -274,8 +285,7 @@ func compressBefore(ctx context.Context, st Store, session string, at Point, f c
 }
 
 // cutBefore lays out compress-before's pieces: the rounds before at as
-// index lines, the others in full. cut counts the prompted rounds (round 0
-// is not one) it compresses.
+// index lines, the others in full. cut counts the prompted rounds (round 0 is not one) it compresses.
 func cutBefore(s *cairn.Session, rounds []*cairn.Round, at Point, f cairn.Fidelity) (m *cairn.Materialization, cut int) {
 	m = newMaterialization(cairn.OpCompressBefore, f, []*cairn.Session{s}, s.ID, at.String())
 	for _, r := range rounds {
@@ -377,7 +387,8 @@ func Inject(ctx context.Context, st Store, session string, seq int, f cairn.Fide
 	return m, st.materialize(ctx, m)
 }
 
-// A Point is where compress-before cuts: a round number or a time.
+// A Point is where compress-before cuts: a round number or a time. The
+// zero Point cuts nothing: round 0 and every round after it stay.
 type Point struct {
 	Seq  int
 	Time time.Time
@@ -385,14 +396,14 @@ type Point struct {
 
 // After reports whether r lies before p: r is compressed.
 func (p Point) After(r *cairn.Round) bool {
-	if p.Seq > 0 {
+	if p.Seq > 0 || p.Time.IsZero() {
 		return r.Seq < p.Seq
 	}
 	return r.StartedAt.Before(p.Time)
 }
 
 func (p Point) String() string {
-	if p.Seq > 0 {
+	if p.Seq > 0 || p.Time.IsZero() {
 		return "round " + itoa(p.Seq)
 	}
 	return p.Time.UTC().Format(time.RFC3339)

@@ -124,7 +124,9 @@ func TestEvalRetentionModel(t *testing.T) {
 // auto-compacted public sessions, judged strictly (issue 26): revive at
 // the default budget keeps at least 90 % of the probes of every category
 // in context or one hop, more in context than Claude Code's own compaction
-// summary, at no more tokens than the client loads for the original.
+// summary, within its budget, and (issue 41) lighter than what the client
+// loads for the original only when that is itself over the budget: a
+// compaction shortly before the end leaves a remnant that is no ceiling.
 func TestEvalRetentionGoal(t *testing.T) {
 	shared := "../../../shared/testdata/transcripts/marot__spotter/long/"
 	paths := []string{shared + "258c7280-ae70-4798-800f-63464d01a85d.jsonl", shared + "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"}
@@ -149,6 +151,7 @@ func TestEvalRetentionGoal(t *testing.T) {
 				Scores []struct {
 					Variant    string
 					Tokens     int
+					HopLimit   int            `json:"hop_limit"`
 					Steps      int            `json:"steps"`
 					Reachable  int            `json:"reachable"`
 					Continues  bool           `json:"continues"`
@@ -173,8 +176,12 @@ func TestEvalRetentionGoal(t *testing.T) {
 			if j, ok := by["claude compaction summary"]; ok && revive.Strict.InContext <= got.Scores[j].Strict.InContext {
 				t.Errorf("revive keeps %d probes in context, Claude Code's summary %d", revive.Strict.InContext, got.Scores[j].Strict.InContext)
 			}
-			if revive.Tokens >= orig.Tokens {
-				t.Errorf("revive: %d tokens, not lighter than the original resumed, %d", revive.Tokens, orig.Tokens)
+			budget := 2 * revive.HopLimit // the hop limit is half the budget
+			if revive.Tokens > budget {
+				t.Errorf("revive: %d tokens, over its budget %d", revive.Tokens, budget)
+			}
+			if orig.Tokens > budget && revive.Tokens >= orig.Tokens {
+				t.Errorf("revive: %d tokens, not lighter than the original resumed, %d, which is over the budget %d", revive.Tokens, orig.Tokens, budget)
 			}
 			if revive.Reachable != revive.Steps {
 				t.Errorf("revive: %d of %d steps reachable, want every one", revive.Reachable, revive.Steps)

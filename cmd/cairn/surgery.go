@@ -307,11 +307,14 @@ func sizeNote(mat *cairn.Materialization) string {
 	return s
 }
 
+// droppedNote says how many rounds the output names only in runs of
+// rounds, too many for a row each: named still, by the runs' lines.
 func droppedNote(mat *cairn.Materialization) string {
-	if mat.Dropped == 0 {
+	n := surgery.RunRounds(mat)
+	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" · %d left out of the index", mat.Dropped)
+	return fmt.Sprintf(" · %d rounds named only in runs of rounds", n)
 }
 
 // An exported session: where it was written and how to resume it.

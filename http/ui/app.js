@@ -457,12 +457,13 @@ function figuresLine(r) {
 }
 
 // budgetWhy says where an action's budget came from, in the rule's own
-// words (surgery.BudgetRule): revive's is lower than extract's and
-// split's, since a successor starts lighter.
+// words (surgery.BudgetRule): one rule for every action, revive's
+// included, which is lighter than the session only when the session is
+// over it.
 function budgetWhy(r) {
   if (!r.budget || !r.budget_rule) return "";
   const lead = r.operation === "revive"
-    ? `Why ${human(r.budget)}: revive keeps at most the client's own overhead plus half of the conversation in the ~${human(r.source_tokens)} it loads today, less than extract and split, which take the default. The rule: `
+    ? `Why ${human(r.budget)}: revive fits this budget, whatever the client loads today (~${human(r.source_tokens)}); it is lighter than that only when that is over the budget. The rule: `
     : `Budget ${human(r.budget)}, the default: `;
   return el("div", { class: "budget-why muted" }, lead + r.budget_rule + ".");
 }

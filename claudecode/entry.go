@@ -63,31 +63,34 @@ func unmarshalLine(line []byte, v any) bool {
 // An entry is the part of a transcript line cairn reads. Everything else in
 // the line is kept only in the raw bytes, which is how unknown fields survive.
 type entry struct {
-	Type              string         `json:"type"`
-	Subtype           string         `json:"subtype"`
-	UUID              string         `json:"uuid"`
-	ParentUUID        *string        `json:"parentUuid"`
-	LogicalParentUUID string         `json:"logicalParentUuid"`
-	SessionID         string         `json:"sessionId"`
-	Timestamp         string         `json:"timestamp"`
-	IsSidechain       bool           `json:"isSidechain"`
-	IsMeta            bool           `json:"isMeta"`
-	IsCompactSummary  bool           `json:"isCompactSummary"`
-	AgentID           string         `json:"agentId"`
-	Cwd               string         `json:"cwd"`
-	Version           string         `json:"version"`
-	GitBranch         string         `json:"gitBranch"`
-	Message           *message       `json:"message"`
-	ToolUseResult     toolUseResult  `json:"toolUseResult"`
-	Content           jsontext.Value `json:"content"` // system lines
-	CompactMetadata   *struct {
-		Trigger   string `json:"trigger"`
-		PreTokens int64  `json:"preTokens"`
-	} `json:"compactMetadata"` // compact_boundary lines
+	Type              string           `json:"type"`
+	Subtype           string           `json:"subtype"`
+	UUID              string           `json:"uuid"`
+	ParentUUID        *string          `json:"parentUuid"`
+	LogicalParentUUID string           `json:"logicalParentUuid"`
+	SessionID         string           `json:"sessionId"`
+	Timestamp         string           `json:"timestamp"`
+	IsSidechain       bool             `json:"isSidechain"`
+	IsMeta            bool             `json:"isMeta"`
+	IsCompactSummary  bool             `json:"isCompactSummary"`
+	AgentID           string           `json:"agentId"`
+	Cwd               string           `json:"cwd"`
+	Version           string           `json:"version"`
+	GitBranch         string           `json:"gitBranch"`
+	Message           *message         `json:"message"`
+	ToolUseResult     toolUseResult    `json:"toolUseResult"`
+	Content           jsontext.Value   `json:"content"`         // system lines
+	CompactMetadata   *compactMetadata `json:"compactMetadata"` // compact_boundary lines
 
 	Summary     string `json:"summary"`     // 1.0.x summary lines
 	CustomTitle string `json:"customTitle"` // custom-title lines
 	AITitle     string `json:"aiTitle"`     // ai-title lines
+}
+
+// compactMetadata is what a compact_boundary line says of its compaction.
+type compactMetadata struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int64  `json:"preTokens"`
 }
 
 type message struct {

@@ -27,6 +27,10 @@ type builder struct {
 	seq       int
 	open      *roundState // the round being built; nil before the first line
 	completed []*roundState
+
+	boundary string       // the uuid of the last compact_boundary line
+	context  int64        // the context of the last main-chain reply: what a compaction then compacts
+	summary  *cairn.Block // a boundaryless compaction's block, until its /compact command or a reply
 }
 
 type roundState struct {
@@ -236,6 +240,7 @@ func isPrompt(s string) bool {
 func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool) {
 	if e.Message == nil {
 		if e.Type == "system" && e.Subtype == "compact_boundary" {
+			b.boundary = e.UUID
 			rs.add(rs.source(l, e, "system", cairn.MetaText), cairn.CompactionBlock, compactionText(e))
 		} else if e.Type == "system" && len(e.Content) > 0 && e.Content[0] == '"' {
 			rs.add(rs.source(l, e, "system", cairn.MetaText), cairn.MetaText, resultText(e.Content))
@@ -249,6 +254,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, e *entry, starts bool
 	if e.Type == "assistant" && e.Message.ID != "" {
 		rs.addUsage(e.Message)
 	}
+	b.noteCompaction(rs, l, e)
 	userKind := cairn.UserText
 	if e.Type == "user" && !starts {
 		userKind = cairn.MetaText
@@ -295,6 +301,38 @@ type mediaPart struct {
 	Type   string       `json:"type"`
 	Text   string       `json:"text"`
 	Source *mediaSource `json:"source"`
+}
+
+// noteCompaction adds the compaction block of a compaction that has no
+// compact_boundary line: releases before 1.0.6x or so (1.0.51 does)
+// mark one only by the summary that starts the conversation again, an
+// isCompactSummary user line with no parent. The block stands before the
+// summary, as a boundary would, with the size of the context compacted
+// (the last reply's, what the client measures), and "manual" once the
+// /compact command that the client writes after the summary is read.
+func (b *builder) noteCompaction(rs *roundState, l *cairn.Line, e *entry) {
+	switch {
+	case e.IsSidechain && !b.subagent:
+	case e.Type == "assistant":
+		if u := e.Message.Usage; u != nil && !e.IsSidechain {
+			b.context = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens
+		}
+		b.summary = nil
+	case e.Type != "user":
+	case e.IsCompactSummary && (e.ParentUUID == nil || *e.ParentUUID != b.boundary || b.boundary == ""):
+		c := &entry{}
+		if b.context > 0 {
+			c.CompactMetadata = &compactMetadata{PreTokens: b.context}
+		}
+		rs.add(rs.source(l, e, "system", cairn.MetaText), cairn.CompactionBlock, compactionText(c))
+		b.summary = rs.blocks[len(rs.blocks)-1]
+	case b.summary != nil:
+		if s, ok := e.Message.text(); ok && strings.HasPrefix(commandText(s), "/compact") {
+			c := &entry{CompactMetadata: &compactMetadata{Trigger: "manual", PreTokens: b.context}}
+			b.summary.Content = compactionText(c)
+			b.summary = nil
+		}
+	}
 }
 
 // A lineSource is what the blocks of one line share: everything a block

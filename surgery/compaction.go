@@ -57,10 +57,19 @@ func (st Store) compactionsIn(ctx context.Context, r *cairn.Round, blocks []*cai
 		if err != nil {
 			return nil, err
 		}
-		if len(lines) == 0 || !bytes.Contains(lines[0].Raw, []byte(`"compact_boundary"`)) {
+		if len(lines) == 0 {
 			continue
 		}
 		c := &cairn.Compaction{SessionID: r.SessionID, RoundSeq: r.Seq, Line: b.LineNo, At: b.Timestamp}
+		if !bytes.Contains(lines[0].Raw, []byte(`"compact_boundary"`)) {
+			// A 1.0.x compaction has no boundary line: its summary line is
+			// the compaction (the reader gives it its compaction block).
+			if s, ok := compactSummary(lines[0].Raw); ok {
+				c.Summary = s
+				out = append(out, c)
+			}
+			continue
+		}
 		var head struct {
 			Meta struct {
 				Trigger   string `json:"trigger"`

@@ -83,6 +83,10 @@ type Server struct {
 // summary of the conversation (/compact, auto-compaction).
 const CompactMarker = "CRITICAL: Respond with TEXT ONLY"
 
+// OldCompactMarker opens the summary instruction of releases before
+// [CompactMarker] existed (1.0.x); newer releases' instruction holds it too.
+const OldCompactMarker = "Your task is to create a detailed summary of the conversation so far"
+
 // New starts a fake API on loopback; close it with Close.
 func New(turns ...Turn) *Server {
 	s := &Server{Turns: turns, active: -1}
@@ -236,7 +240,8 @@ func (s *Server) isCompaction(req *MessagesRequest) bool {
 		return false
 	}
 	newest := req.Messages[len(req.Messages)-1]
-	return newest.Role == "user" && strings.Contains(string(newest.Content), CompactMarker)
+	c := string(newest.Content)
+	return newest.Role == "user" && (strings.Contains(c, CompactMarker) || strings.Contains(c, OldCompactMarker))
 }
 
 // inputTokens is what a reply to a request of n bytes reports: the

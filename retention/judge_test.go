@@ -127,10 +127,18 @@ func TestStrictJudge(t *testing.T) {
 		t.Errorf("strict %+v, lenient %+v", sc.Strict, sc.Lenient)
 	}
 
-	// The same row within a larger limit is one hop.
+	// Within a larger limit (issue 41: one hop is an index line naming the
+	// step by its own ROUND.STEP): a row is a hop to its round's prompt,
+	// not to its steps, and a run to none of its steps.
 	v.HopLimit = 10_000
-	if got := retention.Judge(probes[0], v, ""); got != retention.OneHop {
-		t.Errorf("a round row within the limit: %s, want one hop", got)
+	if got := retention.Judge(probes[0], v, ""); got != retention.Lost {
+		t.Errorf("a step under a round row within the limit: %s, want lost", got)
+	}
+	if got := retention.Judge(probe(retention.Prompt, 1, 0, "Run the tests"), v, ""); got != retention.OneHop {
+		t.Errorf("a prompt under its round's row within the limit: %s, want one hop", got)
+	}
+	if got := retention.Judge(probe(retention.Artifact, 2, 1, "old.go"), v, ""); got != retention.Lost {
+		t.Errorf("a step in a run within the limit: %s, want lost", got)
 	}
 }
 
@@ -151,5 +159,33 @@ func TestKeptSteps(t *testing.T) {
 	}
 	if !strings.Contains(v.Steps["2.2"], "Bash command: go vet ./...") || !strings.Contains(v.Steps["2.2"], "vet: 3 warnings") || strings.Contains(v.Steps["2.2"], "rm old.go") {
 		t.Errorf("step 2.2 holds %q", v.Steps["2.2"])
+	}
+}
+
+// TestProbesRoundZero (issue 41 c): the work before the first typed prompt
+// (a forked or resumed file: the client's summary, then steps) is probed
+// like any round's, without a prompt probe for the summary; a round 0 of
+// metadata alone adds nothing.
+func TestProbesRoundZero(t *testing.T) {
+	s, rounds := twoRounds()
+	r0 := newRound(0, 1).
+		prompt("This session is being continued from a previous conversation that ran out of context.").
+		call("m0", "Bash", bash("awk -f mods/mod_018.awk"), "awk: syntax error at or near printf", true).r
+	r0.Tools = []string{"Bash"}
+	got := map[string]bool{}
+	for _, p := range retention.Probes(s, append([]*cairn.Round{r0}, rounds...)) {
+		got[string(p.Category)+"@"+p.Ref()] = true
+		if p.Round == 0 && p.Category == retention.Prompt {
+			t.Errorf("round 0 has a prompt probe: %q", p.Answer)
+		}
+	}
+	for _, want := range []string{"command@0.1", "error@0.1", "prompt@1"} {
+		if !got[want] {
+			t.Errorf("no probe %s among %v", want, got)
+		}
+	}
+	empty := newRound(0, 1).r
+	if n, m := len(retention.Probes(s, append([]*cairn.Round{empty}, rounds...))), len(retention.Probes(s, rounds)); n != m {
+		t.Errorf("a round 0 of metadata adds probes: %d, want %d", n, m)
 	}
 }

@@ -61,6 +61,7 @@ import (
 	"sync"
 
 	"cairn"
+	"cairn/surgery"
 )
 
 // Category groups probes so figures can be set beside the compactor's.
@@ -145,8 +146,11 @@ var (
 // continuation last; a path or command seen twice is probed once, where it
 // was last touched (a path) or first run (a command). A path under the
 // session's project is asked for relative to it, as a summary would name
-// it.
+// it. Round 0 is probed when it holds work ([surgery.Worked]: a resumed or
+// forked file's steps before the first typed prompt), for its steps: no
+// prompt was typed in it.
 func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
+	rounds = worked(rounds)
 	project := strings.TrimSuffix(s.Project, "/") + "/"
 	var out []*Probe
 	paths := map[string]int{} // path → index in out
@@ -182,6 +186,9 @@ func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 		for _, b := range r.Blocks {
 			if b.Kind != cairn.UserText || b.Sidechain {
 				continue
+			}
+			if r.Seq == 0 {
+				break // what precedes the first typed prompt: the client's summary, hook output
 			}
 			at := Probe{Category: Prompt, Round: r.Seq, Step: stepOf[b]}
 			seen := map[string]bool{}
@@ -444,4 +451,12 @@ func clip(s string, n int) string {
 		r = r[:n]
 	}
 	return strings.TrimSpace(string(r))
+}
+
+// worked returns rounds without a round 0 that holds no work.
+func worked(rounds []*cairn.Round) []*cairn.Round {
+	if len(rounds) > 0 && !surgery.Worked(rounds[0]) {
+		return rounds[1:]
+	}
+	return rounds
 }

@@ -44,8 +44,10 @@ type Report struct {
 }
 
 // Evaluate builds the variants of session s ([Variants]), derives its
-// probes and judges them in each. rounds are s's rounds with their blocks.
+// probes and judges them in each. rounds are s's rounds with their blocks,
+// round 0 among them (judged when it holds work).
 func Evaluate(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []*cairn.Round, c Client, curve ...float64) (*Report, error) {
+	rounds = worked(rounds)
 	vs, failed, err := Variants(ctx, st, s, rounds, c, curve...)
 	if err != nil {
 		return nil, err
@@ -104,7 +106,7 @@ func Variants(ctx context.Context, st surgery.Store, s *cairn.Session, rounds []
 		run  func() (*cairn.Materialization, error)
 	}{
 		{"compress-before (middle)", func() (*cairn.Materialization, error) {
-			return surgery.CompressBefore(ctx, st, s.ID, surgery.Point{Seq: len(rounds)/2 + 1}, cairn.FullFidelity)
+			return surgery.CompressBefore(ctx, st, s.ID, surgery.Point{Seq: rounds[len(rounds)/2].Seq}, cairn.FullFidelity)
 		}},
 		{"revive", func() (*cairn.Materialization, error) {
 			return surgery.Revive(ctx, st, s.ID, "", "", cairn.FullFidelity)
@@ -159,9 +161,11 @@ func HopLimit(budget int64) int64 {
 // says (surgery.Summary(m)), text what the client loads of m written out.
 // A full piece holds, for each step, its blocks on the lines it keeps, at
 // its fidelity; a line of the summary holds the step its line begins with
-// (a range "7.3-7.9" holds none); an index entry is a hop of its own
-// expansion to each step it names; a round shown as an index row is a hop
-// to each of its steps, of the whole round.
+// (a range "7.3-7.9" holds none); an index line of one step is a hop of
+// its expansion to that step, named by its own ROUND.STEP; a round shown
+// as an index row is a hop to its prompt, of the whole round. A run of
+// steps (7.3-7.9), a row or a run of rounds names no step by its ref: one
+// hop to none of them, strictly.
 func FromMaterialization(name string, m *cairn.Materialization, summary, text string, rounds []*cairn.Round) *Variant {
 	v := &Variant{Name: name, Tokens: int(surgery.Estimate(m)), Text: text, HopLimit: HopLimit(m.Budget),
 		Named: map[string]bool{}, Steps: map[string]string{}, Full: map[string]bool{}, Hops: map[string]int64{}}
@@ -179,11 +183,12 @@ func FromMaterialization(name string, m *cairn.Materialization, summary, text st
 		if p.Full {
 			keptSteps(v, r, steps, p.Kept, p.FidelityOr(m.Fidelity))
 		} else {
+			// A row names its round by its own ref: a hop for the prompt;
+			// its steps only leniently.
 			v.Named[round] = true
-			n := roundTokens(r)
-			v.hop(round, n)
+			v.hop(round, roundTokens(r))
 			for _, st := range steps {
-				v.hop(stepRef(st), n)
+				v.Named[stepRef(st)] = true
 			}
 		}
 		for _, e := range p.Index {
@@ -194,7 +199,9 @@ func FromMaterialization(name string, m *cairn.Materialization, summary, text st
 			for _, st := range steps {
 				if e.Names(r.Seq, st.Seq) {
 					v.Named[stepRef(st)] = true
-					v.hop(stepRef(st), e.Tokens)
+					if e.From == e.To { // a step's own line: a run names none of its steps by its ref
+						v.hop(stepRef(st), e.Tokens)
+					}
 				}
 			}
 		}

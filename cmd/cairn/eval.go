@@ -38,15 +38,20 @@ the session itself, by fixed rules (no model), in seven categories:
   prompt        each user prompt's first sentence, and its binding sentences
   continuation  the last todo list's items and the agent's last answer
 
+Work before the first typed prompt (round 0 of a resumed or forked file)
+is probed like any round's, its prompt aside.
+
 Each probe is judged in each variant, strictly:
 
   in context   its answer is in its own step's text in the output: the step
                kept in full, or a line of cairn's summary that begins with
                the step's ref ("7.12 …"); not anywhere else
-  one hop      an entry names the step (its index line, a run of steps, its
-               round's row) and cairn inject prints at most half the
-               output's budget for it (of the default budget when it has
-               none); a sentence naming a range of steps counts for nothing
+  one hop      an index line names the step by its own ROUND.STEP (a
+               prompt: its round's row by its number) and cairn inject
+               prints at most half the output's budget for it (of the
+               default budget when it has none); a run of steps (7.3-7.9),
+               a row for the steps of its round, a run of rounds or a
+               sentence naming a range of steps counts for nothing
   lost         neither
 
 and leniently, as earlier versions did: in context when the answer is
@@ -89,7 +94,7 @@ commands print).
 	if err != nil {
 		return err
 	}
-	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1, WithBlocks: true})
+	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, WithBlocks: true})
 	if err != nil {
 		return err
 	}

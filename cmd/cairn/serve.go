@@ -187,7 +187,7 @@ func evaluate(ctx context.Context, st *store, id string, shares ...float64) (*re
 	if err != nil {
 		return nil, err
 	}
-	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1, WithBlocks: true})
+	rounds, err := st.rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, WithBlocks: true})
 	if err != nil {
 		return nil, err
 	}

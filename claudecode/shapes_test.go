@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cairn"
+	"cairn/claudecode"
 )
 
 // shapeParse is what a test reads of one transcript's parse: its rounds
@@ -137,6 +138,44 @@ func TestShapes_Claude10(t *testing.T) {
 			t.Errorf("%d sidechain calls in the resumed copy", side)
 		}
 	})
+}
+
+// TestShapes_Subagents reads the shape of today's sub-agents (the real
+// client 2.1.330, ../testdata/claudecode/…1f02): the sub-agent's own file
+// under <session>/subagents/ is a session of its own, named by its parent
+// and agent id, whose round is the prompt the parent's Agent call gave it;
+// the parent's round holds the call and its result, which names the agent.
+func TestShapes_Subagents(t *testing.T) {
+	const parent = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f02"
+	p := parseShape(t, "../testdata/claudecode/"+parent+".jsonl")
+	if got := p.prompts(); len(got) != 2 || got[0] != "" || !strings.HasPrefix(got[1], "Use a subagent to audit") {
+		t.Fatalf("parent: rounds %q, want round 0 (the lines before the prompt) and the prompt", got)
+	}
+	var call, result *cairn.Block
+	for _, b := range p.blocks[1] {
+		switch {
+		case b.Kind == cairn.ToolUse && b.ToolName == "Agent":
+			call = b
+		case b.Kind == cairn.ToolResult && b.ToolName == "Agent":
+			result = b
+		}
+	}
+	if call == nil || result == nil || result.ToolID != call.ToolID || result.AgentID == "" {
+		t.Fatalf("parent: Agent call %+v, result %+v: want a call and its result naming the agent", call, result)
+	}
+	sub := parseShape(t, "../testdata/claudecode/"+parent+"/subagents/agent-"+result.AgentID+".jsonl")
+	s := sub.session
+	if s.Lineage != cairn.LineageSubagent || s.Parent != parent || s.ID != parent+"-agent-"+result.AgentID {
+		t.Errorf("sub-agent session %s (%s, parent %s)", s.ID, s.Lineage, s.Parent)
+	}
+	if want := claudecode.Preview(cairn.ToolInputString(call.Content, "prompt")); len(sub.rounds) != 1 || sub.rounds[0].UserPreview != want {
+		t.Errorf("sub-agent: rounds %q, want one, of the prompt the Agent call gave: %q", sub.prompts(), want)
+	}
+	calls, _ := sub.kinds(1, cairn.ToolUse)
+	results, _ := sub.kinds(1, cairn.ToolResult)
+	if calls < 2 || results != calls || len(sub.steps[1]) < 2 {
+		t.Errorf("sub-agent: %d calls, %d results in %d steps", calls, results, len(sub.steps[1]))
+	}
 }
 
 // TestShapes_InlineSidechainPublic reads the public 1.0.108 transcript

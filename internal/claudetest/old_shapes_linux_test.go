@@ -11,6 +11,8 @@ import (
 
 	"cairn/claudecode"
 	"cairn/inscribe"
+	"cairn/internal/claudetest"
+	"cairn/internal/fakeapi"
 	"cairn/sqlite"
 	"cairn/surgery"
 )
@@ -94,6 +96,16 @@ func TestOldCompactionResume(t *testing.T) {
 				if math.Abs(e) > 0.25 {
 					t.Errorf("estimate %d is %+.0f%% off the ~%d tokens the client sent", est, 100*e, sent)
 				}
+				if bin := oldBinary(); bin != "" {
+					live := sentConversation(t, resumeOld(t, bin, s))
+					if e := float64(est-live) / float64(live); math.Abs(e) > 0.25 {
+						t.Errorf("the client %s resuming it now sent ~%d tokens: the estimate %d is %+.0f%% off", oldVersion, live, est, 100*e)
+					} else {
+						t.Logf("the client %s resuming it now sent ~%d tokens (estimate %+.1f%%)", oldVersion, live, 100*e)
+					}
+				} else {
+					t.Logf("no claude %s here (CAIRN_CLAUDE_1_0): compared with the request it sent when the session was made", oldVersion)
+				}
 			})
 		}
 	}
@@ -115,4 +127,31 @@ func sentConversation(t *testing.T, body []byte) int64 {
 	last, _ := json.Marshal(map[string]any{"messages": []json.RawMessage{req.Messages[len(req.Messages)-1]}})
 	prompt, _ := requestTokens(t, last)
 	return total - overhead - prompt
+}
+
+// resumeOld has the old client resume session s from a scratch home, as
+// the generator did, and returns the request it sends.
+func resumeOld(t *testing.T, bin string, s oldShape) []byte {
+	t.Helper()
+	home := claudetest.ScratchDir(t)
+	seedOldHome(t, home)
+	raw, err := os.ReadFile(s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(claudecode.ProjectsDir(home), "-tmp-cairn-old-proj")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, s.id+".jsonl"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(oldProject, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	api := fakeapi.New(oldTurns()...)
+	defer api.Close()
+	prompt := oldResumed + " (live)"
+	claudetest.Run(t, bin, home, oldProject, api.URL, "--resume", s.id, "-p", prompt)
+	return mainRequest(t, api, prompt).body
 }

@@ -3,11 +3,13 @@ package claudetest_test
 import (
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"cairn/claudecode"
 	"cairn/internal/claudetest"
 	"cairn/internal/fakeapi"
 )
@@ -85,6 +87,39 @@ func TestGenerateOld(t *testing.T) {
 	res2 := claudetest.Run(t, bin, oldHome, oldProject, api.URL, "--resume", res.SessionID, "-p", oldThanks)
 	keepOld(t, "resumed", res2.SessionID)
 	t.Logf("claude %s: compact %s, auto %s, sidechain %s, resumed %s", oldVersion, compact, auto, res.SessionID, res2.SessionID)
+	generateResumed20(t, api)
+}
+
+// generateResumed20 makes testdata/shapes/claude-2.0/resumed with the client
+// 2.0.30 ($CAIRN_CLAUDE_2_0, else /tmp/claude-old/2.0.30): a prompt, then
+// the session resumed with -p. That release appends the resumed run to the
+// session's own file, but starts under an id of its own: it leaves an
+// empty file of that id, and its "Warmup" sub-agents' files (agent-<id>.jsonl
+// beside the session) carry both ids, the new one on the prompt and the
+// resumed one on the reply. The whole project folder is kept.
+func generateResumed20(t *testing.T, api *fakeapi.Server) {
+	bin := os.Getenv("CAIRN_CLAUDE_2_0")
+	if bin == "" {
+		bin = "/tmp/claude-old/" + version20 + "/node_modules/.bin/claude"
+	}
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.HasPrefix(string(out), version20+" ") {
+		t.Fatalf("no claude %s at %s (CAIRN_CLAUDE_2_0): npm install --prefix /tmp/claude-old/%s @anthropic-ai/claude-code@%s", version20, bin, version20, version20)
+	}
+	home := filepath.Join(oldHome, "2.0")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := claudetest.Run(t, bin, home, oldProject, api.URL, "-p", oldStock, "--allowedTools", "Bash")
+	claudetest.Run(t, bin, home, oldProject, api.URL, "--resume", res.SessionID, "-p", oldThanks)
+	src := filepath.Join(claudecode.ProjectsDir(home), "-tmp-cairn-old-proj")
+	out := filepath.Join(oldOut, "..", "claude-2.0", "resumed")
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(out, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("claude %s: resumed %s", version20, res.SessionID)
 }
 
 // oldTerm is the old client run interactively.

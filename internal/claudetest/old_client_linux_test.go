@@ -17,6 +17,7 @@ import (
 // in these fixed folders, recorded in the files.
 const (
 	oldVersion = "1.0.51"
+	version20  = "2.0.30" // testdata/shapes/claude-2.0
 	oldHome    = "/tmp/cairn-old/home"
 	oldProject = "/tmp/cairn-old/proj"
 	oldOut     = "../../testdata/shapes/claude-1.0"

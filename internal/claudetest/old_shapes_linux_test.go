@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn"
 	"cairn/claudecode"
 	"cairn/inscribe"
 	"cairn/internal/claudetest"
@@ -154,4 +155,71 @@ func resumeOld(t *testing.T, bin string, s oldShape) []byte {
 	prompt := oldResumed + " (live)"
 	claudetest.Run(t, bin, home, oldProject, api.URL, "--resume", s.id, "-p", prompt)
 	return mainRequest(t, api, prompt).body
+}
+
+// TestResumedTwoIDs imports the folder the client 2.0.30 leaves when a
+// session is resumed with -p (testdata/shapes/claude-2.0/resumed, made by
+// TestGenerateOld): the session's own file, both runs in it under one id;
+// an empty file under the id the resumed run started with; and "Warmup"
+// sub-agent files, those of the resumed run carrying both ids, the new one
+// on their prompt and the resumed one on their reply. Each file is one
+// session whatever ids its lines carry: the main session has its two
+// prompts as rounds; each sub-agent its Warmup round with prompt and reply.
+func TestResumedTwoIDs(t *testing.T) {
+	dir := filepath.Join(oldOut, "..", "claude-2.0", "resumed")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(paths) < 3 {
+		t.Fatalf("the 2.0.30 resumed folder %s holds %v", dir, paths)
+	}
+	var shapes []oldShape
+	twoIDs := map[string]bool{}
+	for _, p := range paths {
+		shapes = append(shapes, oldShape{id: strings.TrimSuffix(filepath.Base(p), ".jsonl"), path: p})
+		raw, _ := os.ReadFile(p)
+		ids := map[string]bool{}
+		for _, l := range claudecode.SplitLines(raw) {
+			var e struct {
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(l, &e) == nil && e.SessionID != "" {
+				ids[e.SessionID] = true
+			}
+		}
+		twoIDs[filepath.Base(p)] = len(ids) > 1
+	}
+	st := importOld(t, shapes...)
+	ctx := context.Background()
+	sessions, _, err := st.Sessions.FindSessions(ctx, cairn.SessionFilter{Subagents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mains, agents, agentsOfTwo := 0, 0, 0
+	for _, s := range sessions {
+		rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: s.ID, FromSeq: 1, WithBlocks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prompts []string
+		for _, r := range rounds {
+			prompts = append(prompts, r.UserPreview)
+		}
+		switch s.Lineage {
+		case cairn.LineageSubagent:
+			agents++
+			if twoIDs[filepath.Base(s.Path)] {
+				agentsOfTwo++
+			}
+			if len(rounds) != 1 || prompts[0] != "Warmup" || len(rounds[0].Blocks) != 2 {
+				t.Errorf("sub-agent %s: rounds %q, want one Warmup round of its prompt and reply", s.ID, prompts)
+			}
+		default:
+			mains++
+			if strings.Join(prompts, " | ") != oldStock+" | "+oldThanks {
+				t.Errorf("session %s: rounds %q, want the first run's prompt and the resumed one's", s.ID, prompts)
+			}
+		}
+	}
+	if mains != 1 || agents != len(paths)-2 || agentsOfTwo == 0 {
+		t.Errorf("%d main sessions, %d sub-agents (%d of files with two ids), want 1 and %d (the empty file none), some with two ids", mains, agents, agentsOfTwo, len(paths)-2)
+	}
 }

@@ -23,10 +23,15 @@ cannot cross, is dropped and counted. --before T compresses the
 rounds before T (a round number or a time); --engagement ID collapses that
 finished engagement; --frames collapses finished frames as
 compress-frames does, within revive's budget (the hooks offer it when
-finished frames hold a quarter of the context). With none, the recent quarter of the session (by
-size, at least two rounds) stays in full and the rest becomes the index.
-The session always fits the budget (see Size below): in a long autonomous
-round, the prompt and the recent steps stay in full. Its lineage is revive.
+finished frames hold a quarter of the context). With none, the budget
+decides, oldest first: the recent steps stay in full and the rest becomes
+the index. The session always fits the budget (see Size below), and that
+budget alone: it is lighter than what the client loads today only when
+that is over the budget (a session compacted just before it ended loads
+as a small remnant, which is no ceiling). In a long autonomous round, the
+prompt and the recent steps stay in full. Work before the first typed
+prompt (a resumed or forked file's) is round 0, carried like any round
+(cairn inject SESSION 0.12 prints its step 12). Its lineage is revive.
 
   cairn revive 5c0375b4
   cairn revive --before 40 5c0375b4

@@ -263,3 +263,15 @@ type Documents interface {
 	// Complete reports whether an unterminated last line ends a document.
 	Complete(last []byte) bool
 }
+
+// AppendOnly is a [Transcript] some of whose files the client only ever
+// appends to (Gemini CLI's JSONL sessions): one found shorter than what
+// was stored, and the stored lines' beginning, lost what the client had
+// written, not what cairn keeps. An import keeps what was stored and
+// says so, where it would read any other file as rewritten (a new
+// generation of only its bytes).
+type AppendOnly interface {
+	// AppendOnly reports whether the file at path, of session s (as
+	// Identify gave it), is such a file.
+	AppendOnly(s *Session, path string) bool
+}

@@ -31,6 +31,7 @@ type Format struct{}
 var (
 	_ cairn.Transcript = Format{}
 	_ cairn.Documents  = Format{}
+	_ cairn.AppendOnly = Format{}
 )
 
 var sessionRE = sync.OnceValue(func() *regexp.Regexp {
@@ -113,6 +114,12 @@ func (Format) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
 func (Format) Document(path string) bool {
 	return strings.HasSuffix(path, ".json") && sessionRE().MatchString(filepath.Base(path))
 }
+
+// AppendOnly implements [cairn.AppendOnly]: from 0.4x the client appends
+// records to a session's JSONL and writes it whole only to recover one it
+// could not read, keeping that one beside it; a file found shorter lost
+// records, which the store keeps.
+func (Format) AppendOnly(_ *cairn.Session, path string) bool { return !(Format{}).Document(path) }
 
 // Complete implements [cairn.Documents]: JSON.stringify(record, null, 2)
 // ends the document with a "}" at the start of its own line, and no

@@ -419,6 +419,24 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 		if err != nil {
 			return nil, err
 		}
+		if !same && size < src.Offset && im.appendOnly(sess, path) {
+			cut, err := im.storedPrefix(ctx, f, size, src)
+			if err != nil {
+				return nil, err
+			}
+			if cut {
+				last, err := im.Store.LastRound(ctx, sess.ID)
+				rounds := 0
+				if err == nil {
+					rounds = last.Seq
+				} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+					return nil, err
+				}
+				fr.Status, fr.Rounds = StatusKept, rounds
+				fr.Note = fmt.Sprintf("%d bytes, shorter than the %d stored and their beginning: the client wrote the file again without its end; what was stored (%s) is kept", size, src.Offset, plural(rounds, "round"))
+				return nil, nil
+			}
+		}
 		if !same {
 			fr.Status = StatusRewritten
 			src, win = &cairn.Source{SessionID: sess.ID, Generation: src.Generation + 1}, &windows{}
@@ -666,6 +684,13 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 
 // document reports whether the format reads the file at path as one JSON
 // document ([cairn.Documents]).
+// appendOnly reports whether the file at path, of session s, is one the
+// client only appends to ([cairn.AppendOnly]).
+func (im *Importer) appendOnly(s *cairn.Session, path string) bool {
+	a, ok := im.Format.(cairn.AppendOnly)
+	return ok && a.AppendOnly(s, path)
+}
+
 func (im *Importer) document(path string) bool {
 	d, ok := im.Format.(cairn.Documents)
 	return ok && d.Document(path)

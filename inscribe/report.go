@@ -16,6 +16,7 @@ const (
 	StatusEmpty     = "empty"     // a new file without one complete line yet: nothing stored
 	StatusDuplicate = "duplicate" // a copy of a session read from another file, holding nothing more: not stored twice
 	StatusSkipped   = "skipped"   // not read: not a regular file, or a folder that cannot be listed (Error says why)
+	StatusKept      = "kept"      // an append-only file shorter than what was stored, its beginning: what was stored is kept (Note says so)
 )
 
 // A Problem is one line that was stored raw, or not stored, and why.
@@ -34,9 +35,10 @@ type FileReport struct {
 	SessionID string `json:"session_id,omitempty"`
 	Status    string `json:"status"`
 	Error     string `json:"error,omitempty"`
-	Bytes     int64  `json:"bytes"`  // new bytes read
-	Read      int    `json:"read"`   // lines read
-	Stored    int    `json:"stored"` // lines stored (every line read, complete ones)
+	Note      string `json:"note,omitempty"` // what a person should know of a file that did not fail
+	Bytes     int64  `json:"bytes"`          // new bytes read
+	Read      int    `json:"read"`           // lines read
+	Stored    int    `json:"stored"`         // lines stored (every line read, complete ones)
 	Pending   int    `json:"pending"`
 	Rounds    int    `json:"rounds"` // rounds in the session afterwards
 }
@@ -56,7 +58,7 @@ func (f *FileReport) merge(try *FileReport, ok bool) {
 		return
 	}
 	f.Read += try.Read
-	f.Pending, f.Rounds = try.Pending, try.Rounds
+	f.Pending, f.Rounds, f.Note = try.Pending, try.Rounds, try.Note
 	if try.Status != StatusUnchanged || f.Status == "" {
 		f.Status = try.Status
 	}
@@ -123,6 +125,9 @@ func (r *Report) Summary() string {
 			copies = "copy"
 		}
 		fmt.Fprintf(&b, "; %d %s of sessions read from other files, not stored twice", counts[StatusDuplicate], copies)
+	}
+	if counts[StatusKept] > 0 {
+		fmt.Fprintf(&b, "; %s shorter than what was stored, which is kept", plural(counts[StatusKept], "file"))
 	}
 	if counts[StatusSkipped] > 0 {
 		fmt.Fprintf(&b, "; %s skipped", plural(counts[StatusSkipped], "path"))

@@ -139,6 +139,9 @@ Examples:
 				if f.Error != "" && f.Status != inscribe.StatusDropped {
 					fmt.Fprintf(m.Stderr, "%s: %s\n", f.Path, f.Error)
 				}
+				if f.Note != "" {
+					fmt.Fprintf(m.Stderr, "%s: %s\n", f.Path, f.Note)
+				}
 			}
 		}
 		fmt.Fprintf(m.Stdout, "%s (%.2fs)\n", rep.Summary(), time.Since(start).Seconds())

@@ -174,3 +174,34 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestImport_GeminiShrank pins that a Gemini CLI session file found
+// shorter than what was stored, and its beginning, keeps every stored
+// round in the store and search, and that the import says so.
+func TestImport_GeminiShrank(t *testing.T) {
+	h := newSourcesHome(t)
+	path := filepath.Join(h.root, ".gemini", "tmp", "p", "chats", "session-2026-11-25T19-51-2de7feb0.jsonl")
+	if out, errOut, err := runEnv(t, h.env, "import", path); err != nil {
+		t.Fatalf("import: %v\n%s%s", err, out, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	writeFile(t, path, strings.Join(lines[:16], "")) // the first round's lines
+	out, errOut, err := runEnv(t, h.env, "import", path)
+	if err != nil {
+		t.Fatalf("import of the shorter file: %v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, path+": ") || !strings.Contains(errOut, "what was stored (2 rounds) is kept") ||
+		!strings.Contains(out, "1 file shorter than what was stored, which is kept") {
+		t.Errorf("the import does not say the file shrank:\n%s%s", out, errOut)
+	}
+	if out, _, _ := runEnv(t, h.env, "sessions", "--agent", "gemini", "--json"); !strings.Contains(out, `"rounds":2`) {
+		t.Errorf("the session lost rounds:\n%s", out)
+	}
+	if out, _, _ := runEnv(t, h.env, "search", "--agent", "gemini", "change the greeting"); !strings.Contains(out, "2de7feb0-2034-4b45-b09c-27de6f3aac9e  2") {
+		t.Errorf("the second round is gone from search:\n%s", out)
+	}
+}

@@ -20,6 +20,7 @@ type transcripts struct{}
 var (
 	_ cairn.Transcript = transcripts{}
 	_ cairn.Documents  = transcripts{}
+	_ cairn.AppendOnly = transcripts{}
 )
 
 // Identify implements [cairn.Transcript].
@@ -85,6 +86,11 @@ func formatOf(agent string) cairn.Transcript {
 
 // Document implements [cairn.Documents]: Gemini CLI's older sessions.
 func (transcripts) Document(path string) bool { return gemini.Format{}.Document(path) }
+
+// AppendOnly implements [cairn.AppendOnly]: Gemini CLI's JSONL sessions.
+func (transcripts) AppendOnly(s *cairn.Session, path string) bool {
+	return s.Agent == cairn.AgentGemini && gemini.Format{}.AppendOnly(s, path)
+}
 
 // Complete implements [cairn.Documents].
 func (transcripts) Complete(last []byte) bool { return gemini.Format{}.Complete(last) }

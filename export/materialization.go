@@ -79,8 +79,8 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 			ew.printf("<!-- from %s -->\n", p.Round.SessionID)
 		}
 		if c := p.Compaction; c != nil {
-			ew.printf("*Claude Code compacted this session at line %d (%s, %d tokens before); its own summary stands for what came before:*\n\n> %s\n\n",
-				c.Line, c.Trigger, c.PreTokens, strings.ReplaceAll(strings.TrimSpace(c.Summary), "\n", "\n> "))
+			ew.printf("*Claude Code compacted this session at line %d%s; its own summary stands for what came before:*\n\n> %s\n\n",
+				c.Line, compactionFigures(c), strings.ReplaceAll(strings.TrimSpace(c.Summary), "\n", "\n> "))
 		}
 		stepEntries(ew, p, "earlier steps")
 		roundMarkdown(ew, p.Round, voice(m, p.Round.SessionID))
@@ -90,6 +90,23 @@ func MaterializationMarkdown(w io.Writer, m *cairn.Materialization) error {
 		i++
 	}
 	return ew.err
+}
+
+// compactionFigures is what is known of a compaction, " (manual, 1234
+// tokens before)", or "" when nothing is (a 1.0.x compaction has no
+// boundary line to say it).
+func compactionFigures(c *cairn.Compaction) string {
+	var fig []string
+	if c.Trigger != "" {
+		fig = append(fig, c.Trigger)
+	}
+	if c.PreTokens > 0 {
+		fig = append(fig, fmt.Sprintf("%d tokens before", c.PreTokens))
+	}
+	if len(fig) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(fig, ", ") + ")"
 }
 
 func from(m *cairn.Materialization, id string) string {

@@ -21,7 +21,7 @@ func TestBeforeCompaction(t *testing.T) {
 	const (
 		summary   = "its own summary stands for what came before"
 		indexLine = "- 1.3 Edit `/tmp/cairn-long/proj/inventory/part_01.go`"
-		firstCall = `{"file_path":"/tmp/cairn-long/proj/inventory/part_01.go","content":`
+		firstCall = "**Tool call:** `Write`\n\nfile_path: /tmp/cairn-long/proj/inventory/part_01.go\n\ncontent:\n"
 	)
 	out := map[string]string{}
 	for _, before := range []string{"", "summary", "index", "full"} {

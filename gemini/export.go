@@ -90,14 +90,37 @@ func ChatsDir(geminiHome, project string) string {
 	return filepath.Join(TmpDir(geminiHome), ProjectHash(project), "chats")
 }
 
-// FileName returns the session's file name: session-<time>-<id8>.jsonl,
-// or .json for a document.
+// FileName returns the session's file name: session-<time>-<tag>.jsonl,
+// or .json for a document, tag being eight hex digits of the id that are
+// not its first eight ([FileTag]).
 func (x *Exporter) FileName(now time.Time) string {
 	ext := ".jsonl"
 	if x.Document {
 		ext = ".json"
 	}
-	return "session-" + now.UTC().Format("2006-01-02T15-04") + "-" + x.SessionID[:8] + ext
+	return "session-" + now.UTC().Format("2006-01-02T15-04") + "-" + FileTag(x.SessionID) + ext
+}
+
+// FileTag is the eight characters that end the name of a session file
+// cairn writes for id: its last eight hex digits, unless those are its
+// first eight (then the eight before them). The client names its own
+// files by an id's first eight, and finds a session to resume by the id
+// inside the file, not its name; but 0.61, resuming a session in a later
+// minute than its file's name says, first writes a stub of metadata named
+// session-<now>-<first eight>, and its cleanup at the next start deletes
+// every file whose name ends as a stub's does, with the work continued in
+// it. A file named apart from the stub outlives it
+// (TestResumeSurvivesCleanup).
+func FileTag(id string) string {
+	h := strings.ReplaceAll(id, "-", "")
+	if len(h) < 16 {
+		return id[:min(8, len(id))]
+	}
+	tag := h[len(h)-8:]
+	if tag == h[:8] {
+		tag = h[len(h)-16 : len(h)-8]
+	}
+	return tag
 }
 
 // TimeFormat is how the client stamps its records.

@@ -58,7 +58,15 @@ Formats (--format):
              folder), else tmp/<sha256 of the folder>, which the client takes
              over the first time it runs there; or to --out DIR. JSONL, as
              0.4x and later read; --gemini-json writes the .json document of
-             older releases. Registered with lineage "surgery". Claude Code and
+             older releases. The file's name ends with the id's last eight
+             digits, not its first eight: Gemini CLI 0.61, resuming a session
+             a minute or more after its file was written, writes a stub named
+             by the first eight, and its cleanup at the next start deletes
+             every file named so, with the work continued in it. A session
+             an older cairn wrote (session-…-<first eight of the id>.jsonl):
+             export it again before resuming it, or set
+             general.sessionRetention.enabled to false in the client's
+             settings.json. Registered with lineage "surgery". Claude Code and
              Codex sessions cross: shell commands, reads, edits and writes
              become run_shell_command, read_file, replace and write_file,
              other calls text, thinking is dropped and counted.

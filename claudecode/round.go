@@ -31,6 +31,8 @@ type builder struct {
 	boundary string       // the uuid of the last compact_boundary line
 	context  int64        // the context of the last main-chain reply: what a compaction then compacts
 	summary  *cairn.Block // a boundaryless compaction's block, until its /compact command or a reply
+	// summaryTokens is the context summary compacted.
+	summaryTokens int64
 }
 
 type roundState struct {
@@ -304,20 +306,21 @@ type mediaPart struct {
 }
 
 // noteCompaction adds the compaction block of a compaction that has no
-// compact_boundary line: releases before 1.0.6x or so (1.0.51 does)
-// mark one only by the summary that starts the conversation again, an
-// isCompactSummary user line with no parent. The block stands before the
-// summary, as a boundary would, with the size of the context compacted
-// (the last reply's, what the client measures), and "manual" once the
-// /compact command that the client writes after the summary is read.
+// compact_boundary line: releases before the boundary (1.0.51 and 1.0.80
+// write none; 1.0.128 does) mark one only by the summary that starts the
+// conversation again, an isCompactSummary user line with no parent. The
+// block stands before the summary, as a boundary would, with the size of
+// the context compacted (the last reply's, what the client measures);
+// "manual" once the /compact command the client writes after the summary
+// is read, "auto" when a reply comes first.
 func (b *builder) noteCompaction(rs *roundState, l *cairn.Line, e *entry) {
 	switch {
 	case e.IsSidechain && !b.subagent:
 	case e.Type == "assistant":
-		if u := e.Message.Usage; u != nil && !e.IsSidechain {
+		b.labelCompaction("auto")
+		if u := e.Message.Usage; u != nil {
 			b.context = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens
 		}
-		b.summary = nil
 	case e.Type != "user":
 	case e.IsCompactSummary && (e.ParentUUID == nil || *e.ParentUUID != b.boundary || b.boundary == ""):
 		c := &entry{}
@@ -325,14 +328,22 @@ func (b *builder) noteCompaction(rs *roundState, l *cairn.Line, e *entry) {
 			c.CompactMetadata = &compactMetadata{PreTokens: b.context}
 		}
 		rs.add(rs.source(l, e, "system", cairn.MetaText), cairn.CompactionBlock, compactionText(c))
-		b.summary = rs.blocks[len(rs.blocks)-1]
+		b.summary, b.summaryTokens = rs.blocks[len(rs.blocks)-1], b.context
 	case b.summary != nil:
 		if s, ok := e.Message.text(); ok && strings.HasPrefix(commandText(s), "/compact") {
-			c := &entry{CompactMetadata: &compactMetadata{Trigger: "manual", PreTokens: b.context}}
-			b.summary.Content = compactionText(c)
-			b.summary = nil
+			b.labelCompaction("manual")
 		}
 	}
+}
+
+// labelCompaction gives the boundaryless compaction being read its trigger.
+func (b *builder) labelCompaction(trigger string) {
+	if b.summary == nil {
+		return
+	}
+	c := &entry{CompactMetadata: &compactMetadata{Trigger: trigger, PreTokens: b.summaryTokens}}
+	b.summary.Content = compactionText(c)
+	b.summary = nil
 }
 
 // A lineSource is what the blocks of one line share: everything a block

@@ -91,7 +91,8 @@ func TestShapes_Claude10(t *testing.T) {
 	})
 	t.Run("auto", func(t *testing.T) {
 		// One round; the client compacts by itself after the fourth call:
-		// no /compact, so no trigger, and the size the reply reported.
+		// a reply follows the summary, no /compact, and the size is the
+		// one the reply before reported.
 		p := parseShape(t, oldShapes+"auto/*.jsonl")
 		if len(p.rounds) != 1 || p.rounds[0].UserPreview != "Work through the numbered parts one by one" {
 			t.Fatalf("rounds %q", p.prompts())
@@ -102,8 +103,8 @@ func TestShapes_Claude10(t *testing.T) {
 				comp = b
 			}
 		}
-		if comp == nil || comp.Content != "Conversation compacted (190020 tokens)" {
-			t.Fatalf("compaction %+v, want one of 190,020 tokens (the reply that filled the context) with no trigger", comp)
+		if comp == nil || comp.Content != "Conversation compacted (auto, 190020 tokens)" {
+			t.Fatalf("compaction %+v, want an automatic one of 190,020 tokens (the reply that filled the context)", comp)
 		}
 		calls, _ := p.kinds(1, cairn.ToolUse)
 		if calls != 6 || len(p.steps[1]) != 7 {

@@ -92,6 +92,12 @@ func falseClaims(m *cairn.Materialization, rounds []*cairn.Round) []string {
 			inRuns[s] = true
 		}
 	}
+	inFrames := map[int]bool{}
+	for _, c := range m.Collapsed {
+		for _, s := range c.Rounds {
+			inFrames[s] = true
+		}
+	}
 	used := map[string]bool{}
 	unnamed := 0
 	for _, r := range rounds {
@@ -99,6 +105,8 @@ func falseClaims(m *cairn.Materialization, rounds []*cairn.Round) []string {
 		if p == nil {
 			if inRuns[r.Seq] {
 				used["round runs"] = true
+			} else if inFrames[r.Seq] {
+				used["frames"] = true
 			} else {
 				unnamed++
 			}
@@ -133,6 +141,7 @@ func falseClaims(m *cairn.Materialization, rounds []*cairn.Round) []string {
 		"step runs":  "a run of steps by its span",
 		"rows":       "a round by its row",
 		"round runs": "the oldest rounds in runs",
+		"frames":     "a finished frame's rounds",
 	}
 	head := strings.SplitN(sum, "\n", 3)[1]
 	switch {

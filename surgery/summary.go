@@ -88,6 +88,7 @@ type Naming struct {
 	StepRuns  int // runs of steps (7.3-7.9)
 	Rows      int // rounds shown as a row alone, which stands for their steps
 	RoundRuns int // rounds named only in a run of rounds (rounds 3-17)
+	Frames    int // rounds a finished frame stands for, named by their numbers
 }
 
 // Names reads how m names what it leaves out: its pieces' entries, the rows
@@ -112,6 +113,9 @@ func Names(m *cairn.Materialization) Naming {
 		}
 	}
 	n.RoundRuns = RunRounds(m)
+	for _, c := range m.Collapsed {
+		n.Frames += len(c.Rounds)
+	}
 	return n
 }
 
@@ -142,6 +146,9 @@ func namingClaim(m *cairn.Materialization) string {
 	if n.RoundRuns > 0 {
 		forms = append(forms, "the oldest rounds in runs (rounds 3-17, which `cairn rounds SESSION 3-17` lists)")
 	}
+	if n.Frames > 0 {
+		forms = append(forms, "a finished frame's rounds by their numbers")
+	}
 	inject := "`cairn inject SESSION REF` prints it in full, REF being a round (7), a step (7.12) or a run of steps (7.3-7.9).\n"
 	switch {
 	case !Whole(m):
@@ -157,7 +164,7 @@ func namingClaim(m *cairn.Materialization) string {
 }
 
 // Whole reports whether m names every round of its sources, in full, as
-// an entry or in a run of rounds: what an operation on the whole session
+// an entry, in a run of rounds or under a finished frame: what an operation on the whole session
 // writes, not a chosen part (inject, extract, a split's child).
 func Whole(m *cairn.Materialization) bool {
 	if m.Operation == cairn.OpInject {
@@ -182,6 +189,11 @@ func Whole(m *cairn.Materialization) bool {
 	for _, e := range m.RoundRuns {
 		for seq := e.Round; seq <= e.Through; seq++ {
 			add(id, seq)
+		}
+	}
+	for _, c := range m.Collapsed {
+		for _, seq := range c.Rounds {
+			add(c.SessionID, seq)
 		}
 	}
 	for _, s := range m.Sources {

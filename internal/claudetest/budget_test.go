@@ -27,7 +27,8 @@ var longSessions = []string{"258c7280-ae70-4798-800f-63464d01a85d", "8463c716-a2
 // compress-before (at the middle round) of the long sessions at the default
 // budget, and the original session itself, and reads the requests: the
 // output's request is within the budget (counted on the whole request body,
-// JSON included, with cairn's own ratio) and smaller than the original's,
+// JSON included, with cairn's own ratio), smaller than the original's when
+// that is over the budget,
 // and it carries the latest prompt, the last answer, the client's own
 // compaction summary, the ledger (with the latest todo list) and every
 // index entry. The long sessions are the spotter ones and the six shapes
@@ -127,8 +128,10 @@ func resumeWithinBudget(t *testing.T, bin string, st surgery.Store, ids []string
 					if tokens > m.Budget {
 						t.Errorf("%s: the request (~%d tokens) is over the budget %d", op, tokens, m.Budget)
 					}
-					if tokens >= origTokens || len(body.body) >= len(original.body) {
-						t.Errorf("%s: the request (%d bytes) is not smaller than resuming the original (%d bytes)", op, len(body.body), len(original.body))
+					// Issue 41: the budget is the ceiling, not what the client
+					// loads today, which after a late compaction is a remnant.
+					if origTokens > m.Budget && (tokens >= origTokens || len(body.body) >= len(original.body)) {
+						t.Errorf("%s: the request (%d bytes) is not smaller than resuming the original (%d bytes), which is over the budget", op, len(body.body), len(original.body))
 					}
 					got := readRequest(t, body)
 					if !got.hasText(strings.TrimSpace(prompt)) {

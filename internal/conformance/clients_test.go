@@ -35,6 +35,9 @@ type target struct {
 	name  string
 	agent string
 	api   string // messages | responses | gemini | chat
+	// releases are the ends of the client's supported range the tests
+	// run: Codex's pins one.
+	releases []string
 	// clients returns the releases installed, newest first; it skips (fails
 	// in CI) the test when there is none.
 	clients func(t *testing.T) []client
@@ -43,11 +46,13 @@ type target struct {
 	resume func(t *testing.T, c client, st surgery.Store, m *cairn.Materialization, prompt string) []byte
 }
 
+var both = []string{"newest", "oldest"}
+
 var targets = []target{
-	{name: "claude-code", agent: cairn.AgentClaudeCode, api: "messages", clients: claudeClients, resume: resumeClaude},
-	{name: "codex", agent: cairn.AgentCodex, api: "responses", clients: codexClients, resume: resumeCodex},
-	{name: "gemini", agent: cairn.AgentGemini, api: "gemini", clients: geminiClients, resume: resumeGemini},
-	{name: "opencode", agent: cairn.AgentOpencode, api: "chat", clients: opencodeClients, resume: resumeOpencode},
+	{name: "claude-code", agent: cairn.AgentClaudeCode, api: "messages", releases: both, clients: claudeClients, resume: resumeClaude},
+	{name: "codex", agent: cairn.AgentCodex, api: "responses", releases: []string{"newest"}, clients: codexClients, resume: resumeCodex},
+	{name: "gemini", agent: cairn.AgentGemini, api: "gemini", releases: both, clients: geminiClients, resume: resumeGemini},
+	{name: "opencode", agent: cairn.AgentOpencode, api: "chat", releases: both, clients: opencodeClients, resume: resumeOpencode},
 }
 
 func claudeClients(t *testing.T) []client {

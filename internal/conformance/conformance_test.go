@@ -17,8 +17,9 @@ import (
 	"cairn/surgery"
 )
 
-// A source is a session a harness's real client wrote, with rounds of
-// several steps and tool calls.
+// A source is a session a harness's real client wrote: three prompts,
+// each answered in several steps with tool calls (Gemini CLI's and
+// opencode's made by TestGenerateSources).
 type source struct {
 	name  string
 	agent string
@@ -28,8 +29,8 @@ type source struct {
 var sources = []source{
 	{"claude-code", cairn.AgentClaudeCode, "../../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f01.jsonl"},
 	{"codex", cairn.AgentCodex, "../../testdata/codex/three-rounds.jsonl"},
-	{"gemini", cairn.AgentGemini, "../../gemini/testdata/0.61.0/session-*.jsonl"},
-	{"opencode", cairn.AgentOpencode, "../../opencode/testdata/1.18.33/logs/*.jsonl"},
+	{"gemini", cairn.AgentGemini, "testdata/gemini-*.jsonl"},
+	{"opencode", cairn.AgentOpencode, "testdata/opencode-*.jsonl"},
 }
 
 // engagement tags every round of each source but the first: what extract
@@ -69,8 +70,8 @@ func newRig(t *testing.T) *rig {
 		id := rep.Files[0].SessionID
 		r.ids[s.name] = id
 		rounds, err := r.st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: id, FromSeq: 1})
-		if err != nil || len(rounds) < 2 {
-			t.Fatalf("%s: %d rounds, %v; want 2 or more", s.name, len(rounds), err)
+		if err != nil || len(rounds) < 3 {
+			t.Fatalf("%s: %d rounds, %v; want 3 or more", s.name, len(rounds), err)
 		}
 		var seqs []int
 		for _, rd := range rounds[1:] {
@@ -188,7 +189,7 @@ func TestConformance(t *testing.T) {
 	for oi, op := range operations {
 		for si, src := range sources {
 			for ti, tgt := range targets {
-				for _, release := range []string{"newest", "oldest"} {
+				for _, release := range tgt.releases {
 					c := cell{op: op, src: src, tgt: tgt, release: release, oi: oi, si: si, ti: ti}
 					if !full && !corner(c) {
 						continue
@@ -210,12 +211,13 @@ func run(t *testing.T, r *rig, c cell) {
 		}
 	}
 	if cl == nil {
-		t.Skipf("%s has no %s release installed apart from the newest", c.tgt.name, c.release)
+		t.Fatalf("%s: no %s release", c.tgt.name, c.release)
 	}
 	m, err := c.op.cut(t, r, c.src, c.tgt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("output: %s", shapeOf(m))
 	prompt := "conformance " + c.op.name + " " + c.src.name + " to " + c.tgt.name + ": carry on."
 	body := c.tgt.resume(t, *cl, r.st, m, prompt)
 	for _, p := range check(t, r, c.tgt.api, body, m) {
@@ -469,4 +471,21 @@ func short(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// shapeOf names each piece of m: a round in full, kept in part (which
+// line ranges), or a row of the index.
+func shapeOf(m *cairn.Materialization) string {
+	var parts []string
+	for _, p := range m.Pieces {
+		what := "index row"
+		switch {
+		case p.Full && len(p.Keep) > 0:
+			what = fmt.Sprintf("in part, lines %v", p.Keep)
+		case p.Full:
+			what = "in full"
+		}
+		parts = append(parts, fmt.Sprintf("%s round %d %s", short(p.Round.SessionID), p.Round.Seq, what))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -16,9 +16,10 @@ import (
 //     where every full round came from);
 //   - then each full round: a whole opencode round at full fidelity as its
 //     own documents (keep.go), any other from its blocks, at the
-//     materialization's fidelity and only the lines a piece keeps: user text as a user
-//     message, each step (a model turn) as one assistant message with its
-//     text and tool parts, a call and its result together in one
+//     materialization's fidelity and only the lines a piece keeps: its
+//     prompt as a user message of its own (the first round's joins the
+//     summary's), each step (a model turn) as one assistant message with
+//     its text and tool parts, a call and its result together in one
 //     completed tool part, as opencode records them;
 //   - calls of another harness become opencode's own where they map
 //     (shell → bash, read, edit, write; see toOpencodeCall), other calls

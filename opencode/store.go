@@ -170,9 +170,9 @@ type Unreadable struct {
 }
 
 func (e *Unreadable) Error() string {
-	what := "its sessions were not imported"
+	what := "its sessions were not imported; a later import tries again"
 	if e.Session != "" {
-		what = "session " + e.Session + " was held back until a later import"
+		what = "session " + e.Session + " was not imported; a later import tries again"
 	}
 	return fmt.Sprintf("opencode's %s %s: %s", e.Path, storeProblem(e.Err), what)
 }

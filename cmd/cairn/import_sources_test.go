@@ -103,7 +103,7 @@ func TestImport_DamagedOpencode(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeFile(t, parts[0], string(b[:len(b)/2]))
-		}, "is cut short or not JSON (opencode leaves a file so while it rewrites it): session ses_debb1ae6dffetvAWdT1OwjptVF was held back until a later import"},
+		}, "is cut short or not JSON (opencode leaves a file so while it rewrites it): session ses_debb1ae6dffetvAWdT1OwjptVF was not imported; a later import tries again"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, args := range [][]string{{"import"}, {"import", "PATHS"}} {
@@ -203,5 +203,25 @@ func TestImport_GeminiShrank(t *testing.T) {
 	}
 	if out, _, _ := runEnv(t, h.env, "search", "--agent", "gemini", "change the greeting"); !strings.Contains(out, "2de7feb0-2034-4b45-b09c-27de6f3aac9e  2") {
 		t.Errorf("the second round is gone from search:\n%s", out)
+	}
+}
+
+// TestImport_OpencodeFileRewritten pins that a session held back for a 1.1
+// file caught half written is imported once opencode has written it whole.
+func TestImport_OpencodeFileRewritten(t *testing.T) {
+	h := newSourcesHome(t)
+	copyTree(t, "../../opencode/testdata/1.1.65/storage", filepath.Join(h.data, opencode.StorageDir))
+	parts, _ := filepath.Glob(filepath.Join(h.data, opencode.StorageDir, "part", "*", "*.json"))
+	whole, err := os.ReadFile(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, parts[0], string(whole[:len(whole)/2]))
+	if _, _, err := runEnv(t, h.env, "import"); err == nil || h.agents(t) != "claude-code gemini" {
+		t.Fatalf("import with a part cut short: %v, sessions %q", err, h.agents(t))
+	}
+	writeFile(t, parts[0], string(whole))
+	if out, errOut, err := runEnv(t, h.env, "import"); err != nil || h.agents(t) != "claude-code gemini opencode" {
+		t.Fatalf("import once the part is whole: %v, sessions %q\n%s%s", err, h.agents(t), out, errOut)
 	}
 }

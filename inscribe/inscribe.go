@@ -420,21 +420,8 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 			return nil, err
 		}
 		if !same && size < src.Offset && im.appendOnly(sess, path) {
-			cut, err := im.storedPrefix(ctx, f, size, src)
-			if err != nil {
+			if kept, err := im.shrank(ctx, f, size, src, fr); err != nil || kept {
 				return nil, err
-			}
-			if cut {
-				last, err := im.Store.LastRound(ctx, sess.ID)
-				rounds := 0
-				if err == nil {
-					rounds = last.Seq
-				} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
-					return nil, err
-				}
-				fr.Status, fr.Rounds = StatusKept, rounds
-				fr.Note = fmt.Sprintf("%d bytes, shorter than the %d stored and their beginning: the client wrote the file again without its end; what was stored (%s) is kept", size, src.Offset, plural(rounds, "round"))
-				return nil, nil
 			}
 		}
 		if !same {
@@ -684,6 +671,31 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 
 // document reports whether the format reads the file at path as one JSON
 // document ([cairn.Documents]).
+// shrank handles an append-only file found shorter than what src stores
+// ([cairn.AppendOnly]): one that is the stored bytes' beginning holds
+// nothing the store lacks, and what was stored is kept (kept, fr says
+// so); any other was written again by the client, and is read as a new
+// generation, fr saying so too.
+func (im *Importer) shrank(ctx context.Context, f *os.File, size int64, src *cairn.Source, fr *FileReport) (kept bool, err error) {
+	cut, err := im.storedPrefix(ctx, f, size, src)
+	if err != nil {
+		return false, err
+	}
+	if !cut {
+		fr.Note = fmt.Sprintf("%d bytes, shorter than the %d stored and not their beginning: the client wrote the file again; read as a new generation, the stored one's lines kept in the store", size, src.Offset)
+		return false, nil
+	}
+	rounds := 0
+	if last, err := im.Store.LastRound(ctx, src.SessionID); err == nil {
+		rounds = last.Seq
+	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return false, err
+	}
+	fr.Status, fr.Rounds = StatusKept, rounds
+	fr.Note = fmt.Sprintf("%d bytes, shorter than the %d stored and their beginning: the client wrote the file again without its end; what was stored (%s) is kept", size, src.Offset, plural(rounds, "round"))
+	return true, nil
+}
+
 // appendOnly reports whether the file at path, of session s, is one the
 // client only appends to ([cairn.AppendOnly]).
 func (im *Importer) appendOnly(s *cairn.Session, path string) bool {

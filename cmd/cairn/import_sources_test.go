@@ -204,6 +204,13 @@ func TestImport_GeminiShrank(t *testing.T) {
 	if out, _, _ := runEnv(t, h.env, "search", "--agent", "gemini", "change the greeting"); !strings.Contains(out, "2de7feb0-2034-4b45-b09c-27de6f3aac9e  2") {
 		t.Errorf("the second round is gone from search:\n%s", out)
 	}
+	// Shorter and other bytes: written again, read as a new generation,
+	// and said so.
+	writeFile(t, path, strings.Replace(strings.Join(lines[:16], ""), "Please inspect", "PLEASE INSPECT", 1))
+	out, errOut, err = runEnv(t, h.env, "import", path)
+	if err != nil || !strings.Contains(out, "1 rewritten") || !strings.Contains(errOut, "not their beginning: the client wrote the file again; read as a new generation") {
+		t.Errorf("a shorter file written again: %v\n%s%s", err, out, errOut)
+	}
 }
 
 // TestImport_OpencodeFileRewritten pins that a session held back for a 1.1

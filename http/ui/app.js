@@ -86,6 +86,9 @@ function route() {
   const parts = path.split("/").filter(Boolean);
   const page = parts[0] || "sessions";
   for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.nav === page || (page === "session" && a.dataset.nav === "sessions"));
+  // Keys like n and N work on the page a search leads to, not in the box.
+  const box = document.querySelector("#global-search input");
+  if (page !== "search" && document.activeElement === box) box.blur();
   main.replaceChildren();
   const pages = { sessions: sessionsPage, session: sessionPage, search: searchPage, matrix: matrixPage, frames: framesPage };
   const fn = pages[page];
@@ -226,9 +229,10 @@ async function sessionPage(params, id) {
       const body = await expand(row, true);
       // Land on the step a search hit names, then on the match: the
       // words of the search marked in the round, the first in view.
+      const step = body && params.get("step") ? body.querySelector(`.step[data-step="${Number(params.get("step"))}"]`) : null;
       if (body && params.get("step") && !goToStep(body, Number(params.get("step"))))
         document.getElementById("results").replaceChildren(el("p", { class: "error", id: "no-step", role: "alert" }, `No step ${want}.${params.get("step")} on the round's first page.`));
-      if (body && params.get("find")) find(params.get("find"), body, params.get("near"));
+      if (body && params.get("find")) find(params.get("find"), step || body, params.get("near"));
     }
   }
 }

@@ -1,5 +1,6 @@
 // Finding words on the page: the words of a search marked in the opened
-// rounds, n and N to go from one to the next.
+// rounds, tool calls' inputs and outputs included, n and N to go from one
+// to the next, each shown below the bars that stick to the window's top.
 "use strict";
 
 // queryWords reads a query as the server does (cairn.QueryWords): runs of
@@ -35,18 +36,45 @@ function clearFind() {
   finder.at = -1;
 }
 
+// openMatchingCalls renders the body of every tool call under root whose
+// input or result re matches (a call's body is otherwise made when it is
+// first opened), so that its words can be marked.
+function openMatchingCalls(root, re) {
+  const calls = [];
+  for (const d of root.querySelectorAll("details.call")) {
+    re.lastIndex = 0;
+    if (d.callText && re.test(d.callText)) { d.fill(); calls.push(d); }
+  }
+  re.lastIndex = 0;
+  return calls;
+}
+
+// showMatchingView shows a call as stored when its rendered view does not
+// show the words (a tool's view leaves parts of the input out).
+function showMatchingView(calls, re) {
+  for (const d of calls) {
+    const rich = d.querySelector(".call-body > .rich"), raw = d.querySelector(".call-body > .raw");
+    if (!rich || !raw || !raw.hidden) continue;
+    re.lastIndex = 0;
+    const inRich = re.test(rich.textContent);
+    re.lastIndex = 0;
+    if (!inRich && re.test(raw.textContent)) d.showRaw(true);
+  }
+  re.lastIndex = 0;
+}
+
 // markIn marks the words of query in the readable text under root (what
-// users and agents wrote, and compaction dividers), returning the marks in
-// page order.
+// users and agents wrote, compaction dividers, the shown view of tool
+// calls), returning the marks in page order.
 function markIn(root, query) {
   const re = wordsRegExp(queryWords(query));
   const marks = [];
   if (!re) return marks;
-  const scopes = root.querySelectorAll(".block.user .text, .block.assistant .text, .compaction, .index");
+  const scopes = root.querySelectorAll(".block.user .text, .block.assistant .text, .compaction, .index, .call-body > .rich:not([hidden]), .call-body > .raw:not([hidden])");
   for (const scope of scopes) {
     const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
     const nodes = [];
-    while (walker.nextNode()) nodes.push(walker.currentNode);
+    while (walker.nextNode()) if (!walker.currentNode.parentNode.closest("mark.find")) nodes.push(walker.currentNode);
     for (const node of nodes) {
       const text = node.nodeValue;
       re.lastIndex = 0;
@@ -80,7 +108,11 @@ function find(query, from, near) {
   // A long text shows its head; one whose hidden part holds the words is
   // shown in full first, so that the find lands on them.
   const re = wordsRegExp(queryWords(query));
-  if (re) unclampMatching(root, re);
+  if (re) {
+    const calls = openMatchingCalls(root, re);
+    unclampMatching(root, re);
+    showMatchingView(calls, re);
+  }
   finder.marks = markIn(root, query);
   let at = 0;
   if (from) {
@@ -88,7 +120,11 @@ function find(query, from, near) {
     if (i >= 0) at = i;
   }
   if (near) {
-    const i = finder.marks.findIndex((m, j) => j >= at && alnum((m.closest(".block") || m.parentNode).textContent).includes(near));
+    const holds = (m) => {
+      const b = m.closest(".block") || m.parentNode;
+      return alnum(b.textContent).includes(near) || (b.callText !== undefined && alnum(b.callText).includes(near));
+    };
+    const i = finder.marks.findIndex((m, j) => j >= at && holds(m));
     if (i >= 0) at = i;
   }
   updateFindCount();
@@ -96,7 +132,33 @@ function find(query, from, near) {
   return finder.marks.length;
 }
 
-// findGo moves to mark i (wrapping), scrolled to the middle of the window.
+// stuckBottom is how far down the window the bars that stick to its top
+// reach above el once stuck: the header, the toolbar, el's round's line
+// and bar (those that stick at this width).
+function stuckBottom(el) {
+  const round = el.closest(".round.open");
+  const bars = [document.querySelector("header"), document.querySelector(".toolbar"),
+    round && round.querySelector(":scope > .line"), round && round.querySelector(":scope > .body > .round-bar")];
+  let bottom = 0;
+  for (const b of bars) {
+    if (!b) continue;
+    const cs = getComputedStyle(b);
+    if (cs.position === "sticky") bottom = Math.max(bottom, parseFloat(cs.top) + b.offsetHeight);
+  }
+  return bottom;
+}
+
+// reveal scrolls el into the window below the sticky bars: its top just
+// under them (at: "start"), or the middle of what they leave ("center").
+function reveal(el, at) {
+  el.scrollIntoView({ block: at === "start" ? "start" : "center" }); // scrolls the boxes it sits in too
+  const top = stuckBottom(el), r = el.getBoundingClientRect();
+  const want = at === "start" ? top + 6 : top + Math.max(6, (innerHeight - top - r.height) / 2);
+  window.scrollBy(0, r.top - want);
+}
+
+// findGo moves to mark i (wrapping), shown in the middle of the window
+// below its sticky bars.
 function findGo(i) {
   const n = finder.marks.length;
   if (!n) return;
@@ -107,7 +169,7 @@ function findGo(i) {
   for (let d = m.closest("details"); d; d = d.parentElement.closest("details")) d.open = true;
   const step = m.closest(".step");
   if (step) step.hidden = false;
-  m.scrollIntoView({ block: "center" });
+  reveal(m, "center");
   updateFindCount();
 }
 

@@ -159,7 +159,7 @@ function goToStep(body, seq) {
   const s = body.querySelector(`.step[data-step="${seq}"]`);
   if (!s) return false;
   s.hidden = false;
-  s.scrollIntoView({ block: "start" });
+  reveal(s, "start");
   s.classList.add("flash");
   setTimeout(() => s.classList.remove("flash"), 1200);
   return true;
@@ -260,9 +260,14 @@ function callView(use, result, info) {
   const summary = el("summary", {}, el("span", { class: "tool" }, tool), side,
     desc ? el("span", { class: "desc" }, desc) : "", arg ? el("code", { class: "arg" }, arg) : "", status, el("span", { class: "size muted" }, size));
   const d = el("details", { class: "block call" + (result && result.is_error ? " error" : ""), dataset: { tool, line: (use || result).line, index: (use || result).index } }, summary);
+  // What a find looks through before the call is opened: its input's
+  // values (as the search index holds them) and its result.
+  d.callText = [tool, use ? inputValues(input).join("\n") : "", result ? result.content : ""].join("\n");
   let filled = false;
-  d.addEventListener("toggle", () => {
-    if (!d.open || filled) return;
+  // fill renders the call's body, once: on opening, or when a find needs
+  // to mark words in it. showRaw shows the call as stored, or rendered.
+  d.fill = () => {
+    if (filled) return;
     filled = true;
     const stored = use ? (input.__text !== undefined ? input.__text : JSON.stringify(input, null, 2)) : "";
     const rich = el("div", { class: "rich" }, richView(tool, input, use, result));
@@ -270,13 +275,24 @@ function callView(use, result, info) {
       use ? clamped(stored || use.content, (t) => el("pre", {}, t)) : "",
       result ? clamped(result.content, (t) => el("pre", {}, t)) : "");
     const btn = el("button", { class: "raw-toggle", title: "the call's input and result as stored" }, "Raw");
-    btn.addEventListener("click", () => { raw.hidden = !raw.hidden; rich.hidden = !raw.hidden; btn.textContent = raw.hidden ? "Raw" : "Rendered"; });
+    d.showRaw = (on) => { raw.hidden = !on; rich.hidden = on; btn.textContent = on ? "Rendered" : "Raw"; };
+    btn.addEventListener("click", () => d.showRaw(raw.hidden));
     const copies = el("span", { class: "call-copies" },
       use ? copyButton(use.content, { label: "Copy input", class: "copy-input", title: "copy the call's input as stored" }) : "",
       result ? copyButton(result.content, { label: "Copy output", class: "copy-output", title: "copy the result as stored" }) : "");
     d.append(el("div", { class: "call-body" }, el("div", { class: "call-tools" }, copies, btn), rich, raw));
-  });
+  };
+  d.addEventListener("toggle", () => { if (d.open) d.fill(); });
   return d;
+}
+
+// inputValues lists the strings of a call's input, nested ones included,
+// without its keys: what the search index holds of it (cairn.IndexText).
+function inputValues(v, out = []) {
+  if (typeof v === "string") out.push(v);
+  else if (typeof v === "number" || typeof v === "boolean") out.push(String(v));
+  else if (v && typeof v === "object") for (const x of Object.values(v)) inputValues(x, out);
+  return out;
 }
 
 // toolInput reads a call's input: JSON as most tools send it, else the

@@ -45,11 +45,12 @@ var sessionSorts = map[string]func(a, b *cairn.Session) int{
 // its requests read (input and cache) and wrote.
 func sessionTokens(s *cairn.Session) int64 { return s.Usage.Context() + s.Usage.Output }
 
-// handleSessions handles GET /api/sessions?project=&in=&since=&until=&subagents=&sort=&order=&tree=&offset=&limit=.
+// handleSessions handles GET /api/sessions?project=&in=&since=&until=&subagents=&sort=&order=&group=&tree=&offset=&limit=.
 // project selects a folder as the CLI does (exact, or a prefix ending in
 // '/' or '*'); in keeps the sessions whose project contains it. sort is
 // time (default), tokens, rounds, duration, tools (tool calls) or lines,
-// order desc (default) or asc. Each session carries its tool calls
+// order desc (default) or asc; group=project keeps each project's sessions
+// together (groupByProject). Each session carries its tool calls
 // (tool_calls). With tree=true, children are nested under their parents
 // and offset, limit and total count the top rows.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
@@ -66,7 +67,11 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, cairn.Errorf(cairn.EINVALID, "Order %q: use asc or desc.", o))
 		return
 	}
-	in, tree := q.Get("in"), q.Get("tree") == "true"
+	in, tree, group := q.Get("in"), q.Get("tree") == "true", q.Get("group")
+	if group != "" && group != "project" {
+		Error(w, r, cairn.Errorf(cairn.EINVALID, "Cannot group sessions by %q: use project.", group))
+		return
+	}
 	var err error
 	if filter.Since, err = parseTime(q.Get("since")); err != nil {
 		Error(w, r, err)
@@ -81,7 +86,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	if by == "" && in == "" && !tree && !asc {
+	if by == "" && in == "" && !tree && !asc && group == "" {
 		// The store's own order and page: the newest first.
 		sessions, n, err := s.Sessions.FindSessions(r.Context(), filter)
 		if err != nil {
@@ -117,11 +122,27 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		rows = slices.DeleteFunc(rows, func(r *SessionRow) bool { return r.IsSubagent() })
 	}
 	slices.SortFunc(rows, order)
+	if group == "project" {
+		groupByProject(rows)
+	}
 	resp := &SessionsResponse{Sessions: []*SessionRow{}, Total: len(rows)}
 	if filter.Offset < len(rows) {
 		resp.Sessions = rows[filter.Offset:min(len(rows), filter.Offset+filter.Limit)]
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// groupByProject puts sorted rows together by project, keeping their order
+// within each project, the projects in the order of their first row: a
+// page of the list holds a project's rows one after the other.
+func groupByProject(rows []*SessionRow) {
+	first := make(map[string]int)
+	for i, r := range rows {
+		if _, ok := first[r.Project]; !ok {
+			first[r.Project] = i
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b *SessionRow) int { return cmp.Compare(first[a.Project], first[b.Project]) })
 }
 
 // sessionRows returns the sessions as rows; with tree, a session whose

@@ -152,3 +152,36 @@ func TestSession(t *testing.T) {
 		WantError(t, m, "GET", "/api/sessions/x", "", 409, "Busy.")
 	})
 }
+
+// group=project keeps each project's sessions together, in the order of
+// the project's first session under the sort; another grouping is refused.
+func TestSessionsGroupedByProject(t *testing.T) {
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	var sorted, grouped cairnhttp.SessionsResponse
+	MustGet(t, s, "/api/sessions?tree=true&sort=tools", &sorted)
+	MustGet(t, s, "/api/sessions?tree=true&sort=tools&group=project", &grouped)
+	if len(grouped.Sessions) != len(sorted.Sessions) || grouped.Total != sorted.Total {
+		t.Fatalf("grouped %d of %d, sorted %d of %d", len(grouped.Sessions), grouped.Total, len(sorted.Sessions), sorted.Total)
+	}
+	var order []string
+	seen := map[string]bool{}
+	for _, r := range sorted.Sessions {
+		if !seen[r.Project] {
+			seen[r.Project] = true
+			order = append(order, r.Project)
+		}
+	}
+	var got []string
+	for i, r := range grouped.Sessions {
+		if i == 0 || r.Project != grouped.Sessions[i-1].Project {
+			got = append(got, r.Project)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(order, "\n") {
+		t.Fatalf("projects in the grouped list %q, want each once in the order %q", got, order)
+	}
+	if code, body := Do(t, s, "GET", "/api/sessions?group=agent", ""); code != 400 || !strings.Contains(body, "use project") {
+		t.Fatalf("group=agent: %d %s", code, body)
+	}
+}

@@ -112,20 +112,49 @@ const sessionColumns = [
   ["duration", "duration"], ["ended", "time"], ["lineage", ""],
 ];
 
+// shortPath shortens a path from the left to about max characters: its
+// last folders are what tells projects apart.
+function shortPath(p, max = 36) {
+  if (!p || p.length <= max) return p || "";
+  const parts = p.split("/");
+  let out = parts.pop();
+  while (parts.length > 1 && out.length + parts[parts.length - 1].length + 1 <= max - 2) out = parts.pop() + "/" + out;
+  return out.length > max - 1 ? "…" + out.slice(out.length - (max - 1)) : "…/" + out;
+}
+
+// listHash is the sessions list's address with params changed (a value
+// of null or "" removes one), from its first page.
+function listHash(params, changes) {
+  const p = new URLSearchParams(params);
+  p.delete("offset");
+  for (const [k, v] of Object.entries(changes)) v === null || v === "" ? p.delete(k) : p.set(k, v);
+  return "#/?" + p;
+}
+
 async function sessionsPage(params) {
+  const sort = params.get("sort") || "time", order = params.get("order") || "desc", grouped = params.get("group") === "project";
+  // The sort as a field too: on a phone the column heads are not shown.
+  const sortBy = el("select", { id: "session-sort", name: "sort", "aria-label": "sort by", title: "sort by" },
+    sessionColumns.filter(([, key]) => key).map(([label, key]) => el("option", { value: key, selected: key === sort }, "by " + label)));
+  sortBy.addEventListener("change", () => { location.hash = listHash(params, { sort: sortBy.value }); });
+  const flip = el("button", { type: "button", id: "session-order", title: order === "desc" ? "largest or latest first; click for the other way" : "smallest or earliest first; click for the other way",
+    onclick: () => { location.hash = listHash(params, { order: order === "desc" ? "asc" : "desc" }); } }, order === "desc" ? "▾" : "▴");
+  const group = el("input", { id: "session-group", type: "checkbox", checked: grouped });
+  group.addEventListener("change", () => { location.hash = listHash(params, { group: group.checked ? "project" : null }); });
   const form = el("form", { class: "filters", id: "session-filters" },
     el("input", { name: "in", placeholder: "project contains…", value: params.get("in") || "", "aria-label": "project contains" }),
     el("label", {}, "since ", el("input", { name: "since", type: "date", value: params.get("since") || "" })),
     el("label", { title: "subagents and surgery's children are listed under their parents; this also lists subagents whose parent is not stored" }, el("input", { name: "subagents", type: "checkbox", checked: params.get("subagents") === "true" }), " orphan subagents"),
     el("button", { type: "submit" }, "Filter"),
-    el("span", { class: "muted" }, "or search their text with the box above"));
+    el("span", { class: "list-order" }, sortBy, flip, el("label", { title: "each project's sessions together, under its folder" }, group, " group by project")),
+    el("span", { class: "muted hint" }, "or search their text with the box above"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const p = new URLSearchParams();
     if (form.in.value.trim()) p.set("in", form.in.value.trim());
     if (form.since.value) p.set("since", form.since.value);
     if (form.subagents.checked) p.set("subagents", "true");
-    for (const k of ["sort", "order"]) if (params.get(k)) p.set(k, params.get(k));
+    for (const k of ["sort", "order", "group"]) if (params.get(k)) p.set(k, params.get(k));
     location.hash = "#/?" + p;
   });
   main.append(el("h1", {}, "Sessions"), form);
@@ -144,7 +173,6 @@ async function sessionsPage(params) {
       : el("p", { class: "empty", id: "no-sessions" }, "No sessions yet. Import some with: cairn import"));
     return;
   }
-  const sort = params.get("sort") || "time", order = params.get("order") || "desc";
   const sortLink = (label, key) => {
     if (!key) return label;
     const p = new URLSearchParams(params);
@@ -156,12 +184,12 @@ async function sessionsPage(params) {
   const rows = [];
   const add = (s, depth) => {
     const kids = s.children || [];
-    const tr = el("tr", { class: "session-row" + (depth ? " child" : ""), dataset: { id: s.id, depth } },
+    const tr = el("tr", { class: "session-row" + (depth ? " child" : ""), dataset: { id: s.id, depth, project: s.project || "" } },
       el("td", { class: "title-cell" }, depth ? el("span", { class: "indent" }, "↳ ") : "",
         kids.length ? el("button", { class: "kids", title: "show the sessions that came from it", "aria-expanded": "false" }, `▸ ${kids.length}`) : "",
         lineageBadges(s), sessionLink(s.id, titleOf(s)), el("div", { class: "muted mono small" }, short(s.id))),
       el("td", { class: "muted nowrap" }, s.agent),
-      el("td", { class: "mono small" }, s.project || ""),
+      el("td", { class: "mono small project", title: s.project || "" }, shortPath(s.project)),
       el("td", { class: "num", dataset: { unit: s.rounds === 1 ? " round" : " rounds" } }, String(s.rounds)),
       el("td", { class: "num", title: "tool calls", dataset: { unit: s.tool_calls === 1 ? " tool call" : " tool calls" } }, String(s.tool_calls || 0)),
       el("td", { class: "num", title: tokensTitle(s.usage) }, human(sessionTokens(s.usage))),
@@ -180,8 +208,17 @@ async function sessionsPage(params) {
       for (const r of kidRows) if (Number(r.dataset.depth) === depth + 1 || !open) r.hidden = !open;
     });
   };
-  for (const s of data.sessions) add(s, 0);
-  main.append(el("table", { id: "sessions" },
+  let project = null;
+  for (const s of data.sessions) {
+    if (grouped && (s.project || "") !== project) {
+      project = s.project || "";
+      const n = data.sessions.filter((x) => (x.project || "") === project).length;
+      rows.push(el("tr", { class: "group-row", dataset: { project } },
+        el("th", { colspan: sessionColumns.length }, el("span", { class: "mono" }, project || "(no project)"), el("span", { class: "muted" }, " · " + plural(n, "session")))));
+    }
+    add(s, 0);
+  }
+  main.append(el("table", { id: "sessions", class: grouped ? "grouped" : "" },
     el("thead", {}, el("tr", {}, sessionColumns.map(([h, key]) => el("th", { class: key ? "sortable" : "" }, sortLink(h, key))))),
     el("tbody", {}, rows)));
   const nav = el("p", { class: "muted" }, `${offset + 1}–${offset + data.sessions.length} of ${data.total} · times in ${tzName()} `);

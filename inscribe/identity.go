@@ -13,13 +13,16 @@ import (
 
 // resolve sets sess.ID to the session the file at path feeds, by its
 // [cairn.SourceKey]: the session last read from path, else the session
-// with the id the harness gave it if that one was read from this path, or
-// from a file that no longer exists (the file moved), else a copy of that
-// id whose file no longer exists and whose lines the file begins with (a
+// with the id the harness gave it if that one was read from this path,
+// or from a file that no longer exists (the file moved), or if the file
+// begins with every byte that session stores (the longer of two sources,
+// one a prefix of the other, is the session), else a copy of that id
+// whose file no longer exists and whose lines the file begins with (a
 // copy moved), else, when another existing file holds that id,
-// [cairn.SourceKey.CopyID]. It reports
-// duplicate when the file holds only bytes that session already stores
-// from the other file: a copy is not stored twice.
+// [cairn.SourceKey.CopyID]: a diverging copy is stored beside it. It
+// reports duplicate when the file holds only bytes that session already
+// stores from the other file: a copy is not stored twice. The caller
+// holds the lock of sess.ID as the harness gave it.
 func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, err error) {
 	known, err := im.Store.FindSourceByPath(ctx, path)
 	if err == nil {
@@ -37,12 +40,29 @@ func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size i
 		return false, err
 	case other.Path == path || other.Path == "":
 		return false, nil
-	case other.Agent == sess.Agent && !exists(other.Path):
-		return false, nil // moved: the same source under a new name
-	case other.Agent == sess.Agent && size <= other.Offset:
+	case other.Agent != sess.Agent:
+	case size <= other.Offset:
+		// A file that holds only the beginning of what is stored (a
+		// partial copy) adds nothing, whether the file stored is still
+		// there or moved with its copy; the whole of it, where the file
+		// stored is gone, is that file moved.
 		same, err := im.storedPrefix(ctx, f, size, other)
-		if err != nil || same {
-			return same, err
+		switch {
+		case err != nil:
+			return false, err
+		case !exists(other.Path):
+			return same && size < other.Offset, nil
+		case same:
+			return true, nil
+		}
+	default:
+		// A file that begins with every byte stored is the longer source
+		// the stored one was a partial copy of (or the same file, moved
+		// and grown): it is the session, and the stored file, read
+		// again, is then a copy of it. Nothing flips between the two.
+		grown, err := im.storedPrefix(ctx, f, other.Offset, other)
+		if err != nil || grown || !exists(other.Path) {
+			return false, err
 		}
 	}
 	// A copy whose file moved (a backup folder moved elsewhere) is the

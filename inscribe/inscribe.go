@@ -186,11 +186,20 @@ feed:
 	return rep, ctx.Err()
 }
 
-// lockSession keeps two files of one session from being inscribed at once.
-func (im *Importer) lockSession(id string) (unlock func()) {
+// lock keeps two files of one session from being inscribed at once, in
+// this importer and across the store's importers. A file is locked under
+// its harness id first, then under the copy id it resolves to, if any:
+// never the other way round.
+func (im *Importer) lock(ctx context.Context, id string) (unlock func(), err error) {
 	m, _ := im.sessions.LoadOrStore(id, new(sync.Mutex))
-	m.(*sync.Mutex).Lock()
-	return m.(*sync.Mutex).Unlock
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	release, err := im.Store.LockSession(ctx, id)
+	if err != nil {
+		mu.Unlock()
+		return nil, err
+	}
+	return func() { release(); mu.Unlock() }, nil
 }
 
 type file struct {
@@ -382,6 +391,15 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	if err != nil {
 		return nil, err
 	}
+	// Every file of one harness id is resolved and read in turn: two
+	// files of one session (a backup, a sync folder) read at once would
+	// each find the other's lines stored, or none, depending on timing.
+	unlock, err := im.lock(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	id := sess.ID
 	dup, err := im.resolve(ctx, f, path, size, sess)
 	if err != nil {
 		return nil, err
@@ -397,12 +415,13 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 		fr.Status, fr.Error = StatusDropped, why
 		return nil, nil
 	}
-	defer im.lockSession(sess.ID)()
-	unlock, err := im.Store.LockSession(ctx, sess.ID)
-	if err != nil {
-		return nil, err
+	if sess.ID != id {
+		unlock, err := im.lock(ctx, sess.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 
 	var prev *cairn.Source // the stored position this import continues from
 	win := &windows{}
@@ -429,7 +448,7 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 			src, win = &cairn.Source{SessionID: sess.ID, Generation: src.Generation + 1}, &windows{}
 		} else if size == src.Offset {
 			fr.Status = StatusUnchanged
-			return nil, nil
+			return nil, im.moved(ctx, sess, src, path)
 		}
 	}
 	src.Path = path
@@ -444,6 +463,25 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	}
 	fr.Rounds = r.lastSeq
 	return r.problems, nil
+}
+
+// moved records path as where the session src stores is read from, when
+// its file moved with nothing new in it: the session shows where it is
+// now, and the next import finds it by its path.
+func (im *Importer) moved(ctx context.Context, sess *cairn.Session, src *cairn.Source, path string) error {
+	if src.Path == path {
+		return nil
+	}
+	seq := 0
+	if last, err := im.Store.LastRound(ctx, sess.ID); err == nil {
+		seq = last.Seq
+	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		return err
+	}
+	stored := *src
+	at := *src
+	at.Path = path
+	return im.Store.Inscribe(ctx, &cairn.Inscription{Session: sess, Source: at, Prev: &stored, FromSeq: seq + 1})
 }
 
 // headLines returns the complete lines in the first HeadSize bytes, enough

@@ -17,11 +17,17 @@ type Event struct {
 	Sessions []string `json:"sessions"`
 }
 
-// events fans events out to the open event streams.
+// RunningFor is how long after its transcript last grew a session counts
+// as running: an agent at work writes a line every few seconds.
+const RunningFor = 2 * time.Minute
+
+// events fans events out to the open event streams, and remembers when
+// each session last changed.
 type events struct {
 	mu      sync.Mutex
 	streams map[chan *Event]struct{}
 	closed  chan struct{}
+	changed map[string]time.Time
 }
 
 func (s *Server) registerEventRoutes() {
@@ -36,13 +42,42 @@ func (s *Server) Notify(ids ...string) {
 		return
 	}
 	ev := &Event{Sessions: ids}
+	now := time.Now()
 	s.events.mu.Lock()
 	defer s.events.mu.Unlock()
+	if s.events.changed == nil {
+		s.events.changed = map[string]time.Time{}
+	}
+	for id, at := range s.events.changed {
+		if now.Sub(at) > RunningFor {
+			delete(s.events.changed, id)
+		}
+	}
+	for _, id := range ids {
+		s.events.changed[id] = now
+	}
 	for c := range s.events.streams {
 		select {
 		case c <- ev:
 		default:
 		}
+	}
+}
+
+// Running reports whether the session id is running: Notify named it
+// within RunningFor (so only under cairn serve --watch).
+func (s *Server) Running(id string) bool {
+	s.events.mu.Lock()
+	defer s.events.mu.Unlock()
+	at, ok := s.events.changed[id]
+	return ok && time.Since(at) <= RunningFor
+}
+
+// markRunning sets Running on rows and their children.
+func (s *Server) markRunning(rows []*SessionRow) {
+	for _, r := range rows {
+		r.Running = s.Running(r.ID)
+		s.markRunning(r.Children)
 	}
 }
 

@@ -27,6 +27,8 @@ type SessionsResponse struct {
 type SessionRow struct {
 	*cairn.Session
 	Children []*SessionRow `json:"children,omitempty"`
+	// Running: the watcher imported it within RunningFor.
+	Running bool `json:"running,omitempty"`
 }
 
 // Sort orders of the sessions list.
@@ -97,6 +99,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		for _, sess := range sessions {
 			resp.Sessions = append(resp.Sessions, &SessionRow{Session: sess})
 		}
+		s.markRunning(resp.Sessions)
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
@@ -129,6 +132,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	if filter.Offset < len(rows) {
 		resp.Sessions = rows[filter.Offset:min(len(rows), filter.Offset+filter.Limit)]
 	}
+	s.markRunning(resp.Sessions)
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -173,6 +177,7 @@ func sessionRows(sessions []*cairn.Session, tree bool) []*SessionRow {
 // (subagents, and surgery's exports, a merge's from both parents).
 type SessionResponse struct {
 	Session  *cairn.Session  `json:"session"`
+	Running  bool            `json:"running,omitempty"` // as in SessionRow
 	Parent   *cairn.Session  `json:"parent,omitempty"`
 	Children []*SessionChild `json:"children"`
 }
@@ -193,7 +198,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, err)
 		return
 	}
-	resp := &SessionResponse{Session: sess, Children: []*SessionChild{}}
+	resp := &SessionResponse{Session: sess, Running: s.Running(sess.ID), Children: []*SessionChild{}}
 	if sess.Parent != "" {
 		if resp.Parent, err = s.Sessions.FindSessionByID(ctx, sess.Parent); cairn.ErrorCode(err) == cairn.ENOTFOUND {
 			resp.Parent = nil // the parent was never imported

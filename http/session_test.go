@@ -185,3 +185,32 @@ func TestSessionsGroupedByProject(t *testing.T) {
 		t.Fatalf("group=agent: %d %s", code, body)
 	}
 }
+
+// A session the watcher imported within RunningFor is running, in the
+// list (children too) and on its own; the others are not.
+func TestSessionsRunning(t *testing.T) {
+	s, _ := MustOpenServer(t)
+	s.Notify(subagentB)
+	var list cairnhttp.SessionsResponse
+	MustGet(t, s, "/api/sessions?tree=true", &list)
+	var running []string
+	var walk func([]*cairnhttp.SessionRow)
+	walk = func(rows []*cairnhttp.SessionRow) {
+		for _, r := range rows {
+			if r.Running {
+				running = append(running, r.ID)
+			}
+			walk(r.Children)
+		}
+	}
+	walk(list.Sessions)
+	if len(running) != 1 || running[0] != subagentB {
+		t.Fatalf("running %v, want %s alone", running, subagentB)
+	}
+	var one, other cairnhttp.SessionResponse
+	MustGet(t, s, "/api/sessions/"+subagentB, &one)
+	MustGet(t, s, "/api/sessions/"+sessionA, &other)
+	if !one.Running || other.Running {
+		t.Fatalf("running: %s %v, %s %v", subagentB, one.Running, sessionA, other.Running)
+	}
+}

@@ -14,7 +14,9 @@ async function api(method, path, body) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body || {});
   }
-  const resp = await fetch(path, opts);
+  let resp;
+  try { resp = await fetch(path, opts); }
+  catch { connectionLost(); throw offline(); }
   const data = await resp.json().catch(() => ({ error: resp.statusText }));
   if (!resp.ok) throw new Error(data.error || resp.statusText);
   return data;
@@ -65,6 +67,10 @@ function tzName() {
 // typed, no escapes; its id's head when it has none.
 const titleOf = (s) => (s.title ? promptText(s.title) : "") || short(s.id);
 const sessionLink = (id, label) => el("a", { href: "#/session/" + encodeURIComponent(id) }, label || short(id));
+
+// runningBadge marks a session whose transcript grew in the last minutes,
+// as cairn serve --watch imported it.
+const runningBadge = () => el("span", { class: "badge running", title: "its transcript grew in the last two minutes (cairn serve --watch imports it as it grows)" }, "● running");
 
 function lineageBadges(s) {
   const out = [];
@@ -187,7 +193,7 @@ async function sessionsPage(params) {
     const tr = el("tr", { class: "session-row" + (depth ? " child" : ""), dataset: { id: s.id, depth, project: s.project || "" } },
       el("td", { class: "title-cell" }, depth ? el("span", { class: "indent" }, "↳ ") : "",
         kids.length ? el("button", { class: "kids", title: "show the sessions that came from it", "aria-expanded": "false" }, `▸ ${kids.length}`) : "",
-        lineageBadges(s), sessionLink(s.id, titleOf(s)), el("div", { class: "muted mono small" }, short(s.id))),
+        s.running ? runningBadge() : "", lineageBadges(s), sessionLink(s.id, titleOf(s)), el("div", { class: "muted mono small" }, short(s.id))),
       el("td", { class: "muted nowrap" }, s.agent),
       el("td", { class: "mono small project", title: s.project || "" }, shortPath(s.project)),
       el("td", { class: "num", dataset: { unit: s.rounds === 1 ? " round" : " rounds" } }, String(s.rounds)),
@@ -243,7 +249,7 @@ async function sessionPage(params, id) {
   const s = data.session;
   view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
   main.append(el("h1", {}, titleOf(s)));
-  main.append(metaView(s));
+  main.append(metaView(s, data.running));
   const lin = lineageView(data);
   main.append(lin, toolbar(), el("div", { id: "results" }), suggestPanel(), el("div", { class: "timeline", id: "timeline" }), el("div", { class: "more", id: "more" }));
   await loadMore();
@@ -275,13 +281,14 @@ async function sessionPage(params, id) {
 }
 
 // metaView is the line under a session's title: id, project, rounds,
-// times, duration, tokens, harness.
-function metaView(s) {
+// times, duration, tokens, harness; running, when the watcher is
+// importing it.
+function metaView(s, running) {
   return el("div", { class: "meta", id: "session-meta" },
     el("span", { class: "mono" }, s.id), s.project ? el("span", { class: "mono" }, s.project) : "",
     el("span", { id: "session-rounds" }, plural(s.rounds, "round")), el("span", { title: "times in " + tzName() }, `${when(s.started_at)} – ${when(s.ended_at)} ${tzName().split(" ")[0]}`),
     el("span", {}, duration(s.started_at, s.ended_at)), el("span", { title: tokensTitle(s.usage) }, human(sessionTokens(s.usage)) + " tokens"),
-    el("span", {}, s.agent));
+    el("span", {}, s.agent), running ? runningBadge() : "");
 }
 
 // lineageView shows where a session came from and what came from it:

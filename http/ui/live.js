@@ -1,11 +1,59 @@
 // Live updates: the server pushes the sessions that changed (cairn serve
 // --watch imports transcripts as they grow); an open session shows its new
-// and grown rounds, the sessions list reloads.
+// and grown rounds, the sessions list reloads. The page knows when the
+// server is gone, says so, reconnects and fetches what it missed.
 "use strict";
+
+// conn is the state of the page's connection to the server.
+const conn = { up: true, since: null };
+
+// connectionLost says the server does not answer (the event stream broke,
+// or a request found no server), until it answers again.
+function connectionLost() {
+  if (!conn.up) return;
+  conn.up = false;
+  conn.since = new Date();
+  const c = document.getElementById("conn");
+  const p = (n) => String(n).padStart(2, "0");
+  c.textContent = `The cairn server has not answered since ${p(conn.since.getHours())}:${p(conn.since.getMinutes())}:${p(conn.since.getSeconds())}: what is shown may be out of date. Trying again every second…`;
+  c.hidden = false;
+}
+
+// connectionBack is the server answering again: the page fetches what it
+// missed meanwhile.
+function connectionBack() {
+  if (conn.up) return;
+  conn.up = true;
+  document.getElementById("conn").hidden = true;
+  toast("Connected to the cairn server again.");
+  catchUp().catch((err) => toast(err.message, true));
+}
+
+// catchUp fetches what changed while the page was not connected: the open
+// session's header and new rounds, and the rounds that failed to open; or
+// the page again.
+async function catchUp() {
+  if (view && document.getElementById("timeline")) {
+    for (const row of document.querySelectorAll("#timeline .round")) if (row.querySelector(":scope > .body > .error")) expand(row, true);
+    return refreshSession();
+  }
+  route();
+}
+
+// offline is the error a request that found no server fails with: the
+// browser's own words ("Failed to fetch") say nothing to a reader.
+const offline = () => new Error("The cairn server does not answer (is cairn serve still running?); the page reconnects by itself when it is back.");
 
 function startLive() {
   if (!window.EventSource) return;
   const es = new EventSource("/api/events");
+  es.addEventListener("open", connectionBack);
+  es.addEventListener("error", () => {
+    connectionLost();
+    // The browser retries a broken stream by itself (the server asks for
+    // every second); one it gave up on is opened again.
+    if (es.readyState === EventSource.CLOSED) setTimeout(startLive, 2000);
+  });
   es.addEventListener("message", (e) => {
     let ev;
     try { ev = JSON.parse(e.data); } catch { return; }
@@ -41,7 +89,7 @@ async function refreshSession() {
     ]);
     if (v !== view) return;
     v.session = data.session;
-    document.getElementById("session-meta").replaceWith(metaView(data.session));
+    document.getElementById("session-meta").replaceWith(metaView(data.session, data.running));
     if (!page) return; // the rest is not loaded yet: scrolling loads it
     const tl = document.getElementById("timeline");
     for (const r of page.rounds) {

@@ -6,8 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"cairn/internal/rusage"
 )
 
 // A Command is one whole process to time: what a person or a hook waits
@@ -25,9 +26,7 @@ func (c Command) Run() (wall, cpu time.Duration, err error) {
 	start := time.Now()
 	out, err := cmd.Output()
 	wall = time.Since(start)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	cpu = rusage.CPU(cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
 		return wall, cpu, fmt.Errorf("%s: %v: %s", c.Name, err, out)

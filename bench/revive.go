@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os/exec"
 	"sort"
-	"syscall"
 	"time"
+
+	"cairn/internal/rusage"
 )
 
 // A Footprint is what one whole process took: wall and CPU time, and its
@@ -24,10 +25,7 @@ func RunFootprint(c Command, env []string) (Footprint, error) {
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	f := Footprint{Wall: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		f.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		f.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
-	}
+	f.CPU, f.PeakRSS = rusage.CPU(cmd.ProcessState), rusage.PeakRSS(cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil {
 		if errors.As(err, &ee) {

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"cairn"
-
-	"golang.org/x/sys/unix"
 )
 
 // Mirror brings the canonical logs of every session in an opencode data
@@ -70,7 +68,7 @@ func mirror(ctx context.Context, dataDir, mirrorDir string, now time.Time, only 
 		return nil, err
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := lockFile(lock); err != nil {
 		return nil, err
 	}
 	marksPath := filepath.Join(mirrorDir, ".marks")

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"cairn"
+	"cairn/internal/rusage"
 )
 
 // TestFTSLayouts measures the search index's layouts on the store named
@@ -180,13 +180,7 @@ func TestFTSLayouts(t *testing.T) {
 	}
 }
 
-func layoutCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func layoutCPU() time.Duration { return rusage.Self() }
 
 // TestSearchIndexAutomerge: the search index merges its segments eight at
 // a time (migration 0017): a migration that makes blocks_fts again must

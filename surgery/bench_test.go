@@ -7,12 +7,12 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"cairn"
 	"cairn/claudecode"
+	"cairn/internal/rusage"
 	"cairn/sqlite"
 	"cairn/surgery"
 )
@@ -167,10 +167,4 @@ func BenchmarkExportSteps_5000x40(b *testing.B) {
 }
 
 // cpuTime is the user and system time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return rusage.Self() }

@@ -6,10 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"cairn/bench"
+	"cairn/internal/rusage"
 )
 
 // The figures of issue #30, one row per corpus: import (MB/s), peak RSS,
@@ -56,10 +56,9 @@ func timeImport(name, storePath string, cmd *exec.Cmd) (imported, error) {
 		return imported{}, fmt.Errorf("%s import: %w: %s", name, err, stderr.String())
 	}
 	el := time.Since(start)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	rss := ru.Maxrss
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-	return imported{name: name, seconds: el.Seconds(), cpu: cpu, rssMB: float64(rss) / 1024, storeMB: float64(fileSizes(storePath)) / 1e6, storePath: storePath}, nil
+	rss := rusage.PeakRSS(cmd.ProcessState)
+	cpu := rusage.CPU(cmd.ProcessState).Seconds()
+	return imported{name: name, seconds: el.Seconds(), cpu: cpu, rssMB: float64(rss) / (1 << 20), storeMB: float64(fileSizes(storePath)) / 1e6, storePath: storePath}, nil
 }
 
 // phraseSearch times `cairn search` of q (each cairn in bins on its own

@@ -22,10 +22,10 @@ import (
 	"runtime/trace"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"cairn/bench"
+	"cairn/internal/rusage"
 )
 
 func main() {
@@ -173,10 +173,10 @@ func measureImport(cairnBin, storePath, corpus string, size int64) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	el := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	rss := rusage.PeakRSS(cmd.ProcessState)
 	store := fileSizes(storePath)
 	fmt.Printf("import        %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB, %.1f %% of the raw history (cairn import, whole process)\n",
-		float64(size)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(store)/1e6, 100*float64(store)/float64(size))
+		float64(size)/1e6/el.Seconds(), el.Seconds(), float64(rss)/(1<<20), float64(store)/1e6, 100*float64(store)/float64(size))
 	return nil
 }
 
@@ -417,8 +417,8 @@ func measureCodexImport(g *bench.Generator, cairnBin, dir, size, samplesDir stri
 		return fmt.Errorf("import codex: %w", err)
 	}
 	el := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	rss := rusage.PeakRSS(cmd.ProcessState)
 	fmt.Printf("import codex  %.1f MB/s (%.1f s), peak RSS %.0f MB, store %.1f MB (%d rollouts, %.1f MB; cairn import, whole process)\n",
-		float64(got)/1e6/el.Seconds(), el.Seconds(), float64(rss)/1024, float64(fileSizes(storePath))/1e6, files, float64(got)/1e6)
+		float64(got)/1e6/el.Seconds(), el.Seconds(), float64(rss)/(1<<20), float64(fileSizes(storePath))/1e6, files, float64(got)/1e6)
 	return nil
 }

@@ -135,6 +135,10 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		m.usage(m.Stdout)
 		return nil
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		m.printVersion()
+		return nil
+	}
 	if lean && needsFull(args, m.Getenv) {
 		return m.handOff(args)
 	}
@@ -208,7 +212,7 @@ else "default". A Claude Code sub-agent's shell has its parent's
 $CLAUDE_CODE_SESSION_ID and nothing of its own (hook payloads name the
 sub-agent, the commands it runs cannot see them): cairn's SubagentStart
 tells the sub-agent its session, PARENT-agent-ID, to pass as --session.
-"cairn <command> -h" says more.
+"cairn <command> -h" says more; "cairn --version" says which cairn this is.
 `)
 }
 

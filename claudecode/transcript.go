@@ -11,9 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"cairn"
 )
@@ -103,8 +106,50 @@ func DefaultProjectsDir() (string, error) {
 	return ProjectsDir(home), nil
 }
 
-var nonAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9]`) })
+// projectDirMax is the longest project folder name Claude Code writes
+// whole; a longer one is cut there and told apart by a hash.
+const projectDirMax = 200
 
 // ProjectDirName returns the folder name Claude Code uses for a working
-// directory: every character that is not a letter or digit becomes '-'.
-func ProjectDirName(cwd string) string { return nonAlnum().ReplaceAllString(cwd, "-") }
+// directory, on every OS (C:\Users\x\proj is C--Users-x-proj): every
+// UTF-16 code unit that is not an ASCII letter or digit becomes '-' (a
+// character outside the BMP, two units, becomes "--"), and a name longer
+// than 200 is cut to 200 and followed by '-' and the base-36 of the
+// absolute value of the path's 32-bit string hash (h = h*31 + unit), as
+// the client does (2.1.197 to 2.1.330 at least).
+func ProjectDirName(cwd string) string {
+	var b strings.Builder
+	b.Grow(len(cwd))
+	for _, r := range cwd {
+		switch {
+		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := b.String()
+	if len(name) <= projectDirMax {
+		return name
+	}
+	return name[:projectDirMax] + "-" + strconv.FormatInt(abs(int64(javaHash(cwd))), 36)
+}
+
+// javaHash is the client's string hash: h = h*31 + c over the UTF-16 code
+// units, in 32 bits.
+func javaHash(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = h*31 + int32(u)
+	}
+	return h
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

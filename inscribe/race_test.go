@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"cairn/inscribe"
@@ -92,7 +91,7 @@ func TestImport_FIFO(t *testing.T) {
 	dir := t.TempDir()
 	st := mustOpenStore(t, filepath.Join(dir, "cairn.db"))
 	fifo := filepath.Join(dir, "0b0b0b0b-0000-4000-8000-00000000f1f0.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := makeFIFO(fifo); err != nil {
 		t.Skip(err)
 	}
 	writeFile(t, filepath.Join(dir, sid+".jsonl"), chainLine(1, "user", "q"))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -28,7 +27,7 @@ func TestHookTranscriptNotRegular(t *testing.T) {
 	}
 	id := "0d0d0d0d-0000-4000-8000-0000000000f1"
 	fifo := filepath.Join(projects, id+".jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := makeFIFO(fifo); err != nil {
 		t.Skip(err)
 	}
 	zero := filepath.Join(projects, "0d0d0d0d-0000-4000-8000-0000000000f2.jsonl")

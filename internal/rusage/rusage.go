@@ -29,3 +29,12 @@ func PeakRSS(ps *os.ProcessState) int64 {
 	}
 	return peakRSS(ps)
 }
+
+// maxrssBytes is getrusage's ru_maxrss in bytes: macOS and iOS count it in
+// bytes, the other Unixes in kilobytes.
+func maxrssBytes(goos string, maxrss int64) int64 {
+	if goos == "darwin" || goos == "ios" {
+		return maxrss
+	}
+	return maxrss * 1024
+}

@@ -83,7 +83,7 @@ func ChatsDir(geminiHome, project string) string {
 		Projects map[string]string `json:"projects"`
 	}
 	if data, err := os.ReadFile(filepath.Join(geminiHome, "projects.json")); err == nil && json.Unmarshal(data, &reg) == nil {
-		if slug := reg.Projects[project]; slug != "" && !strings.ContainsAny(slug, `/\`) && slug != ".." {
+		if slug := reg.Projects[projectKey(project)]; slug != "" && !strings.ContainsAny(slug, `/\`) && slug != ".." {
 			return filepath.Join(TmpDir(geminiHome), slug, "chats")
 		}
 	}

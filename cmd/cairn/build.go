@@ -51,6 +51,15 @@ func needsFull(args []string, getenv func(string) string) bool {
 	return false
 }
 
+// fullFile is cairn-full's file name on goos: Windows runs only files
+// named .exe.
+func fullFile(goos string) string {
+	if goos == "windows" {
+		return fullName + ".exe"
+	}
+	return fullName
+}
+
 // fullBinary finds cairn-full: $CAIRN_FULL, else beside this executable,
 // else on PATH.
 func fullBinary(getenv func(string) string) (string, error) {
@@ -62,7 +71,7 @@ func fullBinary(getenv func(string) string) (string, error) {
 		if real, err := filepath.EvalSymlinks(self); err == nil {
 			self = real
 		}
-		beside := filepath.Join(filepath.Dir(self), fullName)
+		beside := filepath.Join(filepath.Dir(self), fullFile(runtime.GOOS))
 		if info, err := os.Stat(beside); err == nil && !info.IsDir() {
 			return beside, nil
 		}
@@ -72,7 +81,7 @@ func fullBinary(getenv func(string) string) (string, error) {
 	}
 	where := "beside this cairn"
 	if self != "" {
-		where = filepath.Join(filepath.Dir(self), fullName)
+		where = filepath.Join(filepath.Dir(self), fullFile(runtime.GOOS))
 	}
 	return "", cairn.Errorf(cairn.ENOTFOUND, "This is the lean cairn; this command needs cairn-full (the MCP server, the viewer, PostgreSQL stores, eval's model API), which is neither at %s nor on PATH. From cairn's source: CGO_ENABLED=0 go build -o %s ./cmd/cairn", where, where)
 }

@@ -159,3 +159,13 @@ func TestLeanInit(t *testing.T) {
 		t.Errorf("cairn's packages allocate %d bytes before main, over %d: move package-level maps and formatting into functions\n%s", total, limit, strings.Join(mine, "\n"))
 	}
 }
+
+// TestFullFile: the lean build looks beside itself for cairn-full.exe on
+// Windows, where a release archive puts it, and cairn-full elsewhere.
+func TestFullFile(t *testing.T) {
+	for goos, want := range map[string]string{"windows": "cairn-full.exe", "linux": "cairn-full", "darwin": "cairn-full"} {
+		if got := fullFile(goos); got != want {
+			t.Errorf("fullFile(%s) = %q, want %q", goos, got, want)
+		}
+	}
+}

@@ -12,13 +12,13 @@ import (
 // allowed everywhere but the root, which imports the standard library only.
 var layers = map[string][]string{
 	"cairn":            {},
-	"cairn/claudecode": {"cairn"},
-	"cairn/codex":      {"cairn"},
-	"cairn/opencode":   {"cairn"},
-	"cairn/gemini":     {"cairn"},
+	"cairn/claudecode": {"cairn", "cairn/internal/readrule"},
+	"cairn/codex":      {"cairn", "cairn/internal/readrule"},
+	"cairn/opencode":   {"cairn", "cairn/internal/readrule"},
+	"cairn/gemini":     {"cairn", "cairn/internal/readrule"},
 	"cairn/sqlite":     {"cairn", "cairn/internal/porter"},
 	"cairn/postgres":   {"cairn"},
-	"cairn/inscribe":   {"cairn"},
+	"cairn/inscribe":   {"cairn", "cairn/internal/readrule"},
 	"cairn/export":     {"cairn"},
 	"cairn/storetest":  {"cairn", "cairn/inscribe"},
 	"cairn/surgery":    {"cairn", "cairn/export"},
@@ -29,6 +29,9 @@ var layers = map[string][]string{
 	"cairn/redact":     {},
 	// Leaves: a stemmer as FTS5's, for sqlite and its benchmark.
 	"cairn/internal/porter": {},
+	// The one rule of what may be read of a client's files, for the
+	// adapters and inscribe.
+	"cairn/internal/readrule": {},
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
 	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export", "cairn/retention"},

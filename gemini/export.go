@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/internal/readrule"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Gemini CLI session that
@@ -82,7 +83,7 @@ func ChatsDir(geminiHome, project string) string {
 	var reg struct {
 		Projects map[string]string `json:"projects"`
 	}
-	if data, err := os.ReadFile(filepath.Join(geminiHome, "projects.json")); err == nil && json.Unmarshal(data, &reg) == nil {
+	if data, err := readrule.ReadFile(filepath.Join(geminiHome, "projects.json"), []string{geminiHome}, 16<<20); err == nil && json.Unmarshal(data, &reg) == nil {
 		if slug := reg.Projects[projectKey(project)]; slug != "" && !strings.ContainsAny(slug, `/\`) && slug != ".." {
 			return filepath.Join(TmpDir(geminiHome), slug, "chats")
 		}

@@ -15,13 +15,13 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 
 	"cairn"
+	"cairn/internal/readrule"
 )
 
 // Format is the Gemini CLI session format. It implements
@@ -60,9 +60,16 @@ func IsSession(path string, head [][]byte) bool {
 	return false
 }
 
+// maxProjectRoot bounds the .project_root read: a folder's path.
+const maxProjectRoot = 64 << 10
+
 // Identify implements [cairn.Transcript]. A session is named by its
 // metadata's sessionId; its project is the folder the client recorded in
-// <project>/.project_root beside the chats folder, when there is one.
+// <project>/.project_root beside the chats folder, when there is one, read
+// under cairn's rule of what may be read ([readrule.ReadFile]): a regular
+// file of at most 64 KiB inside the project's folder, reached by no link
+// from the folder of the projects (tmp/) down; anything else leaves the
+// project unnamed.
 func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 	s := &cairn.Session{Agent: cairn.AgentGemini, Lineage: cairn.LineageImport, Path: path}
 	kind := ""
@@ -98,7 +105,8 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 		s.Lineage, s.Parent, s.AgentID = cairn.LineageSubagent, filepath.Base(chats), s.ID
 		chats = filepath.Dir(chats)
 	}
-	if root, err := os.ReadFile(filepath.Join(filepath.Dir(chats), ".project_root")); err == nil {
+	project := filepath.Dir(chats)
+	if root, err := readrule.ReadFile(filepath.Join(project, ".project_root"), []string{filepath.Dir(project)}, maxProjectRoot); err == nil {
 		s.Project = strings.TrimSpace(string(root))
 	}
 	return s, nil

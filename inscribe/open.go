@@ -1,55 +1,40 @@
 package inscribe
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"cairn/internal/readrule"
 )
 
 // ErrRefused marks a path [Open] does not read: a link out of the
 // transcript folders, or no regular file. An import reports such a file as
 // [StatusSkipped], with the reason.
-var ErrRefused = errors.New("skipped")
+var ErrRefused = readrule.ErrRefused
 
 // Open opens path for reading as a transcript. It is the one rule that
-// import, serve --watch and the hooks apply to what they read:
+// import, serve --watch and the hooks apply to what they read, and the
+// adapters to the files beside transcripts ([readrule.Open]):
 //
 //   - Only a regular file is read. A FIFO would block a read forever, a
 //     device (/dev/zero) never end, a socket or a folder hold no lines:
-//     each is refused with what it is. The file is opened without
-//     blocking and checked after opening, so a path swapped for a FIFO
-//     meanwhile is caught too, and opening never waits for a writer.
+//     each is refused with what it is, opened without blocking and
+//     checked after opening.
 //   - With folders, path must lead inside one of them once every symlink
 //     is resolved (the folders' own included): a link in a transcript
-//     folder is followed only to a file inside the transcript folders.
+//     folder is followed only to a file inside the transcript folders,
+//     which is then opened relative to its folder's descriptor with no
+//     link at any component, so a folder swapped for a link meanwhile is
+//     refused, not followed out.
 //     Without folders, path is read wherever it leads: the person named
 //     it.
 //
 // A refused path's error wraps [ErrRefused] and says why; a missing one
 // is [fs.ErrNotExist].
 func Open(path string, folders []string) (*os.File, error) {
-	real, err := within(path, folders)
-	if err != nil {
-		return nil, err
-	}
-	// Having checked where path leads, open that file and no link put in
-	// its place since.
-	f, err := openNonBlocking(real, len(folders) > 0)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s, not a regular file", ErrRefused, kind(info.Mode()))
-	}
-	return f, nil
+	return readrule.Open(path, folders)
 }
 
 // within returns the file path leads to, symlinks resolved, or an error
@@ -95,19 +80,4 @@ func realPath(dir string) string {
 func inside(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// kind names a file mode's type for people.
-func kind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a folder"
-	}
-	return fmt.Sprintf("mode %v", m.Type())
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/internal/readrule"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
 )
@@ -36,23 +38,24 @@ func DataDir(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".local", "share", "opencode")
 }
 
+// maxDocument bounds a JSON file of the storage era: a session, message
+// or part (opencode cuts a tool's output long before).
+const maxDocument = 256 << 20
+
 // IsStore reports whether path is a file of opencode's SQLite store: one
 // named opencode.db, or any SQLite database (its first 16 bytes), which no
 // other harness cairn reads keeps. Importing it reads it as opencode's,
-// and says so when it is not.
+// and says so when it is not. The person named path: it is followed
+// wherever it leads, but only a regular file is one ([readrule.Open]).
 func IsStore(path string) bool {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	if filepath.Base(path) == DBName {
-		return true
-	}
-	f, err := os.Open(path)
+	f, err := readrule.Open(path, nil)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if filepath.Base(path) == DBName {
+		return true
+	}
 	head := make([]byte, len(sqliteMagic))
 	n, _ := f.Read(head)
 	return string(head[:n]) == sqliteMagic
@@ -64,7 +67,7 @@ const sqliteMagic = "SQLite format 3\x00"
 // IsDataDir reports whether dir is an opencode data folder: it holds
 // opencode.db or storage/session.
 func IsDataDir(dir string) bool {
-	if fi, err := os.Stat(filepath.Join(dir, DBName)); err == nil && fi.Mode().IsRegular() {
+	if _, err := readrule.Stat(filepath.Join(dir, DBName), []string{dir}); err == nil {
 		return true
 	}
 	fi, err := os.Stat(filepath.Join(dir, StorageDir, "session"))
@@ -116,10 +119,15 @@ func ReadStore(ctx context.Context, dir string) ([]*Log, error) {
 func readStore(ctx context.Context, dir string, now time.Time, known func(id, mark string) bool) (logs []*Log, problems []error, err error) {
 	seen := map[string]bool{}
 	db, storage := filepath.Join(dir, DBName), filepath.Join(dir, StorageDir)
-	if fi, err := os.Stat(dir); err == nil && fi.Mode().IsRegular() {
-		db, storage = dir, ""
+	within := []string{dir}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		db, storage, within = dir, "", nil
 	}
-	if _, err := os.Stat(db); err == nil {
+	_, err = readrule.Stat(db, within)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		problems = append(problems, &Unreadable{Path: db, Err: err})
+	}
+	if err == nil {
 		l, p, err := readDB(ctx, db, now, known)
 		if err != nil {
 			return nil, nil, err
@@ -184,6 +192,8 @@ func (e *Unreadable) Unwrap() error { return e.Err }
 func storeProblem(err error) string {
 	msg := err.Error()
 	switch {
+	case errors.Is(err, readrule.ErrRefused):
+		return "is not read: " + strings.TrimPrefix(msg, readrule.ErrRefused.Error()+": ")
 	case errors.Is(err, errCutShort):
 		return "is cut short or not JSON (opencode leaves a file so while it rewrites it)"
 	case strings.Contains(msg, "file is not a database"):
@@ -367,7 +377,7 @@ func compact(b []byte) json.RawMessage {
 func readStorage(dir string) (logs []*Log, problems []error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "session", "*", "*.json"))
 	for _, f := range files {
-		s, err := readFile(f, KindSession)
+		s, err := readFile(dir, f, KindSession)
 		if err != nil {
 			problems = append(problems, &Unreadable{Path: f, Session: strings.TrimSuffix(filepath.Base(f), ".json"), Err: err})
 			continue
@@ -390,7 +400,7 @@ func readStorageSession(dir string, s *Record) (*Log, error) {
 		msgFiles, _ := filepath.Glob(filepath.Join(dir, "message", s.ID, "*.json"))
 		var msgs []*Record
 		for _, mf := range msgFiles {
-			m, err := readFile(mf, KindMessage)
+			m, err := readFile(dir, mf, KindMessage)
 			if err != nil {
 				return nil, &Unreadable{Path: mf, Session: s.ID, Err: err}
 			}
@@ -408,7 +418,7 @@ func readStorageSession(dir string, s *Record) (*Log, error) {
 			partFiles, _ := filepath.Glob(filepath.Join(dir, "part", m.ID, "*.json"))
 			sort.Strings(partFiles)
 			for _, pf := range partFiles {
-				p, err := readFile(pf, KindPart)
+				p, err := readFile(dir, pf, KindPart)
 				if err != nil {
 					return nil, &Unreadable{Path: pf, Session: s.ID, Err: err}
 				}
@@ -419,8 +429,13 @@ func readStorageSession(dir string, s *Record) (*Log, error) {
 	return l, nil
 }
 
-func readFile(path, kind string) (*Record, error) {
-	b, err := os.ReadFile(path)
+// readFile reads a JSON file of the storage era under cairn's rule of
+// what may be read ([readrule.ReadFile]): a regular file inside the data
+// folder that holds the storage folder dir, reached by no link at any
+// component from there (the storage folder itself swapped for a link
+// included), of at most maxDocument.
+func readFile(dir, path, kind string) (*Record, error) {
+	b, err := readrule.ReadFile(path, []string{filepath.Dir(dir)}, maxDocument)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn"
+	"cairn/internal/readrule"
 )
 
 // Target is what an export needs to know of the store it goes into.
@@ -24,7 +25,7 @@ type Target struct {
 // Returns ENOTFOUND when dataDir holds no opencode store.
 func ReadTarget(ctx context.Context, dataDir, cwd string) (*Target, error) {
 	path := filepath.Join(dataDir, DBName)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := readrule.Stat(path, []string{dataDir}); err != nil {
 		if IsDataDir(dataDir) {
 			return storageTarget(dataDir, cwd)
 		}
@@ -72,7 +73,7 @@ func storageTarget(dataDir, cwd string) (*Target, error) {
 			ID       string `json:"id"`
 			Worktree string `json:"worktree"`
 		}
-		if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &p) == nil && p.Worktree == cwd && p.ID != "" {
+		if b, err := readrule.ReadFile(f, []string{dataDir}, maxDocument); err == nil && json.Unmarshal(b, &p) == nil && p.Worktree == cwd && p.ID != "" {
 			t.ProjectID = p.ID
 		}
 	}

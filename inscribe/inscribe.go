@@ -112,6 +112,13 @@ const (
 // a file the folder holds anyway adds nothing; a link out of it, a FIFO
 // or a device is skipped and reported with the reason ([Open]).
 func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
+	// What a killed import left staged is not left for the next import of
+	// its own session, which may never come (its file unchanged or gone).
+	if sw, ok := im.Store.(Sweeper); ok {
+		if err := sw.Sweep(ctx); err != nil {
+			return nil, err
+		}
+	}
 	files, err := transcriptFiles(paths, im.Folders, im.document)
 	if err != nil {
 		return nil, err

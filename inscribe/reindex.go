@@ -17,7 +17,15 @@ type ReindexStore interface {
 	Reread(ctx context.Context, sessionID string) error
 }
 
-// Reindex rebuilds the index of every session in store, sub-agents'
+// A Sweeper is a store whose killed writers may leave blocks no reader
+// sees (SQLite's staged blocks): Sweep deletes those no live writer holds,
+// of every session, stored or not.
+type Sweeper interface {
+	Sweep(ctx context.Context) error
+}
+
+// Reindex first sweeps store, when it is a [Sweeper], then rebuilds the
+// index of every session in store, sub-agents'
 // included, one at a time, from its stored lines with rebuild (see
 // [Rebuild]), calling progress, when set, after each. A session whose
 // stored lines cannot be read back ([cairn.Damaged]) keeps its index and
@@ -27,6 +35,11 @@ type ReindexStore interface {
 // "the store PATH"), each damaged session, its lost lines and the file to
 // import. Any other error stops it.
 func Reindex(ctx context.Context, store ReindexStore, name string, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) error {
+	if sw, ok := store.(Sweeper); ok {
+		if err := sw.Sweep(ctx); err != nil {
+			return err
+		}
+	}
 	sessions, _, err := store.FindSessions(ctx, cairn.SessionFilter{Subagents: true})
 	if err != nil {
 		return err

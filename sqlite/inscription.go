@@ -128,6 +128,9 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *
 // ([stage]); its transaction then makes them visible with the rest.
 func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) (err error) {
 	defer s.db.explain(&err)
+	if err := s.Sweep(ctx); err != nil {
+		return err
+	}
 	if err := s.dropStaged(ctx, in.Session.ID, ""); err != nil {
 		return err
 	}

@@ -66,6 +66,35 @@ func (s *InscriptionStore) LockSession(ctx context.Context, sessionID string) (_
 	}, nil
 }
 
+// tryLockSession takes the lock [InscriptionStore.LockSession] takes,
+// without waiting: ok is false while any importer of the session, in this
+// process or another, holds it (or, without the lock file, whether one
+// does cannot be told).
+func (s *InscriptionStore) tryLockSession(sessionID string) (unlock func(), ok bool) {
+	l := &s.db.locks
+	m, _ := l.mu.LoadOrStore(sessionID, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	if !mu.TryLock() {
+		return nil, false
+	}
+	l.once.Do(func() { l.f, l.err = os.OpenFile(s.db.Path+"-lock", os.O_RDWR|os.O_CREATE, 0o644) })
+	if l.err != nil {
+		mu.Unlock()
+		return nil, false
+	}
+	h := fnv.New64a()
+	h.Write([]byte(sessionID))
+	off := int64(h.Sum64() % lockSpan)
+	if ok, err := tryLockByte(l.f, off); err != nil || !ok {
+		mu.Unlock()
+		return nil, false
+	}
+	return func() {
+		unlockByte(l.f, off)
+		mu.Unlock()
+	}, true
+}
+
 // pause waits a few milliseconds before trying a lock again.
 func pause(ctx context.Context) error {
 	select {

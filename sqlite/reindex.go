@@ -18,6 +18,16 @@ import (
 // after stagedAttempts attempts that imports overtook.
 func (s *InscriptionStore) ReindexSession(ctx context.Context, sess *cairn.Session, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error)) (err error) {
 	defer s.db.explain(&err)
+	// What killed writers left, of any session (one never stored too), and
+	// what a staged reindex orphaned, once it is done.
+	if err := s.Sweep(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			err = s.Sweep(ctx)
+		}
+	}()
 	rtx, err := s.db.read(ctx)
 	if err != nil {
 		return err

@@ -21,7 +21,8 @@ import (
 // them ([unstaged]). The batch's own transaction then writes the rest and
 // deletes its staged_blocks rows: the round appears whole, at once, or not
 // at all. A crash or a lost race leaves staged rows that no reader sees
-// and that the next import of the session deletes ([InscriptionStore.dropStaged]).
+// and that the next import of the session deletes ([InscriptionStore.dropStaged]),
+// or the next write of any session or reindex ([InscriptionStore.Sweep]).
 
 // stageBlocks is how many blocks one staging transaction writes: about
 // 0.3 s of the write lock on a busy machine. An inscription of at most
@@ -127,6 +128,54 @@ func (st *staging) publish(ctx context.Context, tx *Tx, id string) error {
 // import's).
 func (s *InscriptionStore) dropStaged(ctx context.Context, id, token string) error {
 	return s.dropRanges(ctx, id, token, 0, nil)
+}
+
+// Sweep deletes the staged and hidden blocks that no live writer will
+// publish or delete: those a killed import, reindex or drop left, of any
+// session, the import's own included, whether or not it is stored or
+// its file read again. A session's are deleted only when its lock is
+// free ([InscriptionStore.tryLockSession]): an import holds it from its
+// first staged block to the last hidden one it deletes. A reindex, which
+// takes no lock, whose staging is swept starts over (cairn.ErrStale).
+// staged_blocks is empty but while a huge message is written: the query
+// costs a lookup in an empty table.
+func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
+	defer s.db.explain(&err)
+	rtx, err := s.db.read(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := rtx.QueryContext(ctx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num`)
+	var left []string
+	if err == nil {
+		for rows.Next() {
+			var id string
+			if err = rows.Scan(&id); err != nil {
+				break
+			}
+			left = append(left, id)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+		rows.Close()
+	}
+	rtx.Rollback()
+	if err != nil {
+		return err
+	}
+	for _, id := range left {
+		unlock, ok := s.tryLockSession(id)
+		if !ok {
+			continue
+		}
+		err := s.dropRanges(ctx, id, "", 0, nil)
+		unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dropRanges deletes the staged blocks dropStaged deletes, at most

@@ -186,6 +186,14 @@ type importStore struct {
 	cairn.LineStore
 }
 
+// Sweep implements [inscribe.Sweeper].
+func (s importStore) Sweep(ctx context.Context) error {
+	if sw, ok := s.InscriptionStore.(inscribe.Sweeper); ok {
+		return sw.Sweep(ctx)
+	}
+	return nil
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))

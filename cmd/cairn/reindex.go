@@ -31,10 +31,7 @@ kept. Run it after upgrading cairn, or if the index looks wrong.`)
 			fmt.Fprintf(m.Stderr, "\r\033[Kreindexing %d/%d sessions", done, n)
 		}
 	}
-	both := struct {
-		cairn.SessionStore
-		cairn.InscriptionStore
-	}{st.sessions, st.inscription}
+	both := reindexStore{st.sessions, st.inscription}
 	if err := inscribe.Reindex(ctx, both, st.name, inscribe.Rebuild(transcripts{}), progress); err != nil {
 		return err
 	}
@@ -42,5 +39,20 @@ kept. Run it after upgrading cairn, or if the index looks wrong.`)
 		fmt.Fprint(m.Stderr, "\r\033[K")
 	}
 	fmt.Fprintf(m.Stdout, "Reindexed %d sessions.\n", total)
+	return nil
+}
+
+// reindexStore is what reindex reads and writes of a store, a
+// [inscribe.Sweeper] when its inscriptions are.
+type reindexStore struct {
+	cairn.SessionStore
+	cairn.InscriptionStore
+}
+
+// Sweep implements [inscribe.Sweeper].
+func (r reindexStore) Sweep(ctx context.Context) error {
+	if sw, ok := r.InscriptionStore.(inscribe.Sweeper); ok {
+		return sw.Sweep(ctx)
+	}
 	return nil
 }

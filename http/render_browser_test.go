@@ -94,7 +94,9 @@ func TestBrowserRender(t *testing.T) {
 	if n := Eval[int](t, ctx, body+`.querySelectorAll("img, script, b").length`); n != 0 {
 		t.Fatalf("%d elements injected from the transcript", n)
 	}
-	if got := Eval[string](t, ctx, `document.title`); got != "cairn" {
+	// The tab is named after the session, as text: a script that ran
+	// would have named it pwned-….
+	if got := Eval[string](t, ctx, `document.title`); got != "Show me <img src=x onerror=\"document.title='pwned-user'\"> and **bold** · round 1 · cairn" {
 		t.Fatalf("title %q: a script ran", got)
 	}
 	if n := Eval[int](t, ctx, body+`.querySelectorAll('a[href^="javascript"]').length`); n != 0 {

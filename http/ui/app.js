@@ -98,6 +98,7 @@ function route() {
   main.replaceChildren();
   const pages = { sessions: sessionsPage, session: sessionPage, search: searchPage, matrix: matrixPage, frames: framesPage };
   const fn = pages[page];
+  document.title = ({ sessions: "Sessions", search: params.get("q") ? `Search: ${params.get("q")}` : "Search", matrix: "Engagement × agent", frames: "Frames", session: "Session" }[page] || "No such page") + " · cairn";
   if (!fn) return main.append(el("p", { class: "empty" }, "No such page."));
   fn(params, decodeURIComponent(parts[1] || "")).catch((err) => { if (gen === generation) main.append(el("p", { class: "error" }, err.message)); });
 }
@@ -248,6 +249,7 @@ async function sessionPage(params, id) {
   const data = await api("GET", "/api/sessions/" + encodeURIComponent(id));
   const s = data.session;
   view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
+  showTitle();
   main.append(el("h1", {}, titleOf(s)));
   main.append(metaView(s, data.running));
   const lin = lineageView(data);
@@ -256,6 +258,14 @@ async function sessionPage(params, id) {
   const observer = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) loadMore(); });
   observer.observe(document.getElementById("more"));
   const want = params.get("round");
+  const v = view;
+  v.landing = want !== null;
+  try { await land(params, want); } finally { v.landing = false; }
+}
+
+// land opens the round the address names and goes to its step, and to
+// the words of a search in it.
+async function land(params, want) {
   if (want !== null) {
     while (view.next >= 0 && !view.rounds.some((r) => r.seq === Number(want)) && view.next <= Number(want)) await loadMore();
     const row = /^\d+$/.test(want) ? document.querySelector(`.round[data-seq="${Number(want)}"]`) : null;
@@ -269,6 +279,8 @@ async function sessionPage(params, id) {
     if (row) {
       row.scrollIntoView({ block: "start" });
       view.cursor = Number(want);
+      view.where = { round: Number(want), step: Number(params.get("step")) || null };
+      showTitle();
       const body = await expand(row, true);
       // Land on the step a search hit names, then on the match: the
       // words of the search marked in the round, the first in view.
@@ -279,6 +291,53 @@ async function sessionPage(params, id) {
     }
   }
 }
+
+// ---- where the reader is: the address and the tab's title ----
+
+// setWhere puts the open session's round and step (the one at the top of
+// the window) in the address, without a new history entry or a new
+// render: a reload, or the address sent to someone, opens the same place.
+function setWhere(round, step) {
+  if (!view) return;
+  view.where = { round, step };
+  const p = new URLSearchParams();
+  if (view.fidelity !== "full") p.set("fidelity", view.fidelity);
+  if (round !== null && round !== undefined) p.set("round", round);
+  if (step) p.set("step", step);
+  const hash = "#/session/" + encodeURIComponent(view.id) + (p.toString() ? "?" + p : "");
+  if (location.hash !== hash) history.replaceState(history.state, "", hash);
+  showTitle();
+}
+
+// closedRound takes a round closed by the reader out of the address.
+function closedRound(seq) {
+  if (view && view.where && view.where.round === seq) setWhere(null, null);
+}
+
+// showTitle names the tab after the open session, and its round.
+function showTitle() {
+  if (!view) return;
+  const w = view.where;
+  document.title = titleOf(view.session) + (w && w.round !== null && w.round !== undefined ? ` · round ${w.round}${w.step ? "." + w.step : ""}` : "") + " · cairn";
+}
+
+// trackWhere notes the step at the top of the window, below the sticky
+// bars, as the reader scrolls through an open round.
+function trackWhere() {
+  if (!view || !document.getElementById("timeline") || view.landing) return;
+  for (const row of document.querySelectorAll("#timeline .round.open")) {
+    const r = row.getBoundingClientRect();
+    const top = stuckBottom(row.querySelector(".body") || row);
+    if (r.bottom <= top || r.top >= innerHeight) continue;
+    const steps = [...row.querySelectorAll(".step:not([hidden])")];
+    let lo = 0, hi = steps.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (steps[mid].getBoundingClientRect().bottom <= top + 16) lo = mid + 1; else hi = mid; }
+    const step = lo < steps.length && steps[lo].getBoundingClientRect().top < innerHeight ? Number(steps[lo].dataset.step) : null;
+    return setWhere(Number(row.dataset.seq), step);
+  }
+}
+let whereTimer = null;
+window.addEventListener("scroll", () => { clearTimeout(whereTimer); whereTimer = setTimeout(trackWhere, 150); }, { passive: true });
 
 // metaView is the line under a session's title: id, project, rounds,
 // times, duration, tokens, harness; running, when the watcher is

@@ -32,10 +32,11 @@ const isCompactionSummary = (b) => b.kind === "meta-text" && /^This session is b
 async function expand(row, open) {
   const body = row.querySelector(".body");
   const toggle = row.querySelector(".toggle");
-  if (body && !open) { body.remove(); toggle.textContent = "▸"; row.classList.remove("open"); return null; }
+  if (body && !open) { body.remove(); toggle.textContent = "▸"; row.classList.remove("open"); closedRound(Number(row.dataset.seq)); return null; }
   if (body) body.remove();
   toggle.textContent = "▾";
   row.classList.add("open");
+  if (!open) setWhere(Number(row.dataset.seq), null);
   const b = el("div", { class: "body" }, el("span", { class: "muted" }, "Loading…"));
   row.append(b);
   try {

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"cairn"
+	"cairn/internal/rusage"
 	"cairn/sqlite"
 )
 
@@ -158,10 +158,4 @@ func writeSearchStore(tb testing.TB, path string, vocab []string) {
 }
 
 // cpuTime is the user and system time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return rusage.Self() }

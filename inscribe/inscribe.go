@@ -439,6 +439,15 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	case err != nil:
 		return nil, err
 	default:
+		if src.Agent != "" && src.Agent != sess.Agent {
+			// Stored under another harness's rules (an older cairn's
+			// serve --watch read every file as Claude Code's): rebuilt
+			// from its lines as the harness's that wrote it.
+			if err := im.Store.ReindexSession(ctx, sess, Rebuild(im.Format)); err != nil {
+				return nil, err
+			}
+			fr.Note = fmt.Sprintf("stored as %s's, rebuilt as %s's", src.Agent, sess.Agent)
+		}
 		stored := *src
 		prev, fr.Status = &stored, StatusAppended
 		same, err := win.load(f, size, src)

@@ -106,7 +106,7 @@ Examples:
 	watched := make(chan error, 1)
 	if *watch {
 		fmt.Fprintf(m.Stdout, "watching %s for changes\n", strings.Join(paths, ", "))
-		im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: claudecode.Format{}, Keep: st.keep, Now: m.now}
+		im := &inscribe.Importer{Store: importStore{st.inscription, st.lines}, Format: transcripts{}, Keep: st.keep, Now: m.now}
 		go func() {
 			watched <- im.Watch(ctx, paths, 0, func(fr *inscribe.FileReport, problems []inscribe.Problem) {
 				for _, p := range problems {

@@ -38,9 +38,11 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 }
 
 // NewBuilder implements [cairn.Transcript]. A whole session recorded as
-// Claude Code's whose first line is a Codex session_meta (a rollout
-// inscribed before cairn read Codex) is rebuilt as Codex's, and its agent
-// corrected: "cairn reindex" repairs such stores.
+// Claude Code's whose first line is a Codex session_meta or a Gemini CLI
+// session's metadata record (a rollout inscribed before cairn read Codex,
+// a file an older `serve --watch` read as Claude Code's) is rebuilt as
+// that harness's, and its agent corrected: "cairn reindex" repairs such
+// stores.
 func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
 	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentOpencode && s.Agent != cairn.AgentGemini {
 		return &sniffer{s: s}
@@ -56,8 +58,12 @@ type sniffer struct {
 
 func (sn *sniffer) Add(l *cairn.Line) string {
 	if sn.b == nil {
-		if l.No == 1 && codex.IsRollout("", [][]byte{l.Raw}) {
+		switch {
+		case l.No != 1:
+		case codex.IsRollout("", [][]byte{l.Raw}):
 			sn.s.Agent = cairn.AgentCodex
+		case gemini.IsSession("", [][]byte{l.Raw}):
+			sn.s.Agent = cairn.AgentGemini
 		}
 		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
 	}

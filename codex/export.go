@@ -141,9 +141,17 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 	}
 	summary := responseItem(stamp(out[0], now), obj("type", "message", "role", "user",
 		"content", []any{map[string]string{"type": "input_text", "text": x.Summary}}))
-	lines := make([][]byte, 0, len(out)+2)
-	for i, l := range append([]*object{meta, summary}, lines2objects(out)...) {
-		if l.get("ordinal") != nil || i < 2 {
+	objs := append([]*object{meta, summary}, lines2objects(out)...)
+	// A rollout whose source numbers its lines is numbered whole: the
+	// client refuses one whose last line, a crossed round's, has no
+	// ordinal.
+	numbered := false
+	for _, l := range objs[2:] {
+		numbered = numbered || l.get("ordinal") != nil
+	}
+	lines := make([][]byte, 0, len(objs))
+	for i, l := range objs {
+		if numbered || i < 2 {
 			setOrdinal(l, i)
 		}
 		lines = append(lines, l.bytes())

@@ -250,12 +250,14 @@ func check(t *testing.T, r *rig, api string, body []byte, m *cairn.Materializati
 type want struct {
 	kind string // prompt | answer | result
 	text string
+	step string // a result's: its call's message; a step's results come in any order
 }
 
 // wants is a kept round's prompts and steps in order, from its blocks as
 // the store holds them (what the Markdown output shows): user texts,
-// assistant texts, and each answered call's output, in the order of the
-// calls (a client may record a step's parallel results in another order).
+// assistant texts, and each answered call's output at its call (a step's
+// parallel results come in the order the client recorded them, or of the
+// calls).
 func wants(p *cairn.Piece) []want {
 	results := map[string]string{}
 	for _, b := range p.Round.Blocks {
@@ -271,11 +273,11 @@ func wants(p *cairn.Piece) []want {
 		text := marker(b.Content)
 		switch {
 		case b.Kind == cairn.UserText && text != "":
-			out = append(out, want{"prompt", text})
+			out = append(out, want{kind: "prompt", text: text})
 		case b.Kind == cairn.AssistantText && text != "":
-			out = append(out, want{"answer", text})
+			out = append(out, want{kind: "answer", text: text})
 		case b.Kind == cairn.ToolUse && results[b.ToolID] != "":
-			out = append(out, want{"result", results[b.ToolID]})
+			out = append(out, want{"result", results[b.ToolID], b.MessageID})
 		}
 	}
 	return out
@@ -318,9 +320,14 @@ func order(ts []turn, m *cairn.Materialization) []string {
 	promptTurn := map[int]int{} // piece → the turn of its first prompt
 	full := m.FullPieces()
 	for k, p := range full {
+		from, prev := 0, want{}
 		for _, w := range wants(p) {
+			if w.kind != "result" || prev.kind != "result" || w.step != prev.step {
+				from = cur
+			}
+			prev = w
 			at := -1
-			for j := cur; j < len(flatTs); j++ {
+			for j := from; j < len(flatTs); j++ {
 				s := flatTs[j]
 				ok := strings.Contains(s.text, w.text)
 				switch w.kind {
@@ -345,7 +352,7 @@ func order(ts []turn, m *cairn.Materialization) []string {
 			if _, ok := promptTurn[k]; !ok && w.kind == "prompt" {
 				promptTurn[k] = flatTs[at].turn
 			}
-			cur = at + 1
+			cur = max(cur, at+1)
 		}
 	}
 	// Each prompt its own message: no other round's prompt in its turn.

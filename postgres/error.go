@@ -79,6 +79,9 @@ func pgErrorText(store, state, newer string) (string, string) {
 		}
 		return cairn.EINTERNAL, store + " lacks tables or columns this cairn needs (changed by another program?): restore it from a copy, or point the DSN at another schema and run `cairn migrate` into it."
 	case class == "23":
+		if newer != "" {
+			return cairn.EINTERNAL, store + " was written by a newer cairn (it has " + newer + "), whose rules refuse this write: upgrade cairn to write to it. Nothing was stored."
+		}
 		return cairn.EINTERNAL, store + " refused a write that contradicts what it holds (a bug in cairn): nothing was stored; run `cairn reindex` and report it."
 	case class == "08" || class == "57":
 		return cairn.EINTERNAL, "The connection to the" + store[3:] + " was lost: check the server, then try again."

@@ -120,6 +120,31 @@ func TestStoreError_NewerSchema(t *testing.T) {
 	}
 }
 
+// TestStoreError_NewerRefusesWrite: a write a newer cairn's schema
+// refuses (a column it requires) says to upgrade cairn, not that cairn
+// has a bug. Before: "a bug in cairn … run `cairn reindex`".
+func TestStoreError_NewerRefusesWrite(t *testing.T) {
+	dsn := pgtest.Schema(t, "the PostgreSQL store error tests")
+	db := postgres.NewDB(dsn)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	exec(t, dsn, `ALTER TABLE sessions ADD COLUMN future text NOT NULL`, `INSERT INTO migrations (name) VALUES ('migration/0099_future.sql')`)
+	db = postgres.NewDB(dsn)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := &cairn.Session{ID: "0e0e0e0e-0000-4000-8000-000000000043", Agent: cairn.AgentClaudeCode, Lineage: cairn.LineageImport}
+	err := postgres.NewInscriptionStore(db).Inscribe(context.Background(), &cairn.Inscription{Session: s, Source: cairn.Source{SessionID: s.ID, Offset: 3, Lines: 1},
+		Lines: []*cairn.Line{{SessionID: s.ID, No: 1, Raw: []byte("{}\n")}}})
+	msg := cairn.ErrorMessage(err)
+	if !strings.Contains(msg, "upgrade cairn") || strings.Contains(msg, "bug") || !strings.Contains(msg, "0099_future.sql") || storetest.DriverText(msg) != "" {
+		t.Fatalf("a write a newer store refuses: %q", msg)
+	}
+}
+
 // TestStoreError_Closed: a closed store's methods fail as the store's
 // errors, not as the pool's.
 func TestStoreError_Closed(t *testing.T) {

@@ -96,6 +96,9 @@ func (db *DB) describe(err error) string {
 	case sqliteNoMem:
 		return "The store " + path + " ran out of memory: close other programs and try again."
 	case sqliteConstraint:
+		if db.newer != "" {
+			return "The store " + path + " was written by a newer cairn (it has " + db.newer + "), whose rules refuse this write: upgrade cairn to write to it. Nothing was stored."
+		}
 		return "The store " + path + " refused a write that contradicts what it holds (a bug in cairn): nothing was stored; run `cairn reindex` and report it."
 	}
 	return "The store " + path + " failed (error code " + strconv.Itoa(se.Code()) + "): try again; if it persists, report it with the cause CAIRN_DEBUG=1 prints."

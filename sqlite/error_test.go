@@ -120,6 +120,40 @@ func TestStoreError_NewerSchema(t *testing.T) {
 	}
 }
 
+// TestStoreError_NewerRefusesWrite: a write a newer cairn's schema
+// refuses (a column it requires) says to upgrade cairn, not that cairn
+// has a bug. Before: "a bug in cairn … run `cairn reindex`".
+func TestStoreError_NewerRefusesWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db := sqlite.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`ALTER TABLE sessions ADD COLUMN future TEXT CHECK (future IS NOT NULL)`, `INSERT INTO migrations (name) VALUES ('migration/0099_future.sql')`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	db = MustOpenDBAt(t, path)
+	msg := cairn.ErrorMessage(newerWrite(sqlite.NewInscriptionStore(db)))
+	if !strings.Contains(msg, "upgrade cairn") || strings.Contains(msg, "bug") || !strings.Contains(msg, "0099_future.sql") || storetest.DriverText(msg) != "" {
+		t.Fatalf("a write a newer store refuses: %q", msg)
+	}
+}
+
+// newerWrite inscribes a one-line session into st.
+func newerWrite(st cairn.InscriptionStore) error {
+	s := &cairn.Session{ID: "0e0e0e0e-0000-4000-8000-000000000043", Agent: cairn.AgentClaudeCode, Lineage: cairn.LineageImport}
+	return st.Inscribe(context.Background(), &cairn.Inscription{Session: s, Source: cairn.Source{SessionID: s.ID, Offset: 3, Lines: 1},
+		Lines: []*cairn.Line{{SessionID: s.ID, No: 1, Raw: []byte("{}\n")}}})
+}
+
 // TestOpen_NotADatabase: opening a file that is not a store says so, with
 // its path and what to do.
 func TestOpen_NotADatabase(t *testing.T) {

@@ -24,23 +24,38 @@ type SearchHit struct {
 	Parent      string `json:"parent,omitempty"`
 }
 
-// SearchResponse is the body of GET /api/search.
+// SearchResponse is the body of GET /api/search: a page of hits from
+// Offset; Total counts them all when More is false, else there are more
+// than Offset + len(Hits).
 type SearchResponse struct {
-	Query string       `json:"query"`
-	Hits  []*SearchHit `json:"hits"`
+	Query  string       `json:"query"`
+	Hits   []*SearchHit `json:"hits"`
+	Offset int          `json:"offset"`
+	More   bool         `json:"more"`
+	Total  int          `json:"total,omitempty"`
 }
 
+// MaxSearchOffset is how far into a search's hits a page may begin: the
+// store finds every hit before the page's.
+const MaxSearchOffset = 5000
+
 // handleSearch handles
-// GET /api/search?q=&session=&project=&agent=&since=&until=&limit=, agent
-// being the harness (claude-code, codex, gemini, opencode) as in GET
+// GET /api/search?q=&session=&project=&agent=&since=&until=&limit=&offset=,
+// agent being the harness (claude-code, codex, gemini, opencode) as in GET
 // /api/sessions: at most one hit per step, each with its step and ref
-// (ROUND.STEP). Returns 400 for an empty query.
+// (ROUND.STEP), limit of them from offset, and whether there are more
+// (the store is asked for one more than the page). Returns 400 for an
+// empty query.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := r.URL.Query()
 	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent"), Steps: true}
 	var err error
-	if q.Limit, err = intParam(p.Get("limit"), 20, 1, 500); err != nil {
+	var limit, offset int
+	if limit, err = intParam(p.Get("limit"), 20, 1, 500); err != nil {
+		Error(w, r, err)
+		return
+	} else if offset, err = intParam(p.Get("offset"), 0, 0, MaxSearchOffset); err != nil {
 		Error(w, r, err)
 		return
 	} else if q.Since, err = parseTime(p.Get("since")); err != nil {
@@ -58,6 +73,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		q.SessionID = sess.ID
 	}
+	q.Limit = offset + limit + 1
 	hits, err := s.Searcher.Search(ctx, q)
 	if err != nil {
 		Error(w, r, err)
@@ -66,7 +82,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if s.RedactHits != nil {
 		hits = s.RedactHits(q.Text, hits)
 	}
-	resp := &SearchResponse{Query: q.Text, Hits: make([]*SearchHit, len(hits))}
+	resp := &SearchResponse{Query: q.Text, Offset: offset, More: len(hits) > offset+limit}
+	if !resp.More {
+		resp.Total = len(hits)
+	}
+	hits = hits[min(offset, len(hits)):min(offset+limit, len(hits))]
+	resp.Hits = make([]*SearchHit, len(hits))
 	sessions := map[string]*cairn.Session{}
 	for i, h := range hits {
 		sh := &SearchHit{Hit: h, SnippetHTML: HighlightHTML(h.Snippet)}

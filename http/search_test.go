@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +133,39 @@ func TestHighlightHTML(t *testing.T) {
 		if got := cairnhttp.HighlightHTML(c.in); got != c.want {
 			t.Errorf("HighlightHTML(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// A search pages its hits: limit from offset, more while there are, the
+// total once the last page is reached; the pages are the one list's.
+func TestSearchPages(t *testing.T) {
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	var all cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=credo&limit=500", &all)
+	n := len(all.Hits)
+	if n < 7 || all.More || all.Total != n {
+		t.Fatalf("credo: %d hits, more %v, total %d", n, all.More, all.Total)
+	}
+	var first, second, past cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=credo&limit=5", &first)
+	MustGet(t, s, "/api/search?q=credo&limit=5&offset=5", &second)
+	MustGet(t, s, "/api/search?q=credo&limit=5&offset="+strconv.Itoa(n+3), &past)
+	if len(first.Hits) != 5 || !first.More || first.Total != 0 {
+		t.Fatalf("page 1: %d hits, more %v, total %d", len(first.Hits), first.More, first.Total)
+	}
+	for i, h := range append(first.Hits, second.Hits...) {
+		if h.SessionID != all.Hits[i].SessionID || h.Ref != all.Hits[i].Ref {
+			t.Fatalf("hit %d of the pages is %s %s, of the whole list %s %s", i, h.SessionID, h.Ref, all.Hits[i].SessionID, all.Hits[i].Ref)
+		}
+	}
+	if want := min(5, n-5); len(second.Hits) != want || second.More != (n > 10) || (!second.More && second.Total != n) || second.Offset != 5 {
+		t.Fatalf("page 2: %d hits, more %v, total %d, offset %d (of %d)", len(second.Hits), second.More, second.Total, second.Offset, n)
+	}
+	if len(past.Hits) != 0 || past.More || past.Total != n {
+		t.Fatalf("past the end: %d hits, more %v, total %d (of %d)", len(past.Hits), past.More, past.Total, n)
+	}
+	if code, _ := Do(t, s, "GET", "/api/search?q=credo&offset=5001", ""); code != 400 {
+		t.Fatalf("offset 5001: %d", code)
 	}
 }

@@ -106,8 +106,25 @@ window.addEventListener("hashchange", route);
 new ResizeObserver(() => document.documentElement.style.setProperty("--header-h", document.querySelector("header").offsetHeight + "px")).observe(document.querySelector("header"));
 document.getElementById("global-search").addEventListener("submit", (e) => {
   e.preventDefault();
+  clearTimeout(typing);
   const q = e.target.q.value.trim();
   if (q) location.hash = "#/search?q=" + encodeURIComponent(q);
+});
+// Results as the reader types: once the typing pauses (SearchPause), the
+// search page shows the words typed so far; it replaces its own address
+// rather than add one a keystroke to the history.
+const SearchPause = 300;
+let typing = null;
+document.querySelector("#global-search input").addEventListener("input", (e) => {
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    const q = e.target.value.trim();
+    if (q.length < 2) return;
+    const hash = "#/search?q=" + encodeURIComponent(q);
+    if (location.hash === hash) return;
+    if (location.hash.startsWith("#/search")) { history.replaceState(history.state, "", hash); route(); }
+    else location.hash = hash;
+  }, SearchPause);
 });
 
 // ---- sessions ----
@@ -706,13 +723,20 @@ function nearText(snippet) {
   return before.slice(-12) + word + after.slice(0, 12);
 }
 
+// SearchPage is how many hits the search page shows at a time.
+const SearchPage = 50;
+
 async function searchPage(params) {
+  const gen = generation;
   const q = params.get("q") || "";
-  document.querySelector("#global-search input").value = q;
+  const box = document.querySelector("#global-search input");
+  if (document.activeElement !== box) box.value = q; // the reader may have typed on
   main.append(el("h1", {}, "Search"));
   if (!q) return main.append(el("p", { class: "empty" }, "Type words in the search box: every word must match; a word of three or more characters also matches the words it begins. What users and agents wrote is searched, and the tools they called: commands, paths, output, errors."));
-  const data = await api("GET", "/api/search?limit=50&q=" + encodeURIComponent(q));
-  if (!data.hits.length) return main.append(el("p", { class: "empty" }, `No round matches “${q}”.`));
+  const offset = Number(params.get("offset") || 0);
+  const data = await api("GET", `/api/search?limit=${SearchPage}&offset=${offset}&q=${encodeURIComponent(q)}`);
+  if (gen !== generation) return; // the reader typed on: a newer search shows
+  if (!data.hits.length) return main.append(el("p", { class: "empty", id: "no-hits" }, offset ? `No more hits for “${q}”: there are ${data.total}. ` : `No round matches “${q}”.`, offset ? el("a", { href: "#/search?q=" + encodeURIComponent(q) }, "Back to the first") : ""));
   const list = el("div", { class: "hits", id: "hits" });
   for (const h of data.hits) {
     const snippet = el("div", { class: "snippet" });
@@ -728,7 +752,16 @@ async function searchPage(params) {
         el("span", { class: "muted mono" }, " · " + short(h.session_id))),
       snippet));
   }
-  main.append(el("p", { class: "muted" }, `${data.hits.length} hit${data.hits.length === 1 ? "" : "s"}`), list);
+  // The count says what is known: the total once the last page is
+  // reached, else that there are more; pages go both ways.
+  const last = offset + data.hits.length;
+  const page = (o) => "#/search?q=" + encodeURIComponent(q) + (o ? "&offset=" + o : "");
+  const count = () => el("p", { class: "muted hit-count" },
+    data.more ? `hits ${offset + 1}–${last} of more than ${last} · ` : offset ? `hits ${offset + 1}–${last} of ${data.total} · ` : `${plural(data.total, "hit")} `,
+    offset > 0 ? [el("a", { href: page(Math.max(0, offset - SearchPage)), class: "prev" }, `← previous ${SearchPage}`), " "] : "",
+    data.more ? el("a", { href: page(last), class: "next" }, `next ${SearchPage} →`) : "");
+  main.append(count(), list, count());
+  document.title = `Search: ${q}${offset ? ` (from ${offset + 1})` : ""} · cairn`;
 }
 
 // ---- engagement × agent matrix ----

@@ -1,0 +1,69 @@
+package http_test
+
+import (
+	"strings"
+	"testing"
+
+	cairnhttp "cairn/http"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Search answers as the reader types, once the typing pauses, without an
+// address a keystroke in the history; a search of many hits says how many
+// there are, or that there are more, and pages through them.
+func TestBrowserSearchAsYouType(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	dir := Artifacts(t)
+
+	searches := `performance.getEntriesByType("resource").filter(e => e.name.includes("/api/search")).length`
+	Step(t, ctx, "the list", chromedp.Navigate(s.URL()+"/#/"))
+	Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row").length > 0`)
+	Step(t, ctx, "type", chromedp.SendKeys(chromedp.CSS("#global-search input"), "GenServ"))
+	Wait(t, ctx, "hits without Enter", `location.hash === "#/search?q=GenServ" && document.querySelectorAll("#hits .hit").length > 0`)
+	if n := Eval[int](t, ctx, searches); n != 1 {
+		t.Fatalf("typing 7 characters asked the server %d times, want once", n)
+	}
+	if !Eval[bool](t, ctx, `document.activeElement === document.querySelector("#global-search input")`) {
+		t.Fatal("the search box lost the focus")
+	}
+	depth := Eval[int](t, ctx, `history.length`)
+	Step(t, ctx, "type on", chromedp.SendKeys(chromedp.CSS("#global-search input"), "er"))
+	Wait(t, ctx, "the longer words' hits", `location.hash === "#/search?q=GenServer" && document.querySelector(".hit-count") && document.title.includes("GenServer")`)
+	if got := Eval[int](t, ctx, `history.length`); got != depth {
+		t.Fatalf("typing on added %d history entries", got-depth)
+	}
+	if got := Eval[string](t, ctx, `document.querySelector("#global-search input").value`); got != "GenServer" {
+		t.Fatalf("the box holds %q", got)
+	}
+
+	// Many hits: the first 50, more than 50 said, then the rest with their
+	// total, and back.
+	var all cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=mix&limit=500", &all)
+	if all.Total <= 50 || all.Total > 100 {
+		t.Fatalf("mix: %d hits, want between 51 and 100", all.Total)
+	}
+	Step(t, ctx, "search mix", chromedp.Navigate(s.URL()+"/#/search?q=mix"))
+	Wait(t, ctx, "the first page", `document.querySelectorAll("#hits .hit").length === 50`)
+	if got := Eval[string](t, ctx, `document.querySelector(".hit-count").textContent`); !strings.HasPrefix(got, "hits 1–50 of more than 50") {
+		t.Fatalf("the first page's count reads %q", got)
+	}
+	Screenshot(t, ctx, dir, "search-pages")
+	Step(t, ctx, "next", jsClick(".hit-count a.next"))
+	Wait(t, ctx, "the second page", `location.hash.includes("offset=50") && document.querySelectorAll("#hits .hit").length === `+itoa(all.Total-50))
+	want := "hits 51–" + itoa(all.Total) + " of " + itoa(all.Total)
+	if got := Eval[string](t, ctx, `document.querySelector(".hit-count").textContent`); !strings.HasPrefix(got, want) || Eval[bool](t, ctx, `!!document.querySelector(".hit-count a.next")`) {
+		t.Fatalf("the second page's count reads %q, want %q and no next", got, want)
+	}
+	if got := Eval[string](t, ctx, `document.querySelector("#hits .hit .hit-title").getAttribute("href")`); !strings.Contains(got, all.Hits[50].SessionID) || !strings.Contains(got, "round="+itoa(all.Hits[50].RoundSeq)) {
+		t.Fatalf("the second page begins with %s, want the 51st hit (%s round %d)", got, all.Hits[50].SessionID, all.Hits[50].RoundSeq)
+	}
+	Step(t, ctx, "previous", jsClick(".hit-count a.prev"))
+	Wait(t, ctx, "the first page again", `!location.hash.includes("offset") && document.querySelectorAll("#hits .hit").length === 50`)
+}

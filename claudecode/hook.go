@@ -3,8 +3,9 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
-	"strings"
 
 	"cairn"
 )
@@ -83,9 +84,12 @@ const maxHookInput = 1 << 20
 // JSON object, or names another event than event (when event is not
 // empty).
 func ReadHookInput(r io.Reader, event string) (*HookInput, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxHookInput))
+	data, err := io.ReadAll(io.LimitReader(r, maxHookInput+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxHookInput {
+		return nil, cairn.Errorf(cairn.EINVALID, "Hook input is over %d MiB, more than cairn reads: a hook's input is one small JSON object; nothing was read.", maxHookInput>>20)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -93,7 +97,7 @@ func ReadHookInput(r io.Reader, event string) (*HookInput, error) {
 	}
 	var in HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, cairn.Errorf(cairn.EINVALID, "Hook input is not a JSON object: %s.", strings.TrimPrefix(err.Error(), "json: "))
+		return nil, cairn.Errorf(cairn.EINVALID, "Hook input is not one JSON object: %s.", jsonProblem(err, len(data)))
 	}
 	if in.Event == "" {
 		in.Event = event
@@ -102,6 +106,24 @@ func ReadHookInput(r io.Reader, event string) (*HookInput, error) {
 		return nil, cairn.Errorf(cairn.EINVALID, "Hook input is for %s, not %s.", in.Event, event)
 	}
 	return &in, nil
+}
+
+// jsonProblem says where a document of n bytes that json.Unmarshal
+// refused goes wrong, in words of its own, not the decoder's.
+func jsonProblem(err error, n int) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se) && se.Offset >= int64(n):
+		return fmt.Sprintf("it ends, after %d bytes, before the object does (cut short?)", n)
+	case errors.As(err, &se):
+		return fmt.Sprintf("it is not valid JSON at byte %d of %d", se.Offset, n)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("its field %q holds a JSON %s, which it may not", te.Field, te.Value)
+	case errors.As(err, &te):
+		return fmt.Sprintf("it is a JSON %s", te.Value)
+	}
+	return "it does not decode"
 }
 
 // A HookOutput is what a hook prints on stdout for Claude Code to act on.

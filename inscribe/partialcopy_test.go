@@ -183,3 +183,28 @@ func checkWhole(t *testing.T, st bothStores, id, want, path string) {
 		t.Fatalf("session %s: generation %d, read from %s; want 0, from %s", id, src.Generation, src.Path, path)
 	}
 }
+
+// TestImport_MovedPath: a transcript whose folder moved, with nothing new
+// in it, shows its new path after the next import, on both stores.
+// Before: the session went on naming the old path, unchanged.
+func TestImport_MovedPath(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dir := t.TempDir()
+			st := openBoth(t, backend)
+			old, moved := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+			os.MkdirAll(old, 0o755)
+			writeFile(t, filepath.Join(old, sid+".jsonl"), chainLine(1, "user", "q"), chainLine(2, "assistant", "a"))
+			importAll(t, st, old)
+			if err := os.Rename(old, moved); err != nil {
+				t.Fatal(err)
+			}
+			importAll(t, st, moved)
+			checkWhole(t, st, sid, chainLine(1, "user", "q")+chainLine(2, "assistant", "a"), filepath.Join(moved, sid+".jsonl"))
+			s, err := st.FindSessionByID(context.Background(), sid)
+			if err != nil || s.Path != filepath.Join(moved, sid+".jsonl") || s.Rounds != 1 {
+				t.Fatalf("the moved session: %+v (%v)", s, err)
+			}
+		})
+	}
+}

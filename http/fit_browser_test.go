@@ -119,3 +119,63 @@ func TestBrowserSessionsFit(t *testing.T) {
 		Screenshot(t, ctx, dir, "sessions-grouped-"+itoa(int(w)))
 	}
 }
+
+// Every page fits the window at 1,400 and 390 px, in both themes: the
+// list, a search, a search hit landed on inside a tool call. The
+// screenshots are what issue 46's closing note describes.
+func TestBrowserScreens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	mustImportReal(t, st)
+	dir := Artifacts(t)
+
+	var res cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?limit=50&q=GenServer", &res)
+	hit := ""
+	for _, h := range res.Hits {
+		if h.Tool == "Read" {
+			hit = "#/session/" + h.SessionID + "?round=" + itoa(h.RoundSeq) + "&step=" + itoa(h.Step) + "&find=GenServer"
+			break
+		}
+	}
+	if hit == "" {
+		t.Fatal("no hit of GenServer in a Read")
+	}
+	for _, w := range []int64{1400, 390} {
+		for _, theme := range []string{"light", "dark"} {
+			name := func(page string) string { return "screen-" + page + "-" + itoa(int(w)) + "-" + theme }
+			fits := func(page string) {
+				t.Helper()
+				if width := Eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(w) {
+					wide := Eval[string](t, ctx, `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).slice(-3).map(e => e.tagName + "." + e.className + ": " + e.textContent.slice(0, 80)).join(" | ")`)
+					t.Fatalf("%s at %d px (%s): the page is %d px wide: %s", page, w, theme, width, wide)
+				}
+			}
+			window := func(page string) {
+				t.Helper()
+				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeArtifact(t, dir, name(page)+".png", png)
+			}
+			Step(t, ctx, "the list", emulate(w, 900, theme), chromedp.Navigate(s.URL()+"/#/?group=project"))
+			Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row").length > 10`)
+			fits("the list")
+			window("list")
+			Step(t, ctx, "a search", chromedp.Navigate(s.URL()+"/#/search?q=mix"))
+			Wait(t, ctx, "hits", `document.querySelectorAll("#hits .hit").length > 10`)
+			fits("a search")
+			window("search")
+			Step(t, ctx, "a tool hit", chromedp.Navigate(s.URL()+"/"+hit))
+			Wait(t, ctx, "landed in the call", `document.querySelector("details.call[open] mark.find.current")`)
+			Wait(t, ctx, "in view", inView)
+			fits("a tool hit")
+			window("tool-hit")
+			Step(t, ctx, "back to the list", chromedp.Navigate(s.URL()+"/#/"))
+		}
+	}
+}

@@ -744,11 +744,11 @@ async function searchPage(params) {
     const sub = h.lineage === "subagent";
     const href = `#/session/${encodeURIComponent(h.session_id)}?round=${h.round}${h.step ? "&step=" + h.step : ""}&find=${encodeURIComponent(q)}&near=${encodeURIComponent(nearText(snippet))}`;
     list.append(el("div", { class: "hit" + (sub ? " sub" : "") },
-      el("div", {},
+      el("div", { class: "hit-head" },
         sub ? agentBadge(h.agent_id, h.parent) : "",
         el("a", { href, class: "hit-title" }, h.title ? promptText(h.title) : short(h.session_id)),
         el("span", { class: "muted" }, ` · ${h.step ? "step" : "round"} ${h.ref || h.round} · ${when(h.timestamp)} · ${h.kind}${h.tool ? " " + h.tool : ""}`),
-        h.project ? el("span", { class: "muted mono" }, " · " + h.project) : "",
+        h.project ? el("span", { class: "muted mono", title: h.project }, " · " + shortPath(h.project)) : "",
         el("span", { class: "muted mono" }, " · " + short(h.session_id))),
       snippet));
   }

@@ -190,7 +190,9 @@ func (s *Server) handleRound(w http.ResponseWriter, r *http.Request) {
 	for i, b := range rd.Blocks {
 		if b.Size > len(b.Content) {
 			c := *b
-			c.Content += fmt.Sprintf("\n… [cut: %d more bytes; `cairn show` prints the whole block]", b.Size-len(b.Content))
+			// The ellipsis right after the text, so that redaction drops
+			// a secret the cut left part of (redact.MinCut).
+			c.Content += fmt.Sprintf("…\n[cut: %d more bytes; `cairn show` prints the whole block]", b.Size-len(b.Content))
 			rd.Blocks[i] = &c
 		}
 	}

@@ -88,9 +88,10 @@ type Server struct {
 	// [MaxPageBytes] it bounds their memory: see [HeavyRoutes].
 	MaxHeavy int
 
-	// Redact, when set, replaces secrets in every API response; it is
-	// required to listen beyond loopback, where the viewer never shows
-	// a secret (cmd/cairn passes package redact's gitleaks rules).
+	// Redact, when set, replaces secrets in every API response, a JSON
+	// document it redacts value by value; it is required to listen
+	// beyond loopback, where the viewer never shows a secret (cmd/cairn
+	// passes package redact's Values).
 	Redact func(string) string
 	// RedactHits, when set, returns the search hits a redacted view
 	// shows, their snippets redacted before they are highlighted: none

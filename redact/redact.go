@@ -65,7 +65,23 @@ func (r *Redactor) Find(text string) []Finding {
 		}
 		out = append(out, Finding{Rule: f.rule, Line: f.startLine + 1, Secret: f.secret})
 	}
-	return out
+	return dropHeld(out)
+}
+
+// dropHeld drops the findings of [partialRules] that another finding's
+// secret holds: a whole private key is one finding.
+func dropHeld(found []Finding) []Finding {
+	return slices.DeleteFunc(found, func(f Finding) bool {
+		if !partialRules[f.Rule] {
+			return false
+		}
+		for _, g := range found {
+			if g.Rule != f.Rule && len(g.Secret) > len(f.Secret) && strings.Contains(g.Secret, f.Secret) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // String returns text with every secret replaced by its [Mark], and the
@@ -124,13 +140,15 @@ func (w *writer) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// Close writes what was held, redacted; closing again does nothing.
+// Close writes what was held, redacted (a JSON document value by value,
+// [Redactor.JSON]); closing again does nothing.
 func (w *writer) Close() error {
 	if w.closed {
 		return nil
 	}
 	w.closed = true
-	out, found := w.r.String(w.buf.String())
+	red, found := w.r.json(w.buf.Bytes(), w.r.String)
+	out := string(red)
 	if w.findings != nil {
 		*w.findings = append(*w.findings, found...)
 	}

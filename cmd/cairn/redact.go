@@ -20,7 +20,7 @@ const redactUsage = "replace secrets (API keys, tokens, passwords, passwords in 
 func redactFlag(fs *flag.FlagSet) *bool { return fs.Bool("redact", false, redactUsage) }
 
 // redactLines replaces secrets in each line of a session about to be
-// written (a mark holds no JSON syntax, so a JSON line stays one) and
+// written (each value of a JSON line alone, so a JSON line stays one) and
 // says how many on stderr.
 func (m *Main) redactLines(lines [][]byte) ([][]byte, error) {
 	r, err := redact.New()
@@ -30,7 +30,7 @@ func (m *Main) redactLines(lines [][]byte) ([][]byte, error) {
 	var all []redact.Finding
 	out := make([][]byte, len(lines))
 	for i, l := range lines {
-		s, found := r.String(string(l))
+		s, found := r.Values(string(l))
 		out[i], all = []byte(s), append(all, found...)
 	}
 	if len(all) > 0 {
@@ -77,7 +77,7 @@ func lineRedactor(on bool) (func([]byte) []byte, error) {
 		return nil, fmt.Errorf("redaction rules: %w", err)
 	}
 	return func(raw []byte) []byte {
-		if s, found := r.Secrets(string(raw)); len(found) > 0 {
+		if s, found := r.ValueSecrets(string(raw)); len(found) > 0 {
 			return []byte(s)
 		}
 		return raw

@@ -87,7 +87,7 @@ Examples:
 		if err != nil {
 			return fmt.Errorf("redaction rules: %w", err)
 		}
-		s.Redact = func(text string) string { out, _ := r.String(text); return out }
+		s.Redact = func(text string) string { out, _ := r.Values(text); return out }
 		s.RedactHits = func(q string, hits []*cairn.Hit) []*cairn.Hit { hits, _ = redactHits(r, q, hits); return hits }
 		s.Searcher = redactedSearcher{st.searcher, r}
 	}

@@ -439,10 +439,10 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	case err != nil:
 		return nil, err
 	default:
-		if src.Agent != "" && src.Agent != sess.Agent {
-			// Stored under another harness's rules (an older cairn's
-			// serve --watch read every file as Claude Code's): rebuilt
-			// from its lines as the harness's that wrote it.
+		if src.Agent == cairn.AgentClaudeCode && sess.Agent != cairn.AgentClaudeCode {
+			// Stored under Claude Code's rules, the reader of last
+			// resort (an older cairn's serve --watch read every file
+			// so): rebuilt from its lines as the harness's that wrote it.
 			if err := im.Store.ReindexSession(ctx, sess, Rebuild(im.Format)); err != nil {
 				return nil, err
 			}

@@ -43,7 +43,7 @@ function openMatchingCalls(root, re) {
   const calls = [];
   for (const d of root.querySelectorAll("details.call")) {
     re.lastIndex = 0;
-    if (d.callText && re.test(d.callText)) { d.fill(); calls.push(d); }
+    if (d.callText && re.test(d.callText())) { d.fill(); calls.push(d); }
   }
   re.lastIndex = 0;
   return calls;
@@ -122,7 +122,7 @@ function find(query, from, near) {
   if (near) {
     const holds = (m) => {
       const b = m.closest(".block") || m.parentNode;
-      return alnum(b.textContent).includes(near) || (b.callText !== undefined && alnum(b.callText).includes(near));
+      return alnum(b.textContent).includes(near) || (b.callText !== undefined && alnum(b.callText()).includes(near));
     };
     const i = finder.marks.findIndex((m, j) => j >= at && holds(m));
     if (i >= 0) at = i;
@@ -170,6 +170,14 @@ function findGo(i) {
   const step = m.closest(".step");
   if (step) step.hidden = false;
   reveal(m, "center");
+  // The bars may still change height as the page settles (a toolbar that
+  // wraps, a round just drawn): once it has, the mark is shown again if
+  // they cover it.
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    if (finder.marks[finder.at] !== m) return;
+    const r = m.getBoundingClientRect();
+    if (r.top < stuckBottom(m) || r.bottom > innerHeight) reveal(m, "center");
+  }));
   updateFindCount();
 }
 

@@ -263,7 +263,7 @@ function callView(use, result, info) {
   const d = el("details", { class: "block call" + (result && result.is_error ? " error" : ""), dataset: { tool, line: (use || result).line, index: (use || result).index } }, summary);
   // What a find looks through before the call is opened: its input's
   // values (as the search index holds them) and its result.
-  d.callText = [tool, use ? inputValues(input).join("\n") : "", result ? result.content : ""].join("\n");
+  d.callText = () => [tool, use ? inputValues(input).join("\n") : "", result ? result.content : ""].join("\n");
   let filled = false;
   // fill renders the call's body, once: on opening, or when a find needs
   // to mark words in it. showRaw shows the call as stored, or rendered.

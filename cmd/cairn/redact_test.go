@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -220,5 +224,65 @@ func TestRedact_Edges(t *testing.T) {
 	}
 	if !strings.Contains(out, "url-credentials") || !strings.Contains(out, "aws-access-token") || strings.Contains(out, pw) {
 		t.Errorf("scan:\n%s", out)
+	}
+}
+
+// TestRedact_CutKey: a private key written by a Write call, whose search
+// snippet keeps its BEGIN line and some body lines but not its END, shows
+// none of its body lines in any --redact output (issue 43: search showed
+// 6 of 13), and the JSON outputs stay JSON.
+func TestRedact_CutKey(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "cairn.db")
+	id := "0d0d0d0d-0000-4000-8000-0000000c07ee"
+	rng := rand.New(rand.NewPCG(43, 3))
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	var body []string
+	for range 13 {
+		l := make([]byte, 64)
+		for i := range l {
+			l[i] = b64[rng.IntN(len(b64))]
+		}
+		body = append(body, string(l))
+	}
+	key := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Join(body, "\n") + "\nAbCd==\n-----END RSA PRIVATE KEY-----\n"
+	input, _ := json.Marshal(map[string]string{"file_path": "/w/deploy.pem", "content": key})
+	line2 := fmt.Sprintf(`{"parentUuid":"00000000-0000-4000-8000-000000000001","isSidechain":false,"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_01","name":"Write","input":%s}],"usage":{"input_tokens":3,"output_tokens":4}},"uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-03-19T10:00:01.000Z","sessionId":%q,"cwd":"/w"}`+"\n", input, id)
+	transcript := strings.Replace(raceLine(id, 1), "question 1", "write the deploy key file", 1) + line2
+	path := filepath.Join(dir, id+".jsonl")
+	os.WriteFile(path, []byte(transcript), 0o644)
+	if _, stderr, err := runMain(t, store, "import", "-q", path); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if out, _, _ := runMain(t, store, "search", "Write"); !strings.Contains(out, body[0][:8]) || strings.Contains(out, "END RSA") {
+		t.Fatalf("the snippet does not cut the key before its END: the test plants nothing\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"search", "--redact", "Write"},
+		{"search", "--redact", "--json", "Write"},
+		{"search", "--redact", "deploy"},
+		{"show", "--redact", id, "1"},
+		{"export", "--redact", id},
+		{"sessions", "--redact", "--json"},
+	} {
+		out, stderr, err := runMain(t, store, args...)
+		if err != nil {
+			t.Fatal(args, err, stderr)
+		}
+		shown := 0
+		for _, l := range body {
+			for i := 0; i+8 <= len(l); i++ {
+				if strings.Contains(out, l[i:i+8]) {
+					shown++
+					break
+				}
+			}
+		}
+		if shown > 0 {
+			t.Errorf("%v: %d of the key's 13 body lines show:\n%s", args, shown, out)
+		}
+		if slices.Contains(args, "--json") && !json.Valid([]byte(out)) {
+			t.Errorf("%v: not JSON:\n%s", args, out)
+		}
 	}
 }

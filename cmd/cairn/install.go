@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cairn/claudecode"
+	"cairn/internal/readrule"
 	"cairn/workspace"
 )
 
@@ -291,10 +292,26 @@ func (m *Main) claudePaths(user bool) (claudePaths, error) {
 		mcp: filepath.Join(home, ".claude.json")}, nil
 }
 
+// maxSettings bounds a client's settings file cairn edits (~/.claude.json
+// keeps the client's history of projects: megabytes).
+const maxSettings = 256 << 20
+
+// readSettings reads a client's settings file under the read rule
+// ([readrule.ReadFile]): followed where its links lead (the person's own
+// dotfiles often are links), but a regular file only, never a FIFO
+// waited on or a device read without end, and bounded.
+func readSettings(path string) ([]byte, error) {
+	data, err := readrule.ReadFile(path, nil, maxSettings)
+	if errors.Is(err, readrule.ErrRefused) {
+		return nil, fmt.Errorf("%s: not edited: %s", path, strings.TrimPrefix(err.Error(), readrule.ErrRefused.Error()+": "))
+	}
+	return data, err
+}
+
 // editFile applies edit to the file at path (missing: empty) and writes
 // it back atomically if that changed anything, saying what it did.
 func (m *Main) editFile(path string, edit func([]byte) ([]byte, bool, error), what string) error {
-	data, err := os.ReadFile(path)
+	data, err := readSettings(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -319,7 +336,7 @@ func (m *Main) editFile(path string, edit func([]byte) ([]byte, bool, error), wh
 // removeFrom applies remove to the file at path, if it exists; a file
 // left empty is deleted.
 func (m *Main) removeFrom(path string, remove func([]byte) ([]byte, bool, error), what string) error {
-	data, err := os.ReadFile(path)
+	data, err := readSettings(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	} else if err != nil {

@@ -454,6 +454,12 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 		if err != nil {
 			return nil, err
 		}
+		if !same && src.Path != path && exists(src.Path) {
+			// Another file of this id was stored since this one was
+			// resolved (an importer that raced without the lock): this
+			// one is no rewrite of it; resolve it again.
+			return nil, cairn.ErrStale
+		}
 		if !same && size < src.Offset && im.appendOnly(sess, path) {
 			if kept, err := im.shrank(ctx, f, size, src, fr); err != nil || kept {
 				return nil, err

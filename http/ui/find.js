@@ -150,12 +150,27 @@ function stuckBottom(el) {
 
 // reveal scrolls el into the window below the sticky bars: its top just
 // under them (at: "start"), or the middle of what they leave ("center").
+// The page may still move once it has: the steps near it laid out for the
+// first time (off-screen ones are not), a bar that changes height; for a
+// few frames, el is put back where it belongs if it moved.
 function reveal(el, at) {
-  el.scrollIntoView({ block: at === "start" ? "start" : "center" }); // scrolls the boxes it sits in too
-  const top = stuckBottom(el), r = el.getBoundingClientRect();
-  const want = at === "start" ? top + 6 : top + Math.max(6, (innerHeight - top - r.height) / 2);
-  window.scrollBy(0, r.top - want);
+  const place = () => {
+    el.scrollIntoView({ block: at === "start" ? "start" : "center" }); // scrolls the boxes it sits in too
+    const top = stuckBottom(el), r = el.getBoundingClientRect();
+    const want = at === "start" ? top + 6 : top + Math.max(6, (innerHeight - top - r.height) / 2);
+    window.scrollBy(0, r.top - want);
+    return el.getBoundingClientRect().top;
+  };
+  let at0 = place(), frames = 0;
+  const check = () => {
+    if (++frames > 8 || !el.isConnected || revealing !== el) return;
+    if (Math.abs(el.getBoundingClientRect().top - at0) > 2) at0 = place();
+    requestAnimationFrame(check);
+  };
+  revealing = el;
+  requestAnimationFrame(check);
 }
+let revealing = null;
 
 // findGo moves to mark i (wrapping), shown in the middle of the window
 // below its sticky bars.
@@ -170,14 +185,6 @@ function findGo(i) {
   const step = m.closest(".step");
   if (step) step.hidden = false;
   reveal(m, "center");
-  // The bars may still change height as the page settles (a toolbar that
-  // wraps, a round just drawn): once it has, the mark is shown again if
-  // they cover it.
-  requestAnimationFrame(() => requestAnimationFrame(() => {
-    if (finder.marks[finder.at] !== m) return;
-    const r = m.getBoundingClientRect();
-    if (r.top < stuckBottom(m) || r.bottom > innerHeight) reveal(m, "center");
-  }));
   updateFindCount();
 }
 

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,4 +67,28 @@ func TestBrowserSearchAsYouType(t *testing.T) {
 	}
 	Step(t, ctx, "previous", jsClick(".hit-count a.prev"))
 	Wait(t, ctx, "the first page again", `!location.hash.includes("offset") && document.querySelectorAll("#hits .hit").length === 50`)
+
+	// Filters: a harness none of these sessions is of finds nothing, and
+	// says the filters are why; a project folder keeps its own hits, the
+	// count the API's for the same filter.
+	Step(t, ctx, "only Codex", chromedp.SetValue(chromedp.CSS(`#search-filters select[name="agent"]`), "codex"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#search-filters select[name="agent"]').dispatchEvent(new Event("change"))`))
+	Wait(t, ctx, "no Codex hit", `location.hash.includes("agent=codex") && document.getElementById("no-hits")`)
+	if got := Eval[string](t, ctx, `document.getElementById("no-hits").textContent`); !strings.Contains(got, "with these filters") {
+		t.Fatalf("the empty search reads %q", got)
+	}
+	const project = "/home/USER/projects/spotter-worktrees/spotter-gqc"
+	var inProject cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=mix&limit=500&project="+project, &inProject)
+	if inProject.Total == 0 || inProject.Total >= all.Total {
+		t.Fatalf("mix in %s: %d hits of %d", project, inProject.Total, all.Total)
+	}
+	Step(t, ctx, "every harness, one project", chromedp.SetValue(chromedp.CSS(`#search-filters select[name="agent"]`), ""),
+		chromedp.SetValue(chromedp.CSS(`#search-filters input[name="project"]`), project),
+		chromedp.Click(chromedp.CSS(`#search-filters button`)))
+	Wait(t, ctx, "the project's hits", `location.hash.includes("project=") && !location.hash.includes("agent=") && document.querySelector(".hit-count") && document.querySelectorAll("#hits .hit").length === `+itoa(inProject.Total))
+	if got := Eval[[]string](t, ctx, `[...document.querySelectorAll("#hits .hit-head .mono[title]")].map(e => e.title)`); len(got) != inProject.Total || slices.ContainsFunc(got, func(p string) bool { return p != project }) {
+		t.Fatalf("hits' projects %v, want %d of %s", got, inProject.Total, project)
+	}
+	Screenshot(t, ctx, dir, "search-filtered")
 }

@@ -723,6 +723,27 @@ function nearText(snippet) {
   return before.slice(-12) + word + after.slice(0, 12);
 }
 
+// searchFilters narrows a search: by harness, by project folder (the
+// folder or, ending in / or *, those under it, as the CLI takes it), by
+// time.
+function searchFilters(params) {
+  const agent = el("select", { name: "agent", "aria-label": "harness" },
+    [["", "every harness"], ["claude-code", "Claude Code"], ["codex", "Codex"], ["gemini", "Gemini CLI"], ["opencode", "opencode"]].map(([v, label]) => el("option", { value: v, selected: (params.get("agent") || "") === v }, label)));
+  const form = el("form", { class: "filters", id: "search-filters" }, agent,
+    el("input", { name: "project", placeholder: "project folder, /… or …*", value: params.get("project") || "", "aria-label": "project folder" }),
+    el("label", {}, "since ", el("input", { name: "since", type: "date", value: params.get("since") || "" })),
+    el("button", { type: "submit" }, "Filter"));
+  const go = (e) => {
+    if (e) e.preventDefault();
+    const p = new URLSearchParams({ q: params.get("q") || "" });
+    for (const k of ["agent", "project", "since"]) if (form[k].value.trim()) p.set(k, form[k].value.trim());
+    location.hash = "#/search?" + p;
+  };
+  form.addEventListener("submit", go);
+  agent.addEventListener("change", () => go());
+  return form;
+}
+
 // SearchPage is how many hits the search page shows at a time.
 const SearchPage = 50;
 
@@ -733,10 +754,13 @@ async function searchPage(params) {
   if (document.activeElement !== box) box.value = q; // the reader may have typed on
   main.append(el("h1", {}, "Search"));
   if (!q) return main.append(el("p", { class: "empty" }, "Type words in the search box: every word must match; a word of three or more characters also matches the words it begins. What users and agents wrote is searched, and the tools they called: commands, paths, output, errors."));
+  main.append(searchFilters(params));
   const offset = Number(params.get("offset") || 0);
-  const data = await api("GET", `/api/search?limit=${SearchPage}&offset=${offset}&q=${encodeURIComponent(q)}`);
+  const filters = new URLSearchParams();
+  for (const k of ["agent", "project", "since"]) if (params.get(k)) filters.set(k, params.get(k));
+  const data = await api("GET", `/api/search?limit=${SearchPage}&offset=${offset}&q=${encodeURIComponent(q)}${filters.toString() ? "&" + filters : ""}`);
   if (gen !== generation) return; // the reader typed on: a newer search shows
-  if (!data.hits.length) return main.append(el("p", { class: "empty", id: "no-hits" }, offset ? `No more hits for “${q}”: there are ${data.total}. ` : `No round matches “${q}”.`, offset ? el("a", { href: "#/search?q=" + encodeURIComponent(q) }, "Back to the first") : ""));
+  if (!data.hits.length) return main.append(el("p", { class: "empty", id: "no-hits" }, offset ? `No more hits for “${q}”: there are ${data.total}. ` : `No round matches “${q}”${filters.toString() ? " with these filters" : ""}.`, offset ? el("a", { href: "#/search?q=" + encodeURIComponent(q) }, "Back to the first") : ""));
   const list = el("div", { class: "hits", id: "hits" });
   for (const h of data.hits) {
     const snippet = el("div", { class: "snippet" });
@@ -755,7 +779,7 @@ async function searchPage(params) {
   // The count says what is known: the total once the last page is
   // reached, else that there are more; pages go both ways.
   const last = offset + data.hits.length;
-  const page = (o) => "#/search?q=" + encodeURIComponent(q) + (o ? "&offset=" + o : "");
+  const page = (o) => "#/search?q=" + encodeURIComponent(q) + (filters.toString() ? "&" + filters : "") + (o ? "&offset=" + o : "");
   const count = () => el("p", { class: "muted hit-count" },
     data.more ? `hits ${offset + 1}–${last} of more than ${last} · ` : offset ? `hits ${offset + 1}–${last} of ${data.total} · ` : `${plural(data.total, "hit")} `,
     offset > 0 ? [el("a", { href: page(Math.max(0, offset - SearchPage)), class: "prev" }, `← previous ${SearchPage}`), " "] : "",

@@ -70,6 +70,8 @@ type Server struct {
 	// refusal of a child already written; nil: "claude --resume ID".
 	// cmd/cairn passes the CLI's.
 	Resume func(s *cairn.Session) string
+	// Image, when set, serves the images of a stored line: see [ImageFunc].
+	Image ImageFunc
 	// Retention, when set, serves GET /api/sessions/{id}/retention: what
 	// `cairn eval retention` measures, by the same function.
 	Retention RetentionFunc

@@ -83,6 +83,7 @@ async function expand(row, open) {
 function withSteps(data, prev) {
   const blocks = data.blocks || [];
   const steps = data.steps || [];
+  numberImages(blocks);
   let offset = 0;
   if (prev) {
     const first = steps.length ? blocks[steps[0].block_from] : null;
@@ -218,7 +219,7 @@ function blockView(b) {
       const cmd = slashCommand(b.content);
       if (cmd && cmd.command) return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side, copy("the prompt as stored")),
         el("div", { class: "text" }, el("code", { class: "slash" }, cmd.command), cmd.args ? [" ", clamped(cmd.args, markdown)] : ""));
-      return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side, copy("the prompt")), el("div", { class: "text" }, clamped(b.content, markdown)));
+      return el("div", { class: "block user", dataset: anchor }, el("div", { class: "who" }, "User" + side, copy("the prompt")), el("div", { class: "text" }, clamped(b.content, markdown)), imagesView(b));
     }
     case "assistant-text":
       return el("div", { class: "block assistant", dataset: anchor }, side ? el("div", { class: "who" }, "Assistant" + side) : "", el("div", { class: "text" }, copy("the answer"), clamped(b.content, markdown)));
@@ -243,6 +244,59 @@ function compactionView(b) {
   const figures = [m[1], m[2] ? human(Number(m[2])) + " tokens" : ""].filter(Boolean).join(", ");
   return el("div", { class: "compaction", dataset: { line: b.line, index: b.index }, role: "separator" },
     el("span", { title: b.content + ": what the client loads from here on starts with the summary below" }, "Context compacted" + (figures ? ` (${figures})` : "")));
+}
+
+// ---- images ----
+
+// imageLabel matches how the reader names an image where its bytes cannot
+// go: "[image]", "[image: image/png, 34.2 KB]".
+const imageLabel = /\[image(?:: [^\]\n]*)?\]/g;
+
+// numberImages gives each user block that names images (a prompt's, a
+// tool result's) their numbers within its line, b.images: the reader
+// names a line's images in its blocks in the line's order, and the server
+// serves a line's n'th image.
+function numberImages(blocks) {
+  const seen = new Map();
+  for (const b of blocks) {
+    if (b.role !== "user" || typeof b.content !== "string") continue;
+    const k = (b.content.match(imageLabel) || []).length;
+    if (!k) continue;
+    const key = b.session_id + "\n" + b.line;
+    const from = seen.get(key) || 0;
+    b.images = Array.from({ length: k }, (_, i) => from + i);
+    seen.set(key, from + k);
+  }
+}
+
+// imagesView shows a block's images as thumbnails, each a link to the
+// image that opens it full size in a dialog. One the server does not
+// serve (not inline, too large, a redacting viewer) leaves its name alone.
+function imagesView(b) {
+  if (!b.images || !b.images.length) return "";
+  return el("div", { class: "images" }, b.images.map((n) => {
+    const src = `/api/sessions/${encodeURIComponent(b.session_id)}/lines/${b.line}/images/${n}`;
+    const alt = `image ${n + 1} of line ${b.line}`;
+    const a = el("a", { class: "thumb", href: src, target: "_blank", rel: "noopener", title: "open full size" },
+      el("img", { src, alt, loading: "lazy", onerror: () => a.remove() }));
+    a.addEventListener("click", (e) => {
+      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      e.preventDefault();
+      e.stopPropagation();
+      openImage(src, alt);
+    });
+    return a;
+  }));
+}
+
+// openImage shows an image full size in a modal dialog, closed by a
+// click or Escape.
+function openImage(src, alt) {
+  const d = el("dialog", { class: "image-full", "aria-label": alt }, el("img", { src, alt }));
+  d.addEventListener("click", () => d.close());
+  d.addEventListener("close", () => d.remove());
+  document.body.append(d);
+  d.showModal();
 }
 
 // ---- tool calls ----
@@ -281,7 +335,7 @@ function callView(use, result, info) {
     const copies = el("span", { class: "call-copies" },
       use ? copyButton(use.content, { label: "Copy input", class: "copy-input", title: "copy the call's input as stored" }) : "",
       result ? copyButton(result.content, { label: "Copy output", class: "copy-output", title: "copy the result as stored" }) : "");
-    d.append(el("div", { class: "call-body" }, el("div", { class: "call-tools" }, copies, btn), rich, raw));
+    d.append(el("div", { class: "call-body" }, el("div", { class: "call-tools" }, copies, btn), rich, raw, result ? imagesView(result) : ""));
   };
   d.addEventListener("toggle", () => { if (d.open) d.fill(); });
   return d;

@@ -92,7 +92,8 @@ func TestStalledClients(t *testing.T) {
 	}
 
 	// Two silent connections fill the pending budget; a request on a third
-	// is served at once, and the oldest silent one is closed for it.
+	// is served at once, and the oldest silent one is closed for it (once
+	// silent for a while: one just accepted may be about to send).
 	s.Close()
 	s = cairnhttp.NewServer()
 	st.Serve(s)
@@ -104,7 +105,7 @@ func TestStalledClients(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // accepted first
 	b, _ := net.Dial("tcp", addr)
 	defer b.Close()
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond)
 	client := &http.Client{Timeout: time.Second * Slack()}
 	resp, err := client.Get(s.URL() + "/api/sessions")
 	if err != nil {

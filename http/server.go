@@ -79,11 +79,16 @@ type Server struct {
 	// MaxConns caps the trusted connections (those whose requests were
 	// authorized) open at once; a request that would make one more is
 	// answered 503. MaxPending caps the connections not yet trusted, and
-	// PendingPerIP those from one address: beyond either, the oldest
-	// pending connection (of the address with the most) is closed, so
+	// PendingPerIP those from one address (not on loopback, where every
+	// client is one): beyond either, the oldest pending connection (of the
+	// address with the most) that waits on its client is closed, so
 	// stalled or unauthenticated clients never hold a slot a client with
 	// the token needs. 0 means no cap. See limit.go.
 	MaxConns, MaxPending, PendingPerIP int
+	// StallTimeout is how long a trusted connection may do nothing
+	// useful before a request that finds MaxConns open takes its slot;
+	// zero keeps [DefaultStallTimeout].
+	StallTimeout time.Duration
 
 	// MaxHeavy caps the heavy requests (a round's page of blocks,
 	// surgery, retention) served at once; more wait their turn. With
@@ -175,7 +180,14 @@ func (s *Server) Open() (err error) {
 	if s.ln, err = net.Listen("tcp", s.Addr); err != nil {
 		return err
 	}
-	s.gate = newGate(s.ln, s.MaxPending, s.PendingPerIP, s.MaxConns)
+	if s.StallTimeout <= 0 {
+		s.StallTimeout = DefaultStallTimeout
+	}
+	perIP := s.PendingPerIP
+	if IsLoopback(s.Addr) {
+		perIP = 0 // every client is this machine: one address
+	}
+	s.gate = newGate(s.ln, s.MaxPending, perIP, s.MaxConns, s.StallTimeout)
 	s.ln = s.gate
 	if s.MaxHeavy > 0 {
 		s.heavy = make(semaphore, s.MaxHeavy)
@@ -317,6 +329,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case mutating(r.Method) && !sameSite(r):
 		writeJSON(w, http.StatusForbidden, &ErrorResponse{Error: "Cross-site request refused: send the " + CSRFHeader + " header from this origin."})
 		return
+	}
+	if c, ok := r.Context().Value(connKey{}).(*gatedConn); ok {
+		var done func()
+		r.Body, done = c.serve(r.Body)
+		defer done()
 	}
 	if _, pattern := s.mux.Handler(r); s.heavy != nil && slices.Contains(HeavyRoutes, pattern) {
 		if !s.heavy.acquire(r.Context()) {

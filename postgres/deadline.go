@@ -19,8 +19,15 @@ import (
 // timeout. After a deadline passes, the store is taken to be down for a
 // statement timeout: calls in that time fail at once instead of each
 // waiting again, so a hook or a command that makes many calls ends in
-// about one timeout.
-const statementGrace = time.Second
+// about one timeout. One call every probeEvery is let through meanwhile,
+// bounded by probeTimeout: when it is answered the store is up again, so
+// a server back is used at once (a viewer left running answered 500 for a
+// whole statement timeout after it came back).
+const (
+	statementGrace = time.Second
+	probeEvery     = time.Second
+	probeTimeout   = 2 * time.Second
+)
 
 // errDown is the error of a call made while the store is taken to be down.
 var errDown = errors.Join(errors.New("the server did not answer a moment ago"), context.DeadlineExceeded)
@@ -36,24 +43,51 @@ func (db *DB) statement(ctx context.Context) (context.Context, context.CancelFun
 // function that releases it; a deadline of bound's own that passes marks
 // the store down.
 func (db *DB) bound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	probe := false
 	if db.up() != nil {
-		// Already past: a statement on a connection opened before the
-		// freeze (another goroutine's, a session lock's unlock) fails at
-		// once too, without putting the next try off further.
-		return context.WithDeadline(ctx, time.Now())
+		if !db.claimProbe() {
+			// Already past: a statement on a connection opened before the
+			// freeze (another goroutine's, a session lock's unlock) fails
+			// at once too, without putting the next try off further.
+			return context.WithDeadline(ctx, time.Now())
+		}
+		probe, d = true, min(d, probeTimeout)
 	}
 	bctx, cancel := context.WithTimeout(ctx, d)
 	return bctx, func() {
-		if errors.Is(bctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		switch {
+		case errors.Is(bctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			db.markDown()
+		case probe && ctx.Err() == nil:
+			db.downUntil.Store(0) // answered: up again
+		}
+		if probe {
+			db.probing.Store(false)
 		}
 		cancel()
 	}
 }
 
+// probeDue reports whether a call made now, while the store is taken to
+// be down, would be let through as a probe.
+func (db *DB) probeDue() bool {
+	return !db.probing.Load() && time.Now().UnixNano()-db.lastProbe.Load() >= int64(probeEvery)
+}
+
+// claimProbe makes the caller the probe, if one is due.
+func (db *DB) claimProbe() bool {
+	if !db.probeDue() || !db.probing.CompareAndSwap(false, true) {
+		return false
+	}
+	db.lastProbe.Store(time.Now().UnixNano())
+	return true
+}
+
 // markDown records that the server did not answer in time.
 func (db *DB) markDown() {
-	db.downUntil.Store(time.Now().Add(db.statementTimeout).UnixNano())
+	now := time.Now()
+	db.lastProbe.Store(now.UnixNano())
+	db.downUntil.Store(now.Add(db.statementTimeout).UnixNano())
 }
 
 // up returns errDown while the store is taken to be down.

@@ -169,6 +169,47 @@ func TestFrozenServer(t *testing.T) {
 	t.Logf("Close: %v", time.Since(start).Round(time.Millisecond))
 }
 
+// unfreeze lets new connections through again, as a server back up
+// would; those open when it froze stay dead.
+func (f *freezer) unfreeze() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.frozen = false
+}
+
+// TestServerBack: once a frozen server answers again, calls succeed
+// within about a second, not after the statement timeout the store was
+// taken to be down for (a viewer left running answered 500 that long).
+func TestServerBack(t *testing.T) {
+	f, dsn := newFreezer(t, pgtest.Schema(t, "the PostgreSQL server-back test"))
+	db := postgres.NewDB(dsn)
+	db.ConnectTimeout, db.StatementTimeout = 3*time.Second, 10*time.Second
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	sessions := postgres.NewSessionStore(db)
+	f.arm()
+	if _, _, err := sessions.FindSessions(ctx, cairn.SessionFilter{}); err == nil {
+		t.Fatal("FindSessions succeeded on a frozen server")
+	}
+	f.unfreeze()
+	back := time.Now()
+	var err error
+	for time.Since(back) < db.StatementTimeout {
+		if _, _, err = sessions.FindSessions(ctx, cairn.SessionFilter{}); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	took := time.Since(back)
+	t.Logf("first call answered %v after the server was back (statement timeout %v): %v", took.Round(time.Millisecond), db.StatementTimeout, err)
+	if err != nil || took > 3*time.Second {
+		t.Fatalf("calls failed for %v after the server was back: %v", took, err)
+	}
+}
+
 // TestOpen_Unanswered: connecting to a server that never answers (a
 // listener that never accepts: the kernel completes the handshake, nothing
 // replies) fails Open in the connect timeout, once, not once per attempt:

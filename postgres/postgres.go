@@ -43,6 +43,8 @@ type DB struct {
 	// store is taken to be down (UnixNano; see deadline.go).
 	connectTimeout, statementTimeout time.Duration
 	downUntil                        atomic.Int64
+	lastProbe                        atomic.Int64 // UnixNano of the last call let through while down
+	probing                          atomic.Bool
 
 	// DSN is the connection string: a postgres:// URL or key=value pairs.
 	DSN string
@@ -288,7 +290,7 @@ type Tx struct {
 // by the statement timeout (deadline.go).
 func (db *DB) BeginTx(ctx context.Context, opts pgx.TxOptions) (_ *Tx, err error) {
 	defer db.explain(&err)
-	if err := db.up(); err != nil {
+	if err := db.up(); err != nil && !db.probeDue() {
 		return nil, err
 	}
 	actx, cancel := db.bound(ctx, db.connectTimeout+db.statementTimeout)

@@ -20,10 +20,14 @@ func (s *Server) registerRetentionRoutes() {
 // handleRetention handles GET /api/sessions/{id}/retention: the report
 // `cairn eval retention --json` prints (the scores of each variant,
 // strict and lenient, by category, with the steps each reaches). Returns
-// 404 when the session does not exist or the viewer measures nothing.
+// 404 when the session does not exist or the viewer measures nothing, 413
+// when the session has more than [Server.MaxSessionBlocks] blocks.
 func (s *Server) handleRetention(w http.ResponseWriter, r *http.Request) {
 	if s.Retention == nil {
 		Error(w, r, cairn.Errorf(cairn.ENOTFOUND, "This viewer does not measure retention."))
+		return
+	}
+	if s.tooLarge(w, r, "measures", "cairn eval retention") {
 		return
 	}
 	rep, err := s.Retention(r.Context(), r.PathValue("id"))

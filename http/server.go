@@ -94,6 +94,11 @@ type Server struct {
 	// surgery, retention) served at once; more wait their turn. With
 	// [MaxPageBytes] it bounds their memory: see [HeavyRoutes].
 	MaxHeavy int
+	// MaxSessionBlocks caps the blocks of a session whose retention the
+	// viewer measures or that it cuts (split, extract, revive): a larger
+	// one is answered 413, saying to use the CLI. 0 means no cap; NewServer
+	// sets [DefaultMaxSessionBlocks].
+	MaxSessionBlocks int
 
 	// Redact, when set, replaces secrets in every API response, a JSON
 	// document it redacts value by value; it is required to listen
@@ -146,7 +151,7 @@ func NewServer() *Server {
 	s := &Server{server: &http.Server{ReadHeaderTimeout: DefaultReadHeaderTimeout, ReadTimeout: DefaultReadTimeout,
 		WriteTimeout: 2 * time.Minute, IdleTimeout: DefaultIdleTimeout, MaxHeaderBytes: 64 << 10, ConnContext: connContext},
 		mux: http.NewServeMux(), MaxConns: DefaultMaxConns, MaxPending: DefaultMaxPending, PendingPerIP: DefaultPendingPerIP,
-		MaxHeavy: DefaultMaxHeavy, events: events{closed: make(chan struct{})}}
+		MaxHeavy: DefaultMaxHeavy, MaxSessionBlocks: DefaultMaxSessionBlocks, events: events{closed: make(chan struct{})}}
 	s.server.Handler = http.HandlerFunc(s.serveHTTP)
 
 	s.mux.HandleFunc("/", s.handleUI)

@@ -154,6 +154,9 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 		Error(w, r, err)
 		return
 	}
+	if s.tooLarge(w, r, "cuts", "cairn split, extract-engagement or revive") {
+		return
+	}
 	ms, err := op(ctx, r.PathValue("id"), &req, f)
 	if err != nil {
 		Error(w, r, err)

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -55,10 +56,13 @@ func probe(t *testing.T, s *cairnhttp.Server, n int) (int, map[string]int) {
 // the server drains) lose their slots to requests that need them, whatever
 // they sent before: with MaxConns of them stalled, every probe is served.
 func TestStalledTrustedConnections(t *testing.T) {
-	kinds := []struct{ name, request string }{
-		{"slow body", "POST /api/tags/suggest HTTP/1.1\r\nHost: %s\r\nX-Cairn: 1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"},
-		{"idle keep-alive", "GET /api/sessions HTTP/1.1\r\nHost: %s\r\n\r\n"},
-		{"refused POST", "POST /api/tags/suggest HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"},
+	kinds := []struct {
+		name, request string
+		answered      bool
+	}{
+		{"slow body", "POST /api/tags/suggest HTTP/1.1\r\nHost: %s\r\nX-Cairn: 1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", false},
+		{"idle keep-alive", "GET /api/sessions HTTP/1.1\r\nHost: %s\r\n\r\n", true},
+		{"refused POST", "POST /api/tags/suggest HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", false},
 	}
 	stall := cairnhttp.DefaultStallTimeout
 	st := MustOpenStore(t)
@@ -75,7 +79,16 @@ func TestStalledTrustedConnections(t *testing.T) {
 				}
 				defer c.Close()
 				fmt.Fprintf(c, k.request, addr)
-				go io.Copy(io.Discard, c) // a response, if any, is read
+				if k.answered { // stalled from its answer on
+					resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				} else {
+					go io.Copy(io.Discard, c)
+				}
 			}
 			time.Sleep(stall + time.Second)
 			ok, other := probe(t, s, 60)

@@ -187,8 +187,12 @@ type importStore struct {
 }
 
 // Sweep implements [inscribe.Sweeper].
-func (s importStore) Sweep(ctx context.Context) error {
-	if sw, ok := s.InscriptionStore.(inscribe.Sweeper); ok {
+func (s importStore) Sweep(ctx context.Context) error { return sweep(ctx, s.InscriptionStore) }
+
+// sweep sweeps what a killed writer left in st, when its store keeps any
+// ([inscribe.Sweeper]): the step import and reindex run first.
+func sweep(ctx context.Context, st cairn.InscriptionStore) error {
+	if sw, ok := st.(inscribe.Sweeper); ok {
 		return sw.Sweep(ctx)
 	}
 	return nil

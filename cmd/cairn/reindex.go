@@ -50,9 +50,4 @@ type reindexStore struct {
 }
 
 // Sweep implements [inscribe.Sweeper].
-func (r reindexStore) Sweep(ctx context.Context) error {
-	if sw, ok := r.InscriptionStore.(inscribe.Sweeper); ok {
-		return sw.Sweep(ctx)
-	}
-	return nil
-}
+func (r reindexStore) Sweep(ctx context.Context) error { return sweep(ctx, r.InscriptionStore) }

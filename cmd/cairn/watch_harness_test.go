@@ -88,60 +88,53 @@ func TestServeWatch_Harnesses(t *testing.T) {
 	}
 }
 
-// TestReindex_RepairsHarness: sessions an older serve --watch stored as
-// Claude Code's (agent claude-code, 0 rounds) are rebuilt by `cairn
-// reindex` as the harness's that wrote them, as `cairn import` reads them.
-func TestReindex_RepairsHarness(t *testing.T) {
-	dir := harnessFiles(t)
-	want := imported(t, dir)
-	store := filepath.Join(t.TempDir(), "cairn.db")
-	db := sqlite.NewDB(store)
-	if err := db.Open(); err != nil {
-		t.Fatal(err)
-	}
-	im := &inscribe.Importer{Store: importStore{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: claudecode.Format{}}
-	if _, err := im.Import(context.Background(), []string{dir}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if got := agents(t, store); strings.Join(got, ",") != "claude-code 0,claude-code 0" {
-		t.Fatalf("read as Claude Code: %q", got)
-	}
-	if _, stderr, err := runMain(t, store, "reindex"); err != nil {
-		t.Fatal(err, stderr)
-	}
-	if got := agents(t, store); strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("after reindex: %q, cairn import: %q", got, want)
-	}
-	if out, _, _ := runMain(t, store, "import", dir); !strings.Contains(out, "2 unchanged") {
-		t.Fatalf("import after reindex: %s", out)
-	}
-	if got := agents(t, store); strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("after import: %q, cairn import: %q", got, want)
-	}
-}
-
-// TestImport_RepairsHarness: `cairn import` of files an older serve
-// --watch stored as Claude Code's rebuilds them as their harness's, with
-// nothing stored again. Before: they stayed claude-code, 0 rounds.
-func TestImport_RepairsHarness(t *testing.T) {
-	dir := harnessFiles(t)
-	want := imported(t, dir)
-	store := filepath.Join(t.TempDir(), "cairn.db")
-	db := sqlite.NewDB(store)
-	if err := db.Open(); err != nil {
-		t.Fatal(err)
-	}
-	im := &inscribe.Importer{Store: importStore{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: claudecode.Format{}}
-	if _, err := im.Import(context.Background(), []string{dir}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	out, stderr, err := runMain(t, store, "import", dir)
-	if err != nil || !strings.Contains(out, "2 unchanged") || !strings.Contains(stderr, "stored as claude-code's, rebuilt as gemini's") {
-		t.Fatalf("import: %v\n%s%s", err, out, stderr)
-	}
-	if got := agents(t, store); strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("after import: %q, cairn import: %q", got, want)
+// TestRepairsHarness: sessions an older serve --watch stored as Claude
+// Code's (agent claude-code, 0 rounds) are rebuilt as the harness's that
+// wrote them, as `cairn import` reads them, by `cairn reindex` and by
+// `cairn import` of the same files (with nothing stored again). Before:
+// they stayed claude-code, 0 rounds.
+func TestRepairsHarness(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// run repairs the store; check is what its output must say.
+		run   func(t *testing.T, store, dir string) (string, string, error)
+		check func(out, stderr string) bool
+	}{
+		{"reindex", func(t *testing.T, store, _ string) (string, string, error) { return runMain(t, store, "reindex") },
+			func(string, string) bool { return true }},
+		{"import", func(t *testing.T, store, dir string) (string, string, error) { return runMain(t, store, "import", dir) },
+			func(out, stderr string) bool {
+				return strings.Contains(out, "2 unchanged") && strings.Contains(stderr, "stored as claude-code's, rebuilt as gemini's")
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := harnessFiles(t)
+			want := strings.Join(imported(t, dir), ",")
+			store := filepath.Join(t.TempDir(), "cairn.db")
+			db := sqlite.NewDB(store)
+			if err := db.Open(); err != nil {
+				t.Fatal(err)
+			}
+			im := &inscribe.Importer{Store: importStore{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: claudecode.Format{}}
+			if _, err := im.Import(context.Background(), []string{dir}); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if got := agents(t, store); strings.Join(got, ",") != "claude-code 0,claude-code 0" {
+				t.Fatalf("read as Claude Code: %q", got)
+			}
+			if out, stderr, err := c.run(t, store, dir); err != nil || !c.check(out, stderr) {
+				t.Fatalf("%s: %v\n%s%s", c.name, err, out, stderr)
+			}
+			if got := agents(t, store); strings.Join(got, ",") != want {
+				t.Fatalf("after %s: %q, cairn import: %q", c.name, got, want)
+			}
+			if out, _, _ := runMain(t, store, "import", dir); !strings.Contains(out, "2 unchanged") {
+				t.Fatalf("import after %s: %s", c.name, out)
+			}
+			if got := agents(t, store); strings.Join(got, ",") != want {
+				t.Fatalf("after import: %q, cairn import: %q", got, want)
+			}
+		})
 	}
 }

@@ -157,58 +157,6 @@ function ansi(text) {
   return pre;
 }
 
-// ---- diffs ----
-
-// lineDiff returns the lines of a and b as [op, line] pairs, op one of
-// " ", "-", "+": a longest-common-subsequence diff, or all of a removed
-// then all of b added when the texts are too large to compare.
-function lineDiff(a, b) {
-  const x = a.split("\n"), y = b.split("\n");
-  let pre = 0;
-  while (pre < x.length && pre < y.length && x[pre] === y[pre]) pre++;
-  let suf = 0;
-  while (suf < x.length - pre && suf < y.length - pre && x[x.length - 1 - suf] === y[y.length - 1 - suf]) suf++;
-  const xs = x.slice(pre, x.length - suf), ys = y.slice(pre, y.length - suf);
-  const out = x.slice(0, pre).map((l) => [" ", l]);
-  if (xs.length * ys.length > 4e6) {
-    out.push(...xs.map((l) => ["-", l]), ...ys.map((l) => ["+", l]));
-  } else {
-    const n = xs.length, m = ys.length;
-    const dp = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i][j] = xs[i] === ys[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
-    let i = 0, j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && xs[i] === ys[j]) { out.push([" ", xs[i]]); i++; j++; }
-      else if (i < n && (j === m || dp[i + 1][j] >= dp[i][j + 1])) out.push(["-", xs[i++]]);
-      else out.push(["+", ys[j++]]);
-    }
-  }
-  out.push(...x.slice(x.length - suf).map((l) => [" ", l]));
-  return out;
-}
-
-// diffView renders a diff, unchanged runs longer than six lines folded.
-function diffView(oldText, newText) {
-  const pre = h("pre", "diff");
-  const d = lineDiff(oldText || "", newText || "");
-  for (let i = 0; i < d.length; i++) {
-    const [op, line] = d[i];
-    if (op === " ") {
-      let j = i;
-      while (j < d.length && d[j][0] === " ") j++;
-      if (j - i > 6) {
-        for (const [, l] of d.slice(i, i + 3)) pre.append(h("span", "ctx", "  " + l + "\n"));
-        pre.append(h("span", "fold", `  ⋯ ${j - i - 6} unchanged lines\n`));
-        for (const [, l] of d.slice(j - 3, j)) pre.append(h("span", "ctx", "  " + l + "\n"));
-        i = j - 1;
-        continue;
-      }
-    }
-    pre.append(h("span", op === "+" ? "add" : op === "-" ? "del" : "ctx", op + " " + line + "\n"));
-  }
-  return pre;
-}
-
 // ---- code ----
 
 const keywords = new Set(("break case catch class const continue def default defer delete do elif else enum export extends false " +

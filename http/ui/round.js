@@ -398,10 +398,10 @@ function richView(tool, input, use, result) {
     case "shell":
       return [el("pre", { class: "cmd" }, "$ " + shellCommand(input)), input.workdir ? el("div", { class: "path mono" }, "in " + input.workdir) : "", resultPre()];
     case "edit":
-      return [el("div", { class: "path mono" }, path, input.replace_all || input.replaceAll ? " (every occurrence)" : ""),
-        diffView(input.old_string ?? input.oldString, input.new_string ?? input.newString), failed()];
+      return [el("div", { class: "path mono" }, path, input.replace_all || input.replaceAll ? " (every occurrence)" : ""), failed(),
+        diffView(input.old_string ?? input.oldString, input.new_string ?? input.newString, result)];
     case "multiedit":
-      return [el("div", { class: "path mono" }, path), (input.edits || []).map((e) => diffView(e.old_string, e.new_string)), failed()];
+      return [el("div", { class: "path mono" }, path), failed(), (input.edits || []).map((e) => diffView(e.old_string, e.new_string, result))];
     case "write": {
       const text = input.content || "";
       return [el("div", { class: "path mono" }, path, ` · ${plural(text.split("\n").length, "line")}`), clamped(text, (t) => codeBlock(t, langOf(path))), failed()];
@@ -436,15 +436,4 @@ function richView(tool, input, use, result) {
     default:
       return [use ? el("pre", { class: "input" }, input.__text !== undefined ? input.__text : JSON.stringify(input, null, 2)) : "", resultPre()];
   }
-}
-
-// patchView renders an apply_patch patch: file headers, added and removed
-// lines coloured as a diff.
-function patchView(text) {
-  const pre = el("pre", { class: "diff patch" });
-  for (const line of String(text).split("\n")) {
-    const cls = /^\*\*\* /.test(line) ? "file" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "fold" : "ctx";
-    pre.append(el("span", { class: cls }, line + "\n"));
-  }
-  return pre;
 }

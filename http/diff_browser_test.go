@@ -19,7 +19,7 @@ import (
 const editSession = "6a7b0000-0000-4000-8000-0000000ed175"
 
 // mustClaudeSession writes a Claude Code transcript of id, one round: a
-// prompt, then each call of calls ({name, input, result, error}) as an
+// prompt, then each call of calls ({name, input, result, error, toolUseResult}) as an
 // assistant message and its result, and imports it.
 func mustClaudeSession(tb testing.TB, st *Store, id string, calls []map[string]any) {
 	tb.Helper()
@@ -42,8 +42,12 @@ func mustClaudeSession(tb testing.TB, st *Store, id string, calls []map[string]a
 		line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", i+1), "role": "assistant", "model": "m",
 			"content": []map[string]any{{"type": "tool_use", "id": tid, "name": c["name"], "input": c["input"]}},
 			"usage":   map[string]any{"input_tokens": 10, "output_tokens": 5}}})
-		line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []map[string]any{
-			{"type": "tool_result", "tool_use_id": tid, "content": c["result"], "is_error": c["error"] == true}}}})
+		res := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []map[string]any{
+			{"type": "tool_result", "tool_use_id": tid, "content": c["result"], "is_error": c["error"] == true}}}}
+		if r, ok := c["toolUseResult"]; ok {
+			res["toolUseResult"] = r
+		}
+		line(res)
 	}
 	path := filepath.Join(tb.TempDir(), id+".jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {

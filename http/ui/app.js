@@ -265,7 +265,7 @@ let view = null;
 async function sessionPage(params, id) {
   const data = await api("GET", "/api/sessions/" + encodeURIComponent(id));
   const s = data.session;
-  view = { id: s.id, session: s, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
+  view = { id: s.id, session: s, children: data.children, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
   showTitle();
   main.append(el("h1", {}, titleOf(s)));
   main.append(metaView(s, data.running));

@@ -426,8 +426,7 @@ function richView(tool, input, use, result) {
       }))];
     }
     case "agent": {
-      const link = result && result.agent_id ? el("a", { class: "subagent-link", href: "#/session/" + encodeURIComponent(view.session.id + "-agent-" + result.agent_id) }, "open the subagent's session →") : el("span", { class: "muted" }, "(no subagent session recorded)");
-      return [el("div", {}, input.subagent_type ? el("span", { class: "badge subagent" }, input.subagent_type) : "", " ", link),
+      return [input.subagent_type ? el("span", { class: "badge subagent" }, input.subagent_type) : "", subagentView(result),
         input.prompt ? el("details", { class: "think" }, el("summary", {}, "prompt"), clamped(input.prompt, markdown)) : "",
         result ? el("div", { class: "text" }, clamped(out, markdown)) : ""];
     }

@@ -17,9 +17,11 @@
 // a request on it is authorized, a connection is pending, and the oldest
 // pending ones are closed to make room for new ones (limit.go), so a
 // client that sends the token is always served. Heavy requests take one
-// of [Server.MaxHeavy] slots, and a round's blocks are read a page at a
-// time ([MaxPageBlocks], [MaxPageBytes]), so memory is bounded whatever
-// the round's size and however many ask at once.
+// of [Server.MaxHeavy] slots (a session's whole work and a round's page
+// apart), a few wait a short while for one and any other is answered 503
+// with Retry-After (heavy.go), and a round's blocks are read a page at a
+// time ([MaxPageBlocks], [MaxPageBytes]), so memory and time are bounded
+// whatever the round's size and however many ask at once.
 package http
 
 import (

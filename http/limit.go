@@ -297,18 +297,3 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 	}
 	return ctx
 }
-
-// A semaphore bounds the heavy requests served at once.
-type semaphore chan struct{}
-
-// acquire waits for a slot, and reports false if ctx ends first.
-func (s semaphore) acquire(ctx context.Context) bool {
-	select {
-	case s <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (s semaphore) release() { <-s }

@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -90,10 +91,18 @@ type Server struct {
 	// zero keeps [DefaultStallTimeout].
 	StallTimeout time.Duration
 
-	// MaxHeavy caps the heavy requests (a round's page of blocks,
-	// surgery, retention) served at once; more wait their turn. With
-	// [MaxPageBytes] it bounds their memory: see [HeavyRoutes].
-	MaxHeavy int
+	// MaxHeavy caps the heavy requests served at once: those of
+	// [HeavyRoutes] (surgery, retention), and apart those of [PageRoutes]
+	// (a round's page of blocks, an image), so that pages are served
+	// while a session's whole work runs. With [MaxPageBytes] and
+	// [Server.MaxSessionBlocks] it bounds their memory. At most
+	// HeavyQueue more wait for a slot of each, each at most HeavyWait,
+	// and only while one is likely to free by then; any other is
+	// answered 503 with Retry-After, the seconds until one likely frees
+	// (heavy.go). Zero keeps [DefaultHeavyQueue] and [DefaultHeavyWait].
+	MaxHeavy   int
+	HeavyQueue int
+	HeavyWait  time.Duration
 	// MaxSessionBlocks caps the blocks of a session whose retention the
 	// viewer measures or that it cuts (split, extract, revive): a larger
 	// one is answered 413, saying to use the CLI. 0 means no cap; NewServer
@@ -117,8 +126,8 @@ type Server struct {
 	// [DefaultIdleTimeout]).
 	ReadTimeout, IdleTimeout time.Duration
 
-	gate  *gate
-	heavy semaphore
+	gate         *gate
+	heavy, pages *pool
 }
 
 // Defaults of NewServer: trusted connections and heavy requests at once,
@@ -135,13 +144,21 @@ const (
 )
 
 // HeavyRoutes are the routes whose requests take one of [Server.MaxHeavy]
-// slots: each may hold tens of megabytes while it runs.
+// slots: each reads a whole session, up to [Server.MaxSessionBlocks]
+// blocks, and may take seconds and hundreds of megabytes.
 var HeavyRoutes = []string{
-	"GET /api/sessions/{id}/rounds/{seq}",
 	"GET /api/sessions/{id}/retention",
 	"POST /api/sessions/{id}/split",
 	"POST /api/sessions/{id}/extract",
 	"POST /api/sessions/{id}/revive",
+}
+
+// PageRoutes are the routes whose requests take one of [Server.MaxHeavy]
+// slots of their own: each holds a page of a round's blocks
+// ([MaxPageBytes]) or an image ([MaxImageBytes]), and its stored line.
+var PageRoutes = []string{
+	"GET /api/sessions/{id}/rounds/{seq}",
+	"GET /api/sessions/{id}/lines/{line}/images/{n}",
 }
 
 // NewServer returns a Server with its routes registered.
@@ -195,7 +212,8 @@ func (s *Server) Open() (err error) {
 	s.gate = newGate(s.ln, s.MaxPending, perIP, s.MaxConns, s.StallTimeout)
 	s.ln = s.gate
 	if s.MaxHeavy > 0 {
-		s.heavy = make(semaphore, s.MaxHeavy)
+		queue, wait := cmp.Or(s.HeavyQueue, DefaultHeavyQueue), cmp.Or(s.HeavyWait, DefaultHeavyWait)
+		s.heavy, s.pages = newPool(s.MaxHeavy, queue, wait), newPool(s.MaxHeavy, queue, wait)
 	}
 	if s.ReadTimeout > 0 {
 		s.server.ReadTimeout = s.ReadTimeout
@@ -340,11 +358,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body, done = c.serve(r.Body)
 		defer done()
 	}
-	if _, pattern := s.mux.Handler(r); s.heavy != nil && slices.Contains(HeavyRoutes, pattern) {
-		if !s.heavy.acquire(r.Context()) {
-			return // the client went away
+	if p := s.pool(r); p != nil {
+		release, eta := p.acquire(r.Context())
+		if release == nil {
+			if eta > 0 { // else the client went away
+				busy(w, eta)
+			}
+			return
 		}
-		defer s.heavy.release() // after redaction, which holds the response twice
+		defer release() // after redaction, which holds the response twice
 	}
 	// The event stream names changed sessions only, and must not be held
 	// back: it is not redacted.
@@ -356,6 +378,20 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// pool returns the pool whose slot r takes, or nil.
+func (s *Server) pool(r *http.Request) *pool {
+	_, pattern := s.mux.Handler(r)
+	switch {
+	case s.heavy == nil:
+		return nil
+	case slices.Contains(HeavyRoutes, pattern):
+		return s.heavy
+	case slices.Contains(PageRoutes, pattern):
+		return s.pages
+	}
+	return nil
 }
 
 // redactingWriter holds a response so its secrets can be replaced before

@@ -12,6 +12,7 @@ const (
 	AgentCodex      = "codex"
 	AgentOpencode   = "opencode"
 	AgentGemini     = "gemini"
+	AgentPi         = "pi"
 )
 
 // Lineage kinds: how a session came to be.
@@ -101,7 +102,7 @@ type SessionFilter struct {
 	Since     time.Time // sessions that ended at or after
 	Until     time.Time // sessions that started before
 	Subagents bool      // include subagent sessions
-	Agent     string    // the harness that wrote it: AgentClaudeCode, AgentCodex, AgentGemini, AgentOpencode
+	Agent     string    // the harness that wrote it: AgentClaudeCode, AgentCodex, AgentGemini, AgentOpencode, AgentPi
 
 	// NoSurgery leaves out the sessions cairn's own surgery cut: they
 	// repeat rounds of the sessions they came from. One that ended after

@@ -7,6 +7,7 @@ import (
 
 	"cairn/claudecode"
 	"cairn/gemini"
+	"cairn/loop"
 )
 
 // runGeminiHook runs "cairn hook --agent gemini EVENT": Gemini CLI's hook
@@ -40,20 +41,13 @@ func (m *Main) geminiHook(ctx context.Context, event string) error {
 	if err != nil || w == nil {
 		return err
 	}
-	switch event {
-	case gemini.SessionStart:
-		return m.hookSessionStart(ctx, w, in)
-	case gemini.BeforeAgent:
-		line, err := m.hookSuggest(ctx, w, gemini.HookPrompt(in.Prompt))
-		if err != nil || line == "" {
-			return err
-		}
-		return claudecode.WriteAdditionalContext(m.Stdout, gemini.BeforeAgent, line)
-	case gemini.AfterAgent, gemini.PreCompress:
-		_, err := m.hookInscribe(ctx, w, in)
+	l, err := m.liveLoop(w)
+	if err != nil {
 		return err
-	case gemini.SessionEnd:
-		return m.hookSessionEnd(ctx, w, in)
 	}
-	return nil
+	r, err := l.Handle(ctx, loop.FromGemini(in))
+	if err != nil || r.Agent == "" {
+		return err
+	}
+	return claudecode.WriteAdditionalContext(m.Stdout, event, r.Agent)
 }

@@ -11,6 +11,7 @@ import (
 
 	"cairn"
 	"cairn/export"
+	"cairn/loop"
 	"cairn/workspace"
 )
 
@@ -83,7 +84,7 @@ type recovery struct {
 	OpenFrames  []*cairn.Frame `json:"open_frames,omitempty"`
 	Frames      []*cairn.Frame `json:"frames,omitempty"` // the frames it pushed or planned
 	OpenTodos   []*cairn.Todo  `json:"open_todos,omitempty"`
-	Changed     *sessionChange `json:"changed,omitempty"` // what its ends recorded it changed, and its frames
+	Changed     *loop.Change   `json:"changed,omitempty"` // what its ends recorded it changed, and its frames
 	Compactions []compaction   `json:"compactions,omitempty"`
 	Continue    []string       `json:"continue"` // commands
 }
@@ -148,7 +149,7 @@ func recoverSession(ctx context.Context, st *store, w *workspace.Workspace, ref 
 		if rel, err := w.SessionChangesOf(r.Session); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
 			return nil, err
 		} else if rel != nil {
-			r.Changed = &sessionChange{SessionChanges: *rel}
+			r.Changed = &loop.Change{SessionChanges: *rel}
 		}
 	}
 	frames, err := st.frames.FindFrames(ctx)
@@ -164,7 +165,7 @@ func recoverSession(ctx context.Context, st *store, w *workspace.Workspace, ref 
 		}
 	}
 	if r.Changed != nil { // its ends recorded what it changed: its frames are part of it
-		r.Changed = changeOf(&r.Changed.SessionChanges, frames, r.Session)
+		r.Changed = loop.ChangeOf(&r.Changed.SessionChanges, frames, r.Session)
 	}
 	if r.Stored != nil {
 		if err := r.fromStore(ctx, st, frames, n); err != nil {

@@ -1,12 +1,10 @@
-package main
+package loop
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"cairn"
@@ -15,12 +13,7 @@ import (
 	"cairn/workspace"
 )
 
-// exhaustionEnv sets how many empty writes in a row mean the context ran
-// out (default [cairn.DefaultExhaustionRun]; 0 turns the check off). Put
-// it in .claude/settings.json's "env" to set it for a project.
-const exhaustionEnv = "CAIRN_EXHAUSTION_WRITES"
-
-// hookExhaustion is seed 004's error recovery. After a tool call (and at
+// exhaustion is seed 004's error recovery. After a tool call (and at
 // Stop) it reads the end of the transcript; when the last file-writing
 // calls are a run of empty ones (Write without content: what an agent out
 // of context sends), it inscribes the session, restarts the mission's
@@ -29,69 +22,59 @@ const exhaustionEnv = "CAIRN_EXHAUSTION_WRITES"
 // .cairn/context/<session>-recovery.xml, and tells the agent so in one
 // line. Each run is handled once. It is silent otherwise and costs one
 // read of the transcript's last MiB.
-func (m *Main) hookExhaustion(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
-	limit := cairn.DefaultExhaustionRun
-	if v := m.Getenv(exhaustionEnv); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return cairn.Errorf(cairn.EINVALID, "$%s is %q: give a number of empty writes in a row, or 0 to turn the check off.", exhaustionEnv, v)
-		}
-		limit = n
+func (l *Loop) exhaustion(ctx context.Context, in Event) (Reply, error) {
+	w := l.Workspace
+	if l.ExhaustionRun == 0 || in.Transcript == "" {
+		return Reply{}, nil
 	}
-	if limit == 0 || in.TranscriptPath == "" {
-		return nil
-	}
-	f, err := m.openTranscript(in.TranscriptPath)
+	f, err := l.OpenTranscript(in.Transcript)
 	if f == nil {
-		return err // refused, or nothing written yet
+		return Reply{}, err // refused, or nothing written yet
 	}
 	calls, err := claudecode.LastWrites(f)
 	f.Close()
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	run := cairn.ExhaustionRun(calls)
-	if run < limit {
-		return nil
+	if run < l.ExhaustionRun {
+		return Reply{}, nil
 	}
 	last := calls[len(calls)-1]
-	session := in.SessionID
+	session := in.Session
 	if session == "" || strings.ContainsAny(session, `/\.`) {
 		session = "session"
 	}
 	marker := filepath.Join(w.Root, workspace.Dir, "context", session+".exhausted")
 	if seen, _ := os.ReadFile(marker); strings.TrimSpace(string(seen)) == last.ToolID {
-		return nil // this run was handled
+		return Reply{}, nil // this run was handled
 	}
-	line, err := m.recoverExhausted(ctx, w, in, session, run)
+	line, err := l.recoverExhausted(ctx, in, session, run)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	if err := os.WriteFile(marker, []byte(last.ToolID+"\n"), 0o644); err != nil {
-		return err
+		return Reply{}, err
 	}
-	if in.Event == claudecode.Stop {
-		return json.NewEncoder(m.Stdout).Encode(map[string]string{"systemMessage": line})
-	}
-	return claudecode.WriteAdditionalContext(m.Stdout, in.Event, line)
+	return Reply{Agent: line}, nil
 }
 
 // recoverExhausted runs the phase recovery for a session whose context ran
 // out and returns the line that tells the agent what happened.
-func (m *Main) recoverExhausted(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput, session string, run int) (string, error) {
-	if _, err := m.hookInscribe(ctx, w, in); err != nil {
+func (l *Loop) recoverExhausted(ctx context.Context, in Event, session string, run int) (string, error) {
+	w := l.Workspace
+	if _, err := l.Inscribe(ctx, in); err != nil {
 		return "", err
 	}
-	st, err := m.openStore("")
+	st, err := l.Open()
 	if err != nil {
 		return "", err
 	}
-	defer st.Close()
 	phase := "no mission phase to restart (cairn mission set, cairn phase next)"
-	mis, err := st.missions.FindMission(ctx)
+	mis, err := st.Missions.FindMission(ctx)
 	switch cairn.ErrorCode(err) {
 	case "":
-		outputs, err := sessionOutputs(ctx, st, in.SessionID, mis, w.Root)
+		outputs, err := sessionOutputs(ctx, st, in.Session, mis, w.Root)
 		if err != nil {
 			return "", err
 		}
@@ -100,11 +83,13 @@ func (m *Main) recoverExhausted(ctx context.Context, w *workspace.Workspace, in 
 			if err != nil {
 				return "", err
 			}
-			if err := st.missions.AddPhase(ctx, p); err != nil {
+			if err := st.Missions.AddPhase(ctx, p); err != nil {
 				return "", err
 			}
-			if _, err := m.syncMission(ctx, st, true); err != nil {
-				return "", err
+			if l.SyncMission != nil {
+				if err := l.SyncMission(ctx, st); err != nil {
+					return "", err
+				}
 			}
 			phase = fmt.Sprintf("phase %s restarted from its boundary (recovery, phase %d; %d files listed)", p.Name, p.Seq, len(p.Outputs))
 		}
@@ -112,8 +97,8 @@ func (m *Main) recoverExhausted(ctx context.Context, w *workspace.Workspace, in 
 	default:
 		return "", err
 	}
-	a := &assemble.Assembler{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Sessions: st.sessions, Counter: assemble.Estimate}
-	req := assemble.Request{Owner: m.Getenv("CAIRN_AGENT"), Budget: cairn.DefaultBudget(), Format: assemble.XML, Files: hookIndex(w.Root)}
+	a := &assemble.Assembler{Frames: st.Frames, Missions: st.Missions, Rounds: st.Rounds, Sessions: st.Sessions, Counter: assemble.Estimate}
+	req := assemble.Request{Owner: l.Owner, Budget: cairn.DefaultBudget(), Format: assemble.XML, Files: Index(w.Root)}
 	req.Budget.Tokens, req.Budget.Chars = 0, 0
 	out, err := a.Assemble(ctx, req)
 	if err != nil {
@@ -132,7 +117,7 @@ func (m *Main) recoverExhausted(ctx context.Context, w *workspace.Workspace, in 
 
 // sessionOutputs returns the files the session wrote or edited since the
 // mission's phase began, relative to the workspace.
-func sessionOutputs(ctx context.Context, st *store, sessionID string, mis *cairn.Mission, root string) ([]string, error) {
+func sessionOutputs(ctx context.Context, st *Stores, sessionID string, mis *cairn.Mission, root string) ([]string, error) {
 	if sessionID == "" {
 		return nil, nil
 	}
@@ -140,7 +125,7 @@ func sessionOutputs(ctx context.Context, st *store, sessionID string, mis *cairn
 	if mis.Phase != nil {
 		f.Since = mis.Phase.StartedAt
 	}
-	rounds, err := st.rounds.FindRounds(ctx, f)
+	rounds, err := st.Rounds.FindRounds(ctx, f)
 	if err != nil || len(rounds) == 0 {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"context"
@@ -6,12 +6,10 @@ import (
 	"strings"
 
 	"cairn"
-	"cairn/claudecode"
 	"cairn/surgery"
-	"cairn/workspace"
 )
 
-// hookPressure is the UserPromptSubmit hook's check of the context the
+// pressure is a prompt's check of the context the
 // client holds: when it has crossed a threshold of .cairn/config since the
 // last prompt, it returns a short note for the agent (the percentage, what
 // advise recommends and the command; when finished frames hold
@@ -19,46 +17,45 @@ import (
 // revived session it prepared with them collapsed); else "". Reading the occupancy costs
 // a read of the transcript's end; the transcript is inscribed and advise
 // run only on a crossing.
-func (m *Main) hookPressure(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) (string, error) {
-	cfg, err := w.ReadConfig()
+func (l *Loop) pressure(ctx context.Context, in Event) (string, error) {
+	cfg, err := l.Workspace.ReadConfig()
 	if err != nil {
 		return "", err
 	}
-	if len(cfg.Pressure) == 0 || in.TranscriptPath == "" || in.SessionID == "" {
+	if len(cfg.Pressure) == 0 || in.Transcript == "" || in.Session == "" {
 		return "", nil
 	}
-	occ, err := m.occupancy(w, in.SessionID, in.TranscriptPath)
+	occ, err := l.Occupancy(in.Session, in.Transcript)
 	if err != nil {
 		return "", err // the transcript is refused
 	}
 	if occ == nil {
 		return "", nil // no reply so far
 	}
-	crossed, err := w.Crossed(in.SessionID, occ.Percent(), cfg.Pressure)
+	crossed, err := l.Workspace.Crossed(in.Session, occ.Percent(), cfg.Pressure)
 	if err != nil || crossed == 0 {
 		return "", err
 	}
 	// Advise reads the stored session: bring it up to the transcript's end
 	// first. This is the one prompt of a crossing that waits for it.
-	if _, err := m.hookInscribe(ctx, w, in); err != nil {
+	if _, err := l.Inscribe(ctx, in); err != nil {
 		return "", err
 	}
-	st, err := m.openStore("")
+	st, err := l.Open()
 	if err != nil {
-		return pressureNote(occ, crossed, in.SessionID, nil, nil), nil
+		return pressureNote(occ, crossed, in.Session, nil, nil), nil
 	}
-	defer st.Close()
 	// Finished frames holding a share of the context: a revived session
 	// with them collapsed, ready to resume, is the one command.
-	if frames, err := st.frames.FindFrames(ctx); err == nil {
-		if w, err := surgery.FinishedWeight(ctx, st.surgery(), in.SessionID, frames, occ.Tokens); err == nil && w.Pays() {
-			if resume, weight, err := m.prepareRevive(ctx, st, in, in.SessionID, occ.Tokens); err == nil && weight != nil {
-				return pressureNote(occ, crossed, in.SessionID, nil, &collapseNote{weight, resume}), nil
+	if frames, err := st.Frames.FindFrames(ctx); err == nil {
+		if w, err := surgery.FinishedWeight(ctx, st.Surgery(), in.Session, frames, occ.Tokens); err == nil && w.Pays() {
+			if resume, weight, err := l.prepareRevive(ctx, st, in, in.Session, occ.Tokens); err == nil && weight != nil {
+				return pressureNote(occ, crossed, in.Session, nil, &collapseNote{weight, resume}), nil
 			}
 		}
 	}
-	advice, _ := surgery.AdviseAt(ctx, st.surgery(), in.SessionID, occ)
-	return pressureNote(occ, crossed, in.SessionID, advice, nil), nil
+	advice, _ := surgery.AdviseAt(ctx, st.Surgery(), in.Session, occ)
+	return pressureNote(occ, crossed, in.Session, advice, nil), nil
 }
 
 // A collapseNote is the revived session the pressure hook prepared with
@@ -73,11 +70,11 @@ type collapseNote struct {
 func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.Advice, c *collapseNote) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn: your context is %d%% of the way to where the client compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% the client compacts it, lossily.",
-		occ.Percent(), thousands(occ.Tokens), thousands(occ.Window.CompactAt), thousands(occ.Window.Size), crossed)
+		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed)
 	if c != nil {
 		w := c.weight
 		fmt.Fprintf(&b, "\nFinished frames (%s) hold %d%% of it (~%s tokens in %d rounds): cairn prepared a revived session with them collapsed to their results, the rest within budget (their rounds stay readable: cairn inject %s ROUND).\nCommand: %s (resumes the lighter session).",
-			strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), w.Rounds, session, c.resume)
+			strings.Join(w.Frames, ", "), w.Percent(), Thousands(w.Tokens), w.Rounds, session, c.resume)
 		b.WriteString("\nBefore that: checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
 		return b.String()
 	}
@@ -88,13 +85,4 @@ func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.
 	fmt.Fprintf(&b, "\ncairn advise recommends %s: %s\nCommand: %s (it prints the claude --resume line for the new session).", op, strings.TrimSpace(reason), command)
 	b.WriteString("\nBefore that: pop finished frames with their results (cairn pop --results …) and checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
 	return b.String()
-}
-
-// thousands writes n with comma separators: 144,012.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

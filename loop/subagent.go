@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"cairn/claudecode"
-	"cairn/workspace"
 )
 
 // Sub-agents, seen with claude 2.1.197 and 2.1.330: PreToolUse (matcher
@@ -24,9 +23,9 @@ import (
 // sees). So SubagentStart tells the sub-agent its own cairn session, to
 // pass as --session: the one way its own cairn commands are filed under it.
 
-// hookPreToolUse records a hand-off for a sub-agent the agent is starting.
-func (m *Main) hookPreToolUse(w *workspace.Workspace, in *claudecode.HookInput) error {
-	if !slices.Contains(claudecode.SubagentTools, in.ToolName) {
+// toolCall records a hand-off for a sub-agent the agent is starting.
+func (l *Loop) toolCall(in Event) error {
+	if !slices.Contains(claudecode.SubagentTools, in.Tool) {
 		return nil
 	}
 	var input struct {
@@ -40,39 +39,41 @@ func (m *Main) hookPreToolUse(w *workspace.Workspace, in *claudecode.HookInput) 
 	if d := strings.TrimSpace(input.Description); d != "" {
 		task = d + ": " + task
 	}
-	_, err := w.Handoff(task, "")
+	_, err := l.Workspace.Handoff(task, "")
 	return err
 }
 
-// hookSubagentStart names the sub-agent on its hand-off and gives it the
-// relay context: what any new session reads first, and its task.
-func (m *Main) hookSubagentStart(w *workspace.Workspace, in *claudecode.HookInput) error {
-	if in.AgentID == "" {
-		return nil
+// subagentStart names the sub-agent on its hand-off and returns the
+// relay context it is given: what any new session reads first, and its
+// task.
+func (l *Loop) subagentStart(in Event) (string, error) {
+	w := l.Workspace
+	if in.Agent == "" {
+		return "", nil
 	}
-	h, err := w.StartChild(w.Session, subagentSession(w.Session, in.AgentID))
+	h, err := w.StartChild(w.Session, subagentSession(w.Session, in.Agent))
 	if err != nil {
-		return err
+		return "", err
 	}
 	var b strings.Builder
 	if h != nil {
-		fmt.Fprintf(&b, "You are a sub-agent working on hand-off %s for session %s; cairn records your final answer as its result in state.json.\n", h.ID, shortID(h.Parent))
+		fmt.Fprintf(&b, "You are a sub-agent working on hand-off %s for session %s; cairn records your final answer as its result in state.json.\n", h.ID, ShortID(h.Parent))
 	}
-	fmt.Fprintf(&b, "%s\n\n", subagentSessionNote(subagentSession(w.Session, in.AgentID)))
-	prime, err := w.Prime(hookContextChars - b.Len())
+	fmt.Fprintf(&b, "%s\n\n", subagentSessionNote(subagentSession(w.Session, in.Agent)))
+	prime, err := w.Prime(ContextChars - b.Len())
 	if err != nil {
-		return err
+		return "", err
 	}
 	b.WriteString(prime)
-	return claudecode.WriteAdditionalContext(m.Stdout, claudecode.SubagentStart, b.String())
+	return b.String(), nil
 }
 
-// hookSubagentStop records the sub-agent's last answer on its hand-off.
-func (m *Main) hookSubagentStop(w *workspace.Workspace, in *claudecode.HookInput) error {
-	if in.AgentID == "" {
+// subagentStop records the sub-agent's last answer on its hand-off.
+func (l *Loop) subagentStop(in Event) error {
+	if in.Agent == "" {
 		return nil
 	}
-	_, err := w.FinishChild(subagentSession(w.Session, in.AgentID), in.LastAssistantMessage)
+	_, err := l.Workspace.FinishChild(subagentSession(l.Workspace.Session, in.Agent), in.LastAnswer)
 	return err
 }
 

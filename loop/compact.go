@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"cairn/workspace"
 )
 
-// hookPreCompact inscribes everything before the compaction drops it. A
+// preCompact inscribes everything before the compaction drops it. A
 // compaction the client triggers itself (trigger "auto") means the
 // context ran out, seed 004's exhaustion: cairn also checkpoints on the
 // current board, records the moment in the trace, and prepares a revived
@@ -20,26 +20,25 @@ import (
 // compaction names; when finished frames hold [surgery.CollapseShare] of
 // the context, that session has them collapsed to their results. A manual
 // /compact only inscribes.
-func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) error {
-	last, err := m.hookInscribe(ctx, w, in)
+func (l *Loop) preCompact(ctx context.Context, in Event) error {
+	last, err := l.Inscribe(ctx, in)
 	if err != nil || in.Trigger != "auto" || last == nil {
 		return err
 	}
-	st, err := m.openStore("")
+	st, err := l.Open()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
 	session := last.SessionID
 	tokens, held := "", int64(0)
-	if f, _ := m.openTranscript(in.TranscriptPath); f != nil {
+	if f, _ := l.OpenTranscript(in.Transcript); f != nil {
 		if occ, err := claudecode.LastOccupancy(f, cairn.WindowSignals{}); err == nil && occ != nil {
-			tokens, held = fmt.Sprintf(" at %s tokens", thousands(occ.Tokens)), occ.Tokens
+			tokens, held = fmt.Sprintf(" at %s tokens", Thousands(occ.Tokens)), occ.Tokens
 		}
 		f.Close()
 	}
-	resume, weight, err := m.prepareRevive(ctx, st, in, session, held)
-	done := fmt.Sprintf("Context exhausted%s: the client compacts session %s after %d rounds", tokens, shortID(session), last.Seq)
+	resume, weight, err := l.prepareRevive(ctx, st, in, session, held)
+	done := fmt.Sprintf("Context exhausted%s: the client compacts session %s after %d rounds", tokens, ShortID(session), last.Seq)
 	switch {
 	case err != nil: // the checkpoint still holds; it says why there is no revived session
 		resume = ""
@@ -49,7 +48,7 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	case resume != "":
 		done += "; revived within budget: " + resume
 	}
-	if err := m.checkpointExit(w, done, "exhaustion (auto-compact)"); err != nil {
+	if err := l.checkpointExit(done, "exhaustion (auto-compact)"); err != nil {
 		return err
 	}
 	if resume == "" {
@@ -59,7 +58,7 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 	if weight != nil {
 		kept = fmt.Sprintf("with the finished frames (%s: %d%% of the context) collapsed to their results, the recent rounds in full and the rest as an index", strings.Join(weight.Frames, ", "), weight.Percent())
 	}
-	return w.SetRevived(in.SessionID, fmt.Sprintf("The context ran out and the client compacted it%s; cairn prepared a revived session within budget, %s: %s", tokens, kept, resume))
+	return l.Workspace.SetRevived(in.Session, fmt.Sprintf("The context ran out and the client compacted it%s; cairn prepared a revived session within budget, %s: %s", tokens, kept, resume))
 }
 
 // prepareRevive exports a revived session of session beside the hook's
@@ -67,10 +66,10 @@ func (m *Main) hookPreCompact(ctx context.Context, w *workspace.Workspace, in *c
 // frames collapsed when they hold [surgery.CollapseShare] of held (what
 // the client holds; 0: what it loads), then weight says what they hold;
 // else revive's default.
-func (m *Main) prepareRevive(ctx context.Context, st *store, in *claudecode.HookInput, session string, held int64) (resume string, weight *surgery.FramesWeight, err error) {
-	sst := st.surgery()
+func (l *Loop) prepareRevive(ctx context.Context, st *Stores, in Event, session string, held int64) (resume string, weight *surgery.FramesWeight, err error) {
+	sst := st.Surgery()
 	sst.LinesOnly = true
-	frames, err := st.frames.FindFrames(ctx)
+	frames, err := st.Frames.FindFrames(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -86,19 +85,19 @@ func (m *Main) prepareRevive(ctx context.Context, st *store, in *claudecode.Hook
 			return "", nil, err
 		}
 	}
-	e, err := m.exportClaude(ctx, st, &surgeryFlags{out: filepath.Dir(in.TranscriptPath), cwd: in.Cwd}, mat)
+	resume, err = l.Export(ctx, st, mat, filepath.Dir(in.Transcript), in.Cwd)
 	if err != nil {
 		return "", nil, err
 	}
-	return e.Resume, weight, nil
+	return resume, weight, nil
 }
 
-// revivedLine is the line the SessionStart hook adds after an automatic
+// revivedLine is the line a session start adds after an automatic
 // compaction: the revived session cairn prepared, "" if none.
-func revivedLine(w *workspace.Workspace, in *claudecode.HookInput) string {
-	if in.Source != "compact" || in.SessionID == "" {
+func revivedLine(w *workspace.Workspace, in Event) string {
+	if in.Source != FromCompact || in.Session == "" {
 		return ""
 	}
-	line, _ := w.Revived(in.SessionID)
+	line, _ := w.Revived(in.Session)
 	return line
 }

@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // each list and counts the rest, and stays within changeLineLen however
 // much changed, since every SessionStart gives the board.
 func TestSessionChangeBounded(t *testing.T) {
-	var c sessionChange
+	var c Change
 	if s := c.String(); s != "" {
 		t.Errorf("nothing changed, got %q", s)
 	}
@@ -30,7 +30,7 @@ func TestSessionChangeBounded(t *testing.T) {
 	if !strings.Contains(s, "decided ADR-001 word") || !strings.Contains(s, "(+17 more)") {
 		t.Errorf("the line does not name the first and count the rest: %s", s)
 	}
-	c = sessionChange{SessionChanges: workspace.SessionChanges{TodosDone: []string{"TODO-001 Ship"}}, Popped: []string{"a Frame A"}}
+	c = Change{SessionChanges: workspace.SessionChanges{TodosDone: []string{"TODO-001 Ship"}}, Popped: []string{"a Frame A"}}
 	if got, want := c.String(), "finished TODO-001 Ship; popped a Frame A"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

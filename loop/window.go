@@ -1,19 +1,18 @@
-package main
+package loop
 
 import (
 	"cairn"
 	"cairn/claudecode"
-	"cairn/workspace"
 )
 
-// occupancy returns how full the context of session, written at
+// Occupancy returns how full the context of session, written at
 // transcript, was at its last reply, against the window the client gives
-// it ([Main.window]); nil if no reply is known. Pressure notes, advise and
+// it ([Loop.Window]); nil if no reply is known. Pressure notes, advise and
 // the status line all measure with it.
-// The transcript is opened under the hooks' rule ([Main.openTranscript]):
+// The transcript is opened under the hooks' rule ([Loop.OpenTranscript]):
 // a refused one is the error; one that cannot be read yet is no reply.
-func (m *Main) occupancy(w *workspace.Workspace, session, transcript string) (*cairn.Occupancy, error) {
-	f, err := m.openTranscript(transcript)
+func (l *Loop) Occupancy(session, transcript string) (*cairn.Occupancy, error) {
+	f, err := l.OpenTranscript(transcript)
 	if f == nil {
 		return nil, err // refused, or nothing written yet
 	}
@@ -22,18 +21,19 @@ func (m *Main) occupancy(w *workspace.Workspace, session, transcript string) (*c
 	if err != nil || occ == nil {
 		return nil, nil
 	}
-	occ.Window = m.window(w, session, occ.Model, occ.Tokens)
+	occ.Window = l.Window(session, occ.Model, occ.Tokens)
 	return occ, nil
 }
 
-// window gathers what the client said about session's window (the
+// Window gathers what the client said about session's window (the
 // status line's reports recorded in w, the model, the tokens seen, the
 // client's environment, which hooks and the agent's commands inherit) and
 // the person's context_window, and applies the one rule,
-// [cairn.ClaudeCodeWindow]. w may be nil (outside a workspace).
-func (m *Main) window(w *workspace.Workspace, session, model string, tokens int64) cairn.Window {
-	s := cairn.WindowSignals{Model: model, Tokens: tokens, Getenv: m.Getenv}
-	if w != nil {
+// [cairn.ClaudeCodeWindow]. The loop's Workspace may be nil (outside a
+// workspace).
+func (l *Loop) Window(session, model string, tokens int64) cairn.Window {
+	s := cairn.WindowSignals{Model: model, Tokens: tokens, Getenv: l.Getenv}
+	if w := l.Workspace; w != nil {
 		if cfg, err := w.ReadConfig(); err == nil {
 			s.Configured = cfg.ContextWindow
 		}

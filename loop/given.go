@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func givenOnce(w *workspace.Workspace, session, source, text string) (string, er
 		out = changedSince(string(before), text)
 	}
 	if string(before) != text {
-		if err := writeAtomic(path, [][]byte{[]byte(text)}, 0o644); err != nil {
+		if err := replaceFile(path, []byte(text)); err != nil {
 			return "", err
 		}
 	}

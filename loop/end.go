@@ -1,10 +1,12 @@
-package main
+package loop
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"cairn"
 	"cairn/claudecode"
@@ -12,12 +14,12 @@ import (
 	"cairn/workspace"
 )
 
-// A sessionChange is what a session changed, as its end says it and
+// A Change is what a session changed, as its end says it and
 // recover shows it: the relay files' changes and the files it wrote
 // ([workspace.SessionChanges]; files relative to the workspace when
 // inside it), the frames it pushed or planned and those of them it
 // popped.
-type sessionChange struct {
+type Change struct {
 	workspace.SessionChanges
 	Pushed []string `json:"frames_pushed,omitempty"` // "id Title"
 	Popped []string `json:"frames_popped,omitempty"`
@@ -36,7 +38,7 @@ const (
 // String is what changed on one line, bounded (changeLineLen): each list
 // names its first few and counts the rest; "" when nothing is known to
 // have changed.
-func (c *sessionChange) String() string {
+func (c *Change) String() string {
 	var parts []string
 	add := func(what string, names []string, n int) {
 		if len(names) == 0 {
@@ -44,7 +46,7 @@ func (c *sessionChange) String() string {
 		}
 		var shown []string
 		for _, name := range names[:min(len(names), changeNames)] {
-			shown = append(shown, clipLine(name, n))
+			shown = append(shown, ClipLine(name, n))
 		}
 		s := what + " " + strings.Join(shown, ", ")
 		if more := len(names) - len(shown); more > 0 {
@@ -59,14 +61,15 @@ func (c *sessionChange) String() string {
 	add("frames pushed", c.Pushed, changeNameLen)
 	add("popped", c.Popped, changeNameLen)
 	add("wrote", c.Files, changeFileName)
-	return clipLine(strings.Join(parts, "; "), changeLineLen)
+	return ClipLine(strings.Join(parts, "; "), changeLineLen)
 }
 
-// sessionChanged gathers what the session changed: its relay files'
-// changes since its runs started, the files its transcript's end wrote
-// (the last 256 KiB: [claudecode.LastWrites]), and its frames.
-func (m *Main) sessionChanged(ctx context.Context, w *workspace.Workspace, in *claudecode.HookInput) (*sessionChange, error) {
-	files, err := m.wroteFiles(in, w.Root)
+// changed gathers what the session changed: its relay files' changes
+// since its runs started, the files its transcript's end wrote (the last
+// 256 KiB: [claudecode.LastWrites]), and its frames.
+func (l *Loop) changed(ctx context.Context, in Event) (*Change, error) {
+	w := l.Workspace
+	files, err := l.wroteFiles(in, w.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -74,21 +77,20 @@ func (m *Main) sessionChanged(ctx context.Context, w *workspace.Workspace, in *c
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.openStore("")
+	st, err := l.Open()
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	frames, err := st.frames.FindFrames(ctx)
+	frames, err := st.Frames.FindFrames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return changeOf(rel, frames, w.Session), nil
+	return ChangeOf(rel, frames, w.Session), nil
 }
 
-// changeOf is what session changed: rel, and its frames among frames.
-func changeOf(rel *workspace.SessionChanges, frames []*cairn.Frame, session string) *sessionChange {
-	c := &sessionChange{}
+// ChangeOf is what session changed: rel, and its frames among frames.
+func ChangeOf(rel *workspace.SessionChanges, frames []*cairn.Frame, session string) *Change {
+	c := &Change{}
 	if rel != nil {
 		c.SessionChanges = *rel
 	}
@@ -108,11 +110,11 @@ func changeOf(rel *workspace.SessionChanges, frames []*cairn.Frame, session stri
 // wroteFiles returns the files the transcript's main chain wrote or
 // edited at its end, with content and without error, relative to root
 // when inside it.
-func (m *Main) wroteFiles(in *claudecode.HookInput, root string) ([]string, error) {
-	if in.TranscriptPath == "" {
+func (l *Loop) wroteFiles(in Event, root string) ([]string, error) {
+	if in.Transcript == "" {
 		return nil, nil
 	}
-	f, err := m.openTranscript(in.TranscriptPath)
+	f, err := l.OpenTranscript(in.Transcript)
 	if f == nil {
 		return nil, err
 	}
@@ -130,18 +132,62 @@ func (m *Main) wroteFiles(in *claudecode.HookInput, root string) ([]string, erro
 		if r, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 			p = filepath.ToSlash(r)
 		}
-		if !containsString(files, p) {
+		if !slices.Contains(files, p) {
 			files = append(files, p)
 		}
 	}
 	return files, nil
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// end inscribes what is left, checkpoints on exit (what the session
+// changed, on the current board), then syncs: state.json names this
+// session as the last one and the relay files' changes are recorded
+// (idempotent; it never refuses as cairn sync does).
+func (l *Loop) end(ctx context.Context, in Event) error {
+	w := l.Workspace
+	last, err := l.Inscribe(ctx, in)
+	if err != nil {
+		return err
 	}
-	return false
+	reason := in.Reason
+	if reason == "" {
+		reason = "other"
+	}
+	done := fmt.Sprintf("Session %s ended (%s)", ShortID(w.Session), reason)
+	if last != nil {
+		done += fmt.Sprintf(" after %d rounds; last: %q", last.Seq, ClipLine(last.UserPreview, 100))
+	}
+	c, err := l.changed(ctx, in)
+	if err != nil {
+		return err
+	}
+	if s := c.String(); s != "" {
+		done += "; changed: " + s
+	}
+	if err := l.checkpointExit(done, "session end ("+reason+")"); err != nil {
+		return err
+	}
+	_, err = w.EndSession()
+	return err
+}
+
+// checkpointExit writes a checkpoint on leaving the current situation, as
+// a session's end and its context running out do: what was done, and as
+// next step the task in progress or the first planned one.
+func (l *Loop) checkpointExit(done, why string) error {
+	w := l.Workspace
+	state, err := w.ReadState()
+	if err != nil {
+		return err
+	}
+	next := state.Progress.InProgress
+	if next == "" && len(state.Progress.NextSteps) > 0 {
+		next = state.Progress.NextSteps[0]
+	}
+	here, err := w.Situation(l.Wd)
+	if err != nil {
+		return err
+	}
+	_, err = w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, why)
+	return err
 }

@@ -1,7 +1,10 @@
 package cairn_test
 
 import (
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,6 +30,9 @@ var layers = map[string][]string{
 	"cairn/workspace":  {"cairn"},
 	"cairn/mock":       {"cairn"},
 	"cairn/redact":     {},
+	// The live loop: harness-neutral events in, what to tell the agent
+	// and the person out; it decodes hook input with the adapters' codecs.
+	"cairn/loop": {"cairn", "cairn/assemble", "cairn/claudecode", "cairn/gemini", "cairn/inscribe", "cairn/surgery", "cairn/workspace"},
 	// Leaves: a stemmer as FTS5's, for sqlite and its benchmark.
 	"cairn/internal/porter": {},
 	// The one rule of what may be read of a client's files, for the
@@ -58,6 +64,34 @@ func TestLayers(t *testing.T) {
 				t.Errorf("the root package imports %s: it may import the standard library only", imp)
 			case isCairn && !contains(allowed, imp):
 				t.Errorf("%s imports %s: allowed are %v", pkg, imp, allowed)
+			}
+		}
+	}
+}
+
+// TestHookEdgeDecodesOnly: cmd/cairn's hook files decode a harness's
+// input, hand the event to the live loop and encode its reply; they
+// import no operation but the loop and the workspace they find, so no
+// decision of the loop climbs back into the CLI.
+func TestHookEdgeDecodesOnly(t *testing.T) {
+	files, err := filepath.Glob("cmd/cairn/hook*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no hook files in cmd/cairn (%v)", err)
+	}
+	allowed := []string{"cairn/claudecode", "cairn/gemini", "cairn/loop", "cairn/workspace"}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			if (path == "cairn" || strings.HasPrefix(path, "cairn/")) && !contains(allowed, path) {
+				t.Errorf("%s imports %s: a hook edge decodes, calls cairn/loop and encodes (allowed: %v)", name, path, allowed)
 			}
 		}
 	}

@@ -88,9 +88,20 @@ func (w *Workspace) private(name ...string) string {
 //go:embed template
 var templates embed.FS
 
-// gitignoreLines are what init adds to .gitignore: the store and the lock
-// are machine state; the relay files, boards and traces are meant for git.
-var gitignoreLines = []string{".cairn/cairn.db*", ".cairn/lock"}
+// gitignoreLines are what init adds to .gitignore, in this order: what
+// .cairn/ holds is machine state (the store, its lock, each session's
+// pressure marks, reported windows, revived sessions, changes seen,
+// context files) but for what is meant for git (traces, the engagement,
+// the person's config); the relay files and boards sit outside it.
+// .claude/settings.local.json is the person's own Claude Code settings,
+// where cairn install writes its approval and permissions.
+var gitignoreLines = []string{
+	".cairn/*",
+	"!.cairn/" + cairn.TracesDir + "/",
+	"!.cairn/" + cairn.EngageFile,
+	"!.cairn/" + ConfigFile,
+	".claude/settings.local.json",
+}
 
 // InitResult says what [Workspace.Init] did.
 type InitResult struct {
@@ -190,7 +201,7 @@ func (w *Workspace) ignoreStore() (bool, error) {
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	text += "# cairn: the store and its lock (relay files, boards and traces belong in git)\n" + strings.Join(add, "\n") + "\n"
+	text += "# cairn: machine and per-session state, your own Claude Code settings (relay files, boards, traces belong in git)\n" + strings.Join(add, "\n") + "\n"
 	return true, writeFile(path, []byte(text))
 }
 

@@ -20,8 +20,12 @@ it ends:
   decisions.md   why: architecture decision records, append-only
   todos.json     what is left
 
-Files that exist are kept as they are; init says which. The store
-(.cairn/cairn.db*) goes into .gitignore; the relay files belong in git.
+Files that exist are kept as they are; init says which. .gitignore gets
+what is machine state: .cairn/ (the store, its lock, each session's
+state) but for its traces, engagement and config, and
+.claude/settings.local.json (your own Claude Code settings, where cairn
+install claude writes its approval and permissions); the relay files
+belong in git.
 
 Examples:
   cairn init

@@ -16,10 +16,11 @@ import (
 
 // installFlags are what install and uninstall share.
 type installFlags struct {
-	user       bool
-	agentsMD   bool
-	statusLine bool
-	pressure   string
+	user         bool
+	agentsMD     bool
+	statusLine   bool
+	noStatusLine bool
+	pressure     string
 }
 
 func (m *Main) runInstall(ctx context.Context, args []string) error {
@@ -38,18 +39,23 @@ for every project of yours):
                           the answer to the client's "New MCP server
                           found" question, without which it does not
                           start it) and its tools allowed ("permissions":
-                          "mcp__cairn"); the client's personal project
-                          settings, yours, not the project's: keep it
-                          out of git
+                          "mcp__cairn"), and cairn's commands allowed in
+                          Bash ("Bash(cairn:*)": auto mode and sub-agents,
+                          which cannot ask, run them); the client's
+                          personal project settings, yours, not the
+                          project's: keep it out of git (cairn init's
+                          .gitignore does)
   CLAUDE.md               with --agents-md: a few lines teaching the agent
                           the loop: frames, the pressure note, advise and
                           revive, hand-offs
-  statusLine              with --statusline: "cairn statusline" (context %,
-                          frame, engagement), unless you have one already
+  statusLine              "cairn statusline" (context %, frame,
+                          engagement), unless you have one already;
+                          --no-statusline leaves it out
   .cairn/config           with --pressure 70,85: where the prompt hook tells
                           the agent its context is filling up (off: never)
 With --user the hooks go to ~/.claude/settings.json and the server to
-~/.claude.json, which needs no approval; the client asks before each call
+~/.claude.json, which needs no approval, and "Bash(cairn:*)" to the
+permissions of ~/.claude/settings.json; the client asks before each call
 of a cairn tool unless you allow "mcp__cairn" in /permissions. A project
 that is not a workspace yet is made one (cairn init): the hooks stay
 silent outside a workspace.
@@ -62,7 +68,7 @@ says so if that is missing, or is another binary than this one.
 `+installCodexHelp+installGeminiHelp+installOpencodeHelp+`
 Examples:
   cairn install claude
-  cairn install claude --agents-md --statusline
+  cairn install claude --agents-md --no-statusline
   cairn install claude --pressure 60,80,90
   cairn install claude --user
   cairn install codex
@@ -70,7 +76,8 @@ Examples:
   cairn install opencode`)
 	fs.BoolVar(&f.user, "user", false, "install for your user (~/.claude) rather than this project")
 	fs.BoolVar(&f.agentsMD, "agents-md", false, "add cairn's commands to CLAUDE.md (or AGENTS.md if that is what the project has)")
-	fs.BoolVar(&f.statusLine, "statusline", false, "show context %, frame and engagement in Claude Code's status line (keeps yours if you have one)")
+	fs.BoolVar(&f.statusLine, "statusline", true, "show context %, frame and engagement in Claude Code's status line (keeps yours if you have one)")
+	fs.BoolVar(&f.noStatusLine, "no-statusline", false, "leave Claude Code's status line out (same as --statusline=false)")
 	fs.StringVar(&f.pressure, "pressure", "", "context occupancies (percent) that trigger the pressure note, e.g. 70,85; off for none (written to .cairn/config)")
 	bin := fs.String("command", "cairn", "how Claude Code runs cairn (a name on PATH, or a path)")
 	if err := parseInterspersed(fs, args); err != nil {
@@ -123,7 +130,12 @@ Examples:
 				claudecode.MCPServerName, m.rel(p.local()))
 		}
 	}
-	if f.statusLine {
+	if err := m.editFile(p.permissions(f.user), func(b []byte) ([]byte, bool, error) {
+		return claudecode.AllowCommands(b, *bin, filepath.Base(p.permissions(f.user)))
+	}, "cairn commands permission"); err != nil {
+		return err
+	}
+	if f.statusLine && !f.noStatusLine {
 		var other string
 		if err := m.editFile(p.settings, func(b []byte) ([]byte, bool, error) {
 			out, changed, o, err := claudecode.InstallStatusLine(b, *bin)
@@ -229,6 +241,9 @@ Examples:
 	if err := m.removeFrom(p.mcp, claudecode.UninstallMCP, "MCP server"); err != nil {
 		return err
 	}
+	if err := m.removeFrom(p.permissions(f.user), claudecode.DisallowCommands, "cairn commands permission"); err != nil {
+		return err
+	}
 	if !f.user {
 		if err := m.removeFrom(p.local(), claudecode.UnapproveMCP, "MCP server approval"); err != nil {
 			return err
@@ -255,6 +270,16 @@ type claudePaths struct {
 // local returns the project's settings file that is the user's own.
 func (p claudePaths) local() string {
 	return filepath.Join(p.project, ".claude", claudecode.LocalSettingsFile)
+}
+
+// permissions returns the settings file that gets the permission to run
+// cairn's commands: the person's own, settings.local.json in a project
+// (beside the MCP server's approval), else their user settings.
+func (p claudePaths) permissions(user bool) string {
+	if user {
+		return p.settings
+	}
+	return p.local()
 }
 
 // notes returns the file agent notes go to: CLAUDE.md, unless the project

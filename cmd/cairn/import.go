@@ -14,6 +14,7 @@ import (
 	"cairn/gemini"
 	"cairn/inscribe"
 	"cairn/opencode"
+	"cairn/pi"
 
 	"golang.org/x/term"
 )
@@ -21,14 +22,17 @@ import (
 func (m *Main) runImport(ctx context.Context, args []string) error {
 	var sf storeFlags
 	fs := m.newFlagSet("import", "[flags] [PATH...]", `
-Inscribe Claude Code transcripts, Codex CLI rollouts, Gemini CLI sessions
-and opencode sessions into the store. PATH is a .jsonl file (or a Gemini CLI
+Inscribe Claude Code transcripts, Codex CLI rollouts, Gemini CLI sessions,
+opencode sessions and pi sessions into the store. PATH is a .jsonl file (or a Gemini CLI
 session-*.json) or a folder searched for them, or opencode's data folder or
 its opencode.db (any SQLite file is read as opencode's store);
 with no PATH, every harness's folder that exists: ~/.claude/projects,
 $CODEX_HOME/sessions (default ~/.codex/sessions),
-$GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp) and
-$XDG_DATA_HOME/opencode (default ~/.local/share/opencode). A file is read as
+$GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp),
+$XDG_DATA_HOME/opencode (default ~/.local/share/opencode) and pi's
+$PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions, and
+$PI_CODING_AGENT_SESSION_DIR when set). A file whose first line is a
+{"type":"session"} header with an id and a cwd is read as pi's. A file is read as
 Codex when its name is rollout-…-<uuid>.jsonl or its first line is a
 session_meta, as Gemini CLI when its name is session-…-<id>.json[l] in a
 chats folder or its first record names a sessionId and projectHash. An older
@@ -232,7 +236,8 @@ func progressBar(w io.Writer) inscribe.Progress {
 
 // defaultTranscriptDirs returns the folders where the harnesses keep their
 // transcripts and that exist: Claude Code's projects folder, Codex's
-// sessions folder, Gemini CLI's tmp folder. Returns an error naming them
+// sessions folder, Gemini CLI's tmp folder, opencode's data folder, pi's
+// sessions folders. Returns an error naming them
 // all when none exists.
 func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	home := m.Getenv("HOME")
@@ -252,14 +257,15 @@ func (m *Main) defaultTranscriptDirs() ([]string, error) {
 	if opencode.IsDataDir(oc) {
 		dirs = append(dirs, oc)
 	}
-	for _, dir := range []string{claude, codexDir, geminiDir} {
+	piDirs := pi.SessionsDirs(m.Getenv, home)
+	for _, dir := range append([]string{claude, codexDir, geminiDir}, piDirs...) {
 		if _, err := os.Stat(dir); err == nil {
 			dirs = append(dirs, dir)
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no transcripts at %s (Claude Code), %s (Codex), %s (Gemini CLI) or %s (opencode): pass the files or folders to import",
-			claude, codexDir, geminiDir, oc)
+		return nil, fmt.Errorf("no transcripts at %s (Claude Code), %s (Codex), %s (Gemini CLI), %s (opencode) or %s (pi): pass the files or folders to import",
+			claude, codexDir, geminiDir, oc, piDirs[0])
 	}
 	return dirs, nil
 }

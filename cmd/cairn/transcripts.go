@@ -8,12 +8,13 @@ import (
 	"cairn/codex"
 	"cairn/gemini"
 	"cairn/opencode"
+	"cairn/pi"
 )
 
 // transcripts reads every harness's files: a Codex rollout (by its name or
 // its first line) as Codex, a Gemini CLI session (likewise) as Gemini, an
-// opencode log (its first line a session record) as opencode, anything
-// else as Claude Code. Sessions keep the
+// opencode log (its first line a session record) as opencode, a pi session
+// (its first line a session header) as pi, anything else as Claude Code. Sessions keep the
 // harness that wrote them in Agent, so a rebuild picks the same reader.
 type transcripts struct{}
 
@@ -34,6 +35,9 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 	if gemini.IsSession(path, head) {
 		return gemini.Format{}.Identify(path, head)
 	}
+	if pi.IsSession(path, head) {
+		return pi.Format{}.Identify(path, head)
+	}
 	return claudecode.Format{}.Identify(path, head)
 }
 
@@ -44,7 +48,7 @@ func (transcripts) Identify(path string, head [][]byte) (*cairn.Session, error) 
 // that harness's, and its agent corrected: "cairn reindex" repairs such
 // stores.
 func (transcripts) NewBuilder(s *cairn.Session, fromSeq int) cairn.RoundBuilder {
-	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentOpencode && s.Agent != cairn.AgentGemini {
+	if fromSeq == 0 && s.Agent != cairn.AgentCodex && s.Agent != cairn.AgentOpencode && s.Agent != cairn.AgentGemini && s.Agent != cairn.AgentPi {
 		return &sniffer{s: s}
 	}
 	return formatOf(s.Agent).NewBuilder(s, fromSeq)
@@ -64,6 +68,8 @@ func (sn *sniffer) Add(l *cairn.Line) string {
 			sn.s.Agent = cairn.AgentCodex
 		case gemini.IsSession("", [][]byte{l.Raw}):
 			sn.s.Agent = cairn.AgentGemini
+		case pi.IsSession("", [][]byte{l.Raw}):
+			sn.s.Agent = cairn.AgentPi
 		}
 		sn.b = formatOf(sn.s.Agent).NewBuilder(sn.s, 0)
 	}
@@ -86,6 +92,8 @@ func formatOf(agent string) cairn.Transcript {
 		return opencode.Format{}
 	case cairn.AgentGemini:
 		return gemini.Format{}
+	case cairn.AgentPi:
+		return pi.Format{}
 	}
 	return claudecode.Format{}
 }
@@ -93,22 +101,29 @@ func formatOf(agent string) cairn.Transcript {
 // Document implements [cairn.Documents]: Gemini CLI's older sessions.
 func (transcripts) Document(path string) bool { return gemini.Format{}.Document(path) }
 
-// AppendOnly implements [cairn.AppendOnly]: Gemini CLI's JSONL sessions.
+// AppendOnly implements [cairn.AppendOnly]: Gemini CLI's JSONL sessions,
+// pi's of format 3.
 func (transcripts) AppendOnly(s *cairn.Session, path string) bool {
-	return s.Agent == cairn.AgentGemini && gemini.Format{}.AppendOnly(s, path)
+	switch s.Agent {
+	case cairn.AgentGemini:
+		return gemini.Format{}.AppendOnly(s, path)
+	case cairn.AgentPi:
+		return pi.Format{}.AppendOnly(s, path)
+	}
+	return false
 }
 
 // Complete implements [cairn.Documents].
 func (transcripts) Complete(last []byte) bool { return gemini.Format{}.Complete(last) }
 
 // parseAgent checks an --agent value: "", claude-code (or claude), codex,
-// gemini or opencode.
+// gemini, opencode or pi.
 func parseAgent(s string) (string, error) {
 	switch s {
-	case "", cairn.AgentCodex, cairn.AgentClaudeCode, cairn.AgentGemini, cairn.AgentOpencode:
+	case "", cairn.AgentCodex, cairn.AgentClaudeCode, cairn.AgentGemini, cairn.AgentOpencode, cairn.AgentPi:
 		return s, nil
 	case "claude":
 		return cairn.AgentClaudeCode, nil
 	}
-	return "", usageError("--agent must be claude-code, codex, gemini or opencode, got %q", s)
+	return "", usageError("--agent must be claude-code, codex, gemini, opencode or pi, got %q", s)
 }

@@ -314,9 +314,9 @@ func (s *Server) search(ctx context.Context, in searchIn) (string, error) {
 		limit = 10
 	}
 	switch in.Agent {
-	case "", cairn.AgentClaudeCode, cairn.AgentCodex, cairn.AgentGemini, cairn.AgentOpencode:
+	case "", cairn.AgentClaudeCode, cairn.AgentCodex, cairn.AgentGemini, cairn.AgentOpencode, cairn.AgentPi:
 	default:
-		return "", cairn.Errorf(cairn.EINVALID, "agent must be %s, %s, %s or %s, got %q.", cairn.AgentClaudeCode, cairn.AgentCodex, cairn.AgentGemini, cairn.AgentOpencode, in.Agent)
+		return "", cairn.Errorf(cairn.EINVALID, "agent must be %s, %s, %s, %s or %s, got %q.", cairn.AgentClaudeCode, cairn.AgentCodex, cairn.AgentGemini, cairn.AgentOpencode, cairn.AgentPi, in.Agent)
 	}
 	hits, err := s.Searcher.Search(ctx, cairn.SearchQuery{Text: in.Query, Limit: limit, NoSurgery: true, Agent: in.Agent, Steps: true})
 	if err != nil {

@@ -98,7 +98,7 @@ func (m *Main) listSessions(ctx context.Context, sf storeFlags, filter cairn.Ses
 
 // agentNames lists the values --agent takes, one per harness cairn reads
 // (parseAgent).
-const agentNames = cairn.AgentClaudeCode + " | " + cairn.AgentCodex + " | " + cairn.AgentGemini + " | " + cairn.AgentOpencode
+const agentNames = cairn.AgentClaudeCode + " | " + cairn.AgentCodex + " | " + cairn.AgentGemini + " | " + cairn.AgentOpencode + " | " + cairn.AgentPi
 
 func orEmpty[T any](s []T) []T {
 	if s == nil {

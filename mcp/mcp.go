@@ -101,7 +101,7 @@ func (s *Server) MCP() *sdk.Server {
 	tool(srv, s, "pop", "Finish your current frame (or frame) with results.", s.pop)
 	tool(srv, s, "plan", "Add a planned frame under your current one (or parent).", s.plan)
 	tool(srv, s, "context", "The assembled context: mission, frame stack, relay state, index.", s.context)
-	tool(srv, s, "search", "Find rounds of earlier sessions where words were said or tools were used (commands, paths, output, errors); each hit names its round.step; agent keeps one harness's sessions (claude-code, codex, gemini, opencode).", s.search)
+	tool(srv, s, "search", "Find rounds of earlier sessions where words were said or tools were used (commands, paths, output, errors); each hit names its round.step; agent keeps one harness's sessions (claude-code, codex, gemini, opencode, pi).", s.search)
 	tool(srv, s, "checkpoint", "Write what was done and what comes next on the current board.", s.checkpoint)
 	tool(srv, s, "engage", "Checkpoint here, move to another situation (folder), read its board and index.", s.engage)
 	tool(srv, s, "state", "Show state.json; with fields, change it.", s.state)
@@ -305,7 +305,7 @@ func (s *Server) maxChars() int {
 type searchIn struct {
 	Query string `json:"query" jsonschema:"words; a word of 3 or more characters also matches the words it begins, one ending in * any"`
 	Limit int    `json:"limit,omitempty" jsonschema:"at most this many hits (default 10)"`
-	Agent string `json:"agent,omitempty" jsonschema:"only sessions of this harness: claude-code, codex, gemini or opencode (default: all)"`
+	Agent string `json:"agent,omitempty" jsonschema:"only sessions of this harness: claude-code, codex, gemini, opencode or pi (default: all)"`
 }
 
 func (s *Server) search(ctx context.Context, in searchIn) (string, error) {

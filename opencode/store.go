@@ -123,28 +123,20 @@ func readStore(ctx context.Context, dir string, now time.Time, known func(id, ma
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		db, storage, within = dir, "", nil
 	}
-	_, err = readrule.Stat(db, within)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		problems = append(problems, &Unreadable{Path: db, Err: err})
+	logs, problems, err = readDB(ctx, db, within, now, known)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err == nil {
-		l, p, err := readDB(ctx, db, now, known)
-		if err != nil {
-			return nil, nil, err
-		}
-		problems = append(problems, p...)
-		for _, s := range l {
-			seen[s.ID] = true
-		}
-		logs = append(logs, l...)
+	for _, s := range logs {
+		seen[s.ID] = true
 	}
-	var l []*Log
+	var files []*Log
 	if storage != "" {
 		var p []error
-		l, p = readStorage(storage)
+		files, p = readStorage(storage)
 		problems = append(problems, p...)
 	}
-	for _, s := range l {
+	for _, s := range files {
 		if seen[s.ID] {
 			continue
 		}
@@ -238,26 +230,68 @@ func openDB(path string, write bool) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 }
 
+// betweenCheckAndOpen, when set, runs after the store's file is checked
+// and before SQLite opens it: tests swap it there.
+var betweenCheckAndOpen func(path string)
+
+// openRead begins a read-only transaction on opencode's SQLite store at
+// path, under the read rule (inside folders, no link, a regular file).
+// SQLite opens a file by name, so the file is opened and checked first
+// ([readrule.Open]), SQLite opens it, and then what SQLite holds must be
+// that file ([readrule.SameOpen]): a path swapped between the check and
+// SQLite's open is refused, not read. A store that is not there is
+// [fs.ErrNotExist].
+func openRead(ctx context.Context, path string, folders []string) (*sql.DB, *sql.Tx, error) {
+	f, err := readrule.Open(path, folders)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if betweenCheckAndOpen != nil {
+		betweenCheckAndOpen(path)
+	}
+	db, err := openDB(path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	var seq int
+	var name, opened string
+	err = tx.QueryRowContext(ctx, `SELECT seq, name, file FROM pragma_database_list WHERE name = 'main'`).Scan(&seq, &name, &opened)
+	if err == nil {
+		err = readrule.SameOpen(f, opened, folders)
+	}
+	if err != nil {
+		tx.Rollback()
+		db.Close()
+		return nil, nil, err
+	}
+	return db, tx, nil
+}
+
 // readDB reads the sessions of opencode's SQLite store at path in one
-// read-only transaction. A store that does not open or lists no sessions
-// is one problem; a session whose rows do not read, another, and the
-// others are read. err is the context's.
-func readDB(ctx context.Context, path string, now time.Time, known func(id, mark string) bool) (logs []*Log, problems []error, err error) {
+// read-only transaction ([openRead]). A store that does not open, is not
+// read by the rule or lists no sessions is one problem; a session whose
+// rows do not read, another, and the others are read. A store that is
+// not there is none. err is the context's.
+func readDB(ctx context.Context, path string, folders []string, now time.Time, known func(id, mark string) bool) (logs []*Log, problems []error, err error) {
 	whole := func(err error) ([]*Log, []error, error) {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
 		return nil, []error{&Unreadable{Path: path, Err: err}}, nil
 	}
-	db, err := openDB(path, false)
-	if err != nil {
+	db, tx, err := openRead(ctx, path, folders)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	} else if err != nil {
 		return whole(err)
 	}
 	defer db.Close()
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return whole(err)
-	}
 	defer tx.Rollback()
 	sessions, err := rows(ctx, tx, KindSession, `SELECT * FROM session ORDER BY time_created, id`)
 	if err != nil {

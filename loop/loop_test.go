@@ -1,0 +1,170 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn"
+	"cairn/claudecode"
+	"cairn/sqlite"
+	"cairn/workspace"
+)
+
+// harnesses are those whose hooks reach the loop: each decision they
+// share is checked for both.
+var harnesses = []string{ClaudeCode, Gemini}
+
+// newLoop is a loop over a fresh workspace and SQLite store, reading
+// transcripts from the workspace's folder.
+func newLoop(t *testing.T) *Loop {
+	t.Helper()
+	dir := t.TempDir()
+	w := workspace.New(dir)
+	if _, err := w.Init(); err != nil {
+		t.Fatal(err)
+	}
+	w.Session = "s1"
+	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	w.Now = func() time.Time { return now }
+	db := sqlite.NewDB(filepath.Join(dir, "store.db"))
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	st := &Stores{Sessions: sqlite.NewSessionStore(db), Rounds: sqlite.NewRoundStore(db), Lines: sqlite.NewLineStore(db),
+		Inscription: sqlite.NewInscriptionStore(db), Frames: sqlite.NewFrameStore(db), Missions: sqlite.NewMissionStore(db),
+		Engagements: sqlite.NewEngagementStore(db)}
+	st.Import = struct {
+		cairn.InscriptionStore
+		cairn.LineStore
+	}{st.Inscription, st.Lines}
+	return &Loop{Workspace: w, Wd: dir, Now: w.Now, Folders: []string{dir}, ExhaustionRun: cairn.DefaultExhaustionRun,
+		Open: func() (*Stores, error) { return st, nil }}
+}
+
+func handle(t *testing.T, l *Loop, ev Event) Reply {
+	t.Helper()
+	r, err := l.Handle(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("%+v: %v", ev, err)
+	}
+	return r
+}
+
+// TestStart_GivenOnce: every harness's session starts from the assembled
+// context; a resume of a conversation that was given it gets one line
+// saying it holds, a compaction (which dropped it) the whole again.
+func TestStart_GivenOnce(t *testing.T) {
+	for _, h := range harnesses {
+		t.Run(h, func(t *testing.T) {
+			l := newLoop(t)
+			ev := Event{Kind: Start, Harness: h, Session: "s1", Source: FromNew}
+			if r := handle(t, l, ev); !strings.Contains(r.Agent, "<context>") || r.Person != "" {
+				t.Fatalf("a new session is told %q, person %q; want the context", r.Agent, r.Person)
+			}
+			ev.Source = FromResume
+			if r := handle(t, l, ev); !strings.Contains(r.Agent, "still holds") || strings.Contains(r.Agent, "<context>") {
+				t.Errorf("a resume is told %q, want the one line that it still holds", r.Agent)
+			}
+			ev.Source = FromCompact
+			if r := handle(t, l, ev); !strings.Contains(r.Agent, "<context>") {
+				t.Errorf("after a compaction the session is told %q, want the whole context", r.Agent)
+			}
+		})
+	}
+}
+
+// TestPrompt_SuggestsOnce: a prompt that lists three tasks is answered
+// with the plan suggestion, once, for every harness.
+func TestPrompt_SuggestsOnce(t *testing.T) {
+	for _, h := range harnesses {
+		t.Run(h, func(t *testing.T) {
+			l := newLoop(t)
+			ev := Event{Kind: Prompt, Harness: h, Session: "s1", Transcript: filepath.Join(l.Wd, "none.jsonl"),
+				Prompt: "next:\n1. add invoices\n2. add payments\n3. write the billing tests"}
+			if r := handle(t, l, ev); !strings.HasPrefix(r.Agent, "cairn suggests plan: ") {
+				t.Fatalf("the prompt is answered %q, want the plan suggestion", r.Agent)
+			}
+			if r := handle(t, l, ev); r != (Reply{}) {
+				t.Errorf("the same prompt again is answered %+v, want nothing: a rule speaks once per frame", r)
+			}
+		})
+	}
+}
+
+// TestGeminiPrompt: Gemini CLI's BeforeAgent prompt carries the client's
+// context blocks; the loop judges the person's words alone.
+func TestGeminiPrompt(t *testing.T) {
+	l := newLoop(t)
+	in := hookInput(t, `{"session_id":"s1","hook_event_name":"BeforeAgent","prompt":"<session_context>\n1. a\n2. b\n3. c\n</session_context>\nfix the login"}`)
+	ev := FromGemini(in)
+	if ev.Kind != Prompt || ev.Harness != Gemini || strings.Contains(ev.Prompt, "session_context") {
+		t.Fatalf("BeforeAgent is %+v", ev)
+	}
+	if r := handle(t, l, ev); r.Agent != "" {
+		t.Errorf("the client's own context was judged as the prompt: %q", r.Agent)
+	}
+}
+
+// TestSubagent: a sub-agent call records a hand-off, the sub-agent is
+// told its own cairn session and its task, and its last answer becomes the
+// hand-off's result.
+func TestSubagent(t *testing.T) {
+	l := newLoop(t)
+	input, _ := json.Marshal(map[string]string{"description": "Count", "prompt": "count the lines of main.go"})
+	handle(t, l, Event{Kind: ToolCall, Harness: ClaudeCode, Session: "s1", Tool: "Task", ToolInput: input})
+	r := handle(t, l, Event{Kind: SubagentStart, Harness: ClaudeCode, Session: "s1", Agent: "a7"})
+	if !strings.Contains(r.Agent, "hand-off H-001 for session s1") || !strings.Contains(r.Agent, "--session s1-agent-a7") {
+		t.Errorf("the sub-agent is told %q", r.Agent)
+	}
+	handle(t, l, Event{Kind: SubagentStop, Harness: ClaudeCode, Session: "s1", Agent: "a7", LastAnswer: "412 lines"})
+	state, err := l.Workspace.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state.Handoffs) != 1 || state.Handoffs[0].Task != "Count: count the lines of main.go" || state.Handoffs[0].Result != "412 lines" {
+		data, _ := json.Marshal(state.Handoffs)
+		t.Errorf("hand-offs are %s", data)
+	}
+}
+
+// TestEnd_Checkpoints: a session's end, for every harness, inscribes the
+// transcript and writes the exit checkpoint naming the session and its
+// rounds on the board.
+func TestEnd_Checkpoints(t *testing.T) {
+	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range harnesses {
+		t.Run(h, func(t *testing.T) {
+			l := newLoop(t)
+			path := filepath.Join(l.Wd, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
+			if err := os.WriteFile(path, sample, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			handle(t, l, Event{Kind: End, Harness: h, Session: "s1", Transcript: path, Reason: "logout"})
+			board, err := os.ReadFile(filepath.Join(l.Wd, cairn.BoardFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(board), "Session s1 ended (logout) after ") {
+				t.Errorf("the board holds no exit checkpoint:\n%s", board)
+			}
+		})
+	}
+}
+
+func hookInput(t *testing.T, s string) *claudecode.HookInput {
+	t.Helper()
+	in, err := claudecode.ReadHookInput(strings.NewReader(s), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}

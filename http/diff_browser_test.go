@@ -20,7 +20,7 @@ const editSession = "6a7b0000-0000-4000-8000-0000000ed175"
 
 // mustClaudeSession writes a Claude Code transcript of id, one round: a
 // prompt, then each call of calls ({name, input, result, error, toolUseResult}) as an
-// assistant message and its result, and imports it.
+// assistant message and its result, or ({text}) an answer, and imports it.
 func mustClaudeSession(tb testing.TB, st *Store, id string, calls []map[string]any) {
 	tb.Helper()
 	var data []byte
@@ -38,6 +38,11 @@ func mustClaudeSession(tb testing.TB, st *Store, id string, calls []map[string]a
 	}
 	line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "Edit the files."}})
 	for i, c := range calls {
+		if text, ok := c["text"]; ok {
+			line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", i+1), "role": "assistant", "model": "m",
+				"content": []map[string]any{{"type": "text", "text": text}}, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}})
+			continue
+		}
 		tid := fmt.Sprintf("toolu_%d", i+1)
 		line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", i+1), "role": "assistant", "model": "m",
 			"content": []map[string]any{{"type": "tool_use", "id": tid, "name": c["name"], "input": c["input"]}},

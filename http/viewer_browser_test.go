@@ -271,6 +271,22 @@ func TestBrowserTheme(t *testing.T) {
 
 // Copy buttons: each message, a call's input and output, a step's
 // reference and the cairn inject command for it copy what they say.
+// mayCopy makes the page focused and lets origin read and write the
+// clipboard, as a reader's page may.
+func mayCopy(origin string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+			return err
+		}
+		for _, name := range []string{"clipboard-read", "clipboard-write"} {
+			if _, err := cdp.Call(ctx, tg, browser.SetPermission, browser.SetPermissionParams{Permission: &browser.PermissionDescriptor{Name: name, AllowWithoutSanitization: true}, Setting: browser.PermissionSettingGranted, Origin: origin}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func TestBrowserCopy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser tests are not short")
@@ -294,17 +310,7 @@ func TestBrowserCopy(t *testing.T) {
 	}
 	// The page is focused and may write the clipboard, as a reader's
 	// is; a button's text is read back from the clipboard itself.
-	Step(t, ctx, "a focused page that may copy", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
-			return err
-		}
-		for _, name := range []string{"clipboard-read", "clipboard-write"} {
-			if _, err := cdp.Call(ctx, tg, browser.SetPermission, browser.SetPermissionParams{Permission: &browser.PermissionDescriptor{Name: name, AllowWithoutSanitization: true}, Setting: browser.PermissionSettingGranted, Origin: s.URL()}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
+	Step(t, ctx, "a focused page that may copy", mayCopy(s.URL()))
 	copied := func(sel string) string {
 		t.Helper()
 		Step(t, ctx, "click "+sel, chromedp.Evaluate[chromedp.Void](`navigator.clipboard.writeText("")`), jsClick(sel))

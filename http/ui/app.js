@@ -103,6 +103,16 @@ function route() {
   fn(params, decodeURIComponent(parts[1] || "")).catch((err) => { if (gen === generation) main.append(el("p", { class: "error" }, err.message)); });
 }
 window.addEventListener("hashchange", route);
+// The skip link moves the focus past the header; its #main is not a page.
+document.getElementById("skip").addEventListener("click", (e) => { e.preventDefault(); main.focus(); });
+
+// announce tells a screen reader what a page found, once: the page itself
+// is not a live region, so rendering it is not read out whole.
+function announce(text) {
+  const a = document.getElementById("announce");
+  a.textContent = "";
+  setTimeout(() => { a.textContent = text; }, 50);
+}
 new ResizeObserver(() => document.documentElement.style.setProperty("--header-h", document.querySelector("header").offsetHeight + "px")).observe(document.querySelector("header"));
 document.getElementById("global-search").addEventListener("submit", (e) => {
   e.preventDefault();
@@ -760,6 +770,7 @@ async function searchPage(params) {
   for (const k of ["agent", "project", "since"]) if (params.get(k)) filters.set(k, params.get(k));
   const data = await api("GET", `/api/search?limit=${SearchPage}&offset=${offset}&q=${encodeURIComponent(q)}${filters.toString() ? "&" + filters : ""}`);
   if (gen !== generation) return; // the reader typed on: a newer search shows
+  if (!data.hits.length) announce(offset ? `No more hits for ${q}.` : `No hits for ${q}.`);
   if (!data.hits.length) return main.append(el("p", { class: "empty", id: "no-hits" }, offset ? `No more hits for “${q}”: there are ${data.total}. ` : `No round matches “${q}”${filters.toString() ? " with these filters" : ""}.`, offset ? el("a", { href: "#/search?q=" + encodeURIComponent(q) }, "Back to the first") : ""));
   const list = el("div", { class: "hits", id: "hits" });
   for (const h of data.hits) {
@@ -785,6 +796,7 @@ async function searchPage(params) {
     offset > 0 ? [el("a", { href: page(Math.max(0, offset - SearchPage)), class: "prev" }, `← previous ${SearchPage}`), " "] : "",
     data.more ? el("a", { href: page(last), class: "next" }, `next ${SearchPage} →`) : "");
   main.append(count(), list, count());
+  announce(`${main.querySelector(".hit-count").textContent.replace(/ · .*$/, "").trim()} for ${q}. j and k move between them.`);
   document.title = `Search: ${q}${offset ? ` (from ${offset + 1})` : ""} · cairn`;
 }
 

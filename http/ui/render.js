@@ -24,10 +24,11 @@ function safeHref(url) {
 }
 
 // inline renders one line of markdown's inline syntax: `code`, **bold**,
-// *em* / _em_, [text](url), <https://autolinks>.
+// *em* / _em_, [text](url), <https://autolinks> and bare http(s) URLs
+// (the punctuation that ends a sentence left out of the link).
 function inline(text) {
   const out = [];
-  const re = /(`+)([\s\S]*?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|\b_([^_\s][^_]*)_\b|\[([^\]]+)\]\(([^)\s]+)\)|<(https?:\/\/[^>\s]+)>/g;
+  const re = /(`+)([\s\S]*?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|\b_([^_\s][^_]*)_\b|\[([^\]]+)\]\(([^)\s]+)\)|<(https?:\/\/[^>\s]+)>|\b(https?:\/\/[^\s<>"'`]*[^\s<>"'`.,;:!?)\]])/g;
   let last = 0, m;
   while ((m = re.exec(text))) {
     if (m.index > last) out.push(text.slice(last, m.index));
@@ -38,7 +39,7 @@ function inline(text) {
       const href = safeHref(m[8]);
       if (href) { const a = h("a", "", inline(m[7])); a.href = href; a.rel = "noopener noreferrer"; a.target = "_blank"; out.push(a); }
       else out.push(m[0]);
-    } else if (m[9]) { const a = h("a", "", m[9]); a.href = safeHref(m[9]); a.rel = "noopener noreferrer"; a.target = "_blank"; out.push(a); }
+    } else if (m[9] || m[10]) { const u = m[9] || m[10]; const a = h("a", "", u); a.href = safeHref(u); a.rel = "noopener noreferrer"; a.target = "_blank"; out.push(a); }
     last = re.lastIndex;
   }
   if (last < text.length) out.push(text.slice(last));
@@ -164,6 +165,9 @@ const keywords = new Set(("break case catch class const continue def default def
   "return self select static struct super switch this throw true try type typeof var void while with yield async await lambda " +
   "not and or is as None True False").split(" "));
 
+// plainLangs are the fence languages that are not code.
+const plainLangs = /^(text|txt|plain|plaintext|md|markdown|output|console|log|none|diff)$/i;
+
 // highlight colours code: comments, strings, numbers and common keywords
 // of C-like languages, Go, Python, shell and friends.
 function highlight(code, lang) {
@@ -174,7 +178,9 @@ function highlight(code, lang) {
     : /(\/\/[^\n]*|\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`)|\b(\d[\d_.xa-fA-F]*)\b|\b([A-Za-z_]\w*)\b/g;
   let last = 0, m;
   const text = String(code);
-  if (text.length > 200000) { pre.textContent = text; return pre; }
+  // Code of no known language (a fence without one, prose, output) is
+  // left plain: "for", "in", "is" in English are not keywords.
+  if (text.length > 200000 || !lang || plainLangs.test(lang)) { pre.textContent = text; return pre; }
   while ((m = re.exec(text))) {
     if (m[4] && !keywords.has(m[4])) continue;
     if (m.index > last) pre.append(text.slice(last, m.index));
@@ -191,10 +197,12 @@ function langOf(path) {
   return m ? m[1].toLowerCase() : /(^|\/)(Makefile|Dockerfile)$/.test(path || "") ? "make" : "";
 }
 
+// codeBlock is a block of code with its language and a button that
+// copies it.
 function codeBlock(code, lang) {
   const box = h("div", "codebox");
   if (lang) box.append(h("span", "lang", lang));
-  box.append(highlight(code, lang));
+  box.append(copyButton(code, { label: "Copy", class: "copy-code", title: "copy the code" }), highlight(code, lang));
   return box;
 }
 

@@ -181,7 +181,10 @@ function stepView(s) {
     copyButton(ref, { label: ref, class: "seq mono step-ref", title: `copy the step's reference, ${ref}` }),
     copyButton(`cairn inject ${s.session_id} ${ref}`, { label: "inject", class: "step-inject", title: `copy the command that prints this step in full: cairn inject ${s.session_id} ${ref}` }),
     el("span", { class: "muted" }, when(s.started_at).slice(11) + (d && d !== "0s" ? " · " + d : "")));
-  const sec = el("section", { class: "step", dataset: { step: s.seq, tools: calls.map((c) => c.tool).join(" ") } }, head, el("div", { class: "step-body" }, blocksView(s.blocks.filter(visible), s)));
+  const sec = el("section", { class: "step", role: "article", "aria-label": "step " + ref, dataset: { step: s.seq, tools: calls.map((c) => c.tool).join(" ") } }, head, el("div", { class: "step-body" }, blocksView(s.blocks.filter(visible), s)));
+  // A step's buttons are out of the Tab order but while the cursor (j, k)
+  // is on it: a round of 150 steps is not 450 more Tab stops.
+  for (const b of sec.querySelectorAll("button")) { b.tabIndex = -1; b.dataset.roving = ""; }
   sec.stepInfo = s; // the palette lists it
   return sec;
 }

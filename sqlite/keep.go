@@ -168,22 +168,8 @@ func (s *KeepStore) dropLeftovers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, err := rtx.QueryContext(ctx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num
+	gone, err := readIDs(ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num
 		WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE id = n.session_id)`)
-	var gone []string
-	if err == nil {
-		for rows.Next() {
-			var id string
-			if err = rows.Scan(&id); err != nil {
-				break
-			}
-			gone = append(gone, id)
-		}
-		if err == nil {
-			err = rows.Err()
-		}
-		rows.Close()
-	}
 	rtx.Rollback()
 	if err != nil {
 		return err

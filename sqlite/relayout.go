@@ -41,23 +41,12 @@ func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, tot
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM relaid)
+	todo, err := readIDs(ctx, tx, `SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM relaid)
 		OR id IN (SELECT DISTINCT session_id FROM chunks WHERE codec != ?) ORDER BY id`, chunkCodec)
 	if err != nil {
 		tx.Rollback()
 		return nil, err
 	}
-	var todo []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			tx.Rollback()
-			return nil, err
-		}
-		todo = append(todo, id)
-	}
-	rows.Close()
 	err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions`).Scan(&rep.Sessions)
 	tx.Rollback()
 	if err != nil {

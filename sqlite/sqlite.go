@@ -397,6 +397,26 @@ func (db *DB) read(ctx context.Context) (*Tx, error) {
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
+// readIDs returns the one text column query selects, in rtx: the ids of
+// sessions a sweep, a drop or a rewrite goes through one at a time, each
+// in transactions of its own once rtx is over.
+func readIDs(ctx context.Context, rtx *Tx, query string, args ...any) ([]string, error) {
+	rows, err := rtx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 // timeFormat stores times as sortable text.
 const timeFormat = "2006-01-02T15:04:05.000Z"
 

@@ -145,21 +145,7 @@ func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	rows, err := rtx.QueryContext(ctx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num`)
-	var left []string
-	if err == nil {
-		for rows.Next() {
-			var id string
-			if err = rows.Scan(&id); err != nil {
-				break
-			}
-			left = append(left, id)
-		}
-		if err == nil {
-			err = rows.Err()
-		}
-		rows.Close()
-	}
+	left, err := readIDs(ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num`)
 	rtx.Rollback()
 	if err != nil {
 		return err

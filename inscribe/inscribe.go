@@ -112,12 +112,8 @@ const (
 // a file the folder holds anyway adds nothing; a link out of it, a FIFO
 // or a device is skipped and reported with the reason ([Open]).
 func (im *Importer) Import(ctx context.Context, paths []string) (*Report, error) {
-	// What a killed import left staged is not left for the next import of
-	// its own session, which may never come (its file unchanged or gone).
-	if sw, ok := im.Store.(Sweeper); ok {
-		if err := sw.Sweep(ctx); err != nil {
-			return nil, err
-		}
+	if err := sweep(ctx, im.Store); err != nil {
+		return nil, err
 	}
 	files, err := transcriptFiles(paths, im.Folders, im.document)
 	if err != nil {
@@ -191,22 +187,6 @@ feed:
 		}
 	}
 	return rep, ctx.Err()
-}
-
-// lock keeps two files of one session from being inscribed at once, in
-// this importer and across the store's importers. A file is locked under
-// its harness id first, then under the copy id it resolves to, if any:
-// never the other way round.
-func (im *Importer) lock(ctx context.Context, id string) (unlock func(), err error) {
-	m, _ := im.sessions.LoadOrStore(id, new(sync.Mutex))
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	release, err := im.Store.LockSession(ctx, id)
-	if err != nil {
-		mu.Unlock()
-		return nil, err
-	}
-	return func() { release(); mu.Unlock() }, nil
 }
 
 type file struct {
@@ -398,19 +378,11 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	if err != nil {
 		return nil, err
 	}
-	// Every file of one harness id is resolved and read in turn: two
-	// files of one session (a backup, a sync folder) read at once would
-	// each find the other's lines stored, or none, depending on timing.
-	unlock, err := im.lock(ctx, sess.ID)
+	dup, unlock, err := im.claim(ctx, f, path, size, sess)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	id := sess.ID
-	dup, err := im.resolve(ctx, f, path, size, sess)
-	if err != nil {
-		return nil, err
-	}
 	fr.SessionID = sess.ID
 	if dup {
 		fr.Status = StatusDuplicate
@@ -421,13 +393,6 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	} else if why != "" {
 		fr.Status, fr.Error = StatusDropped, why
 		return nil, nil
-	}
-	if sess.ID != id {
-		unlock, err := im.lock(ctx, sess.ID)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
 	}
 
 	var prev *cairn.Source // the stored position this import continues from
@@ -454,10 +419,7 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 		if err != nil {
 			return nil, err
 		}
-		if !same && src.Path != path && exists(src.Path) {
-			// Another file of this id was stored since this one was
-			// resolved (an importer that raced without the lock): this
-			// one is no rewrite of it; resolve it again.
+		if resolvedElsewhere(same, src, path) {
 			return nil, cairn.ErrStale
 		}
 		if !same && size < src.Offset && im.appendOnly(sess, path) {

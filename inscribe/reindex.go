@@ -17,13 +17,6 @@ type ReindexStore interface {
 	Reread(ctx context.Context, sessionID string) error
 }
 
-// A Sweeper is a store whose killed writers may leave blocks no reader
-// sees (SQLite's staged blocks): Sweep deletes those no live writer holds,
-// of every session, stored or not.
-type Sweeper interface {
-	Sweep(ctx context.Context) error
-}
-
 // Reindex first sweeps store, when it is a [Sweeper], then rebuilds the
 // index of every session in store, sub-agents'
 // included, one at a time, from its stored lines with rebuild (see
@@ -35,10 +28,8 @@ type Sweeper interface {
 // "the store PATH"), each damaged session, its lost lines and the file to
 // import. Any other error stops it.
 func Reindex(ctx context.Context, store ReindexStore, name string, rebuild func(*cairn.Session, []*cairn.Line) (*cairn.Inscription, error), progress func(done, total int)) error {
-	if sw, ok := store.(Sweeper); ok {
-		if err := sw.Sweep(ctx); err != nil {
-			return err
-		}
+	if err := sweep(ctx, store); err != nil {
+		return err
 	}
 	sessions, _, err := store.FindSessions(ctx, cairn.SessionFilter{Subagents: true})
 	if err != nil {

@@ -128,6 +128,7 @@ type Server struct {
 
 	gate         *gate
 	heavy, pages *pool
+	streams      streams
 }
 
 // Defaults of NewServer: trusted connections and heavy requests at once,
@@ -357,6 +358,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		var done func()
 		r.Body, done = c.serve(r.Body)
 		defer done()
+	}
+	if !bounded(w, r) {
+		return
+	}
+	if r.URL.Path == "/api/events" {
+		var done func()
+		r, done = s.streams.add(r)
+		defer done()
+		h.Set("Connection", "close") // a stream closed for a newer one frees its connection
 	}
 	if p := s.pool(r); p != nil {
 		release, eta := p.acquire(r.Context())

@@ -24,13 +24,14 @@ type SplitMap map[int]string
 func ParseSplitMap(s string) (SplitMap, error) {
 	s = strings.TrimSpace(s)
 	m := SplitMap{}
+	budget := MaxListedRounds
 	if strings.HasPrefix(s, "{") {
 		var obj map[string]string
 		if err := json.Unmarshal([]byte(s), &obj); err != nil {
 			return nil, cairn.Errorf(cairn.EINVALID, "Split map: %v.", err)
 		}
 		for eng, ranges := range obj {
-			seqs, err := ParseRounds(ranges)
+			seqs, err := parseRounds(ranges, &budget)
 			if err != nil {
 				return nil, err
 			}
@@ -45,7 +46,7 @@ func ParseSplitMap(s string) (SplitMap, error) {
 		if !ok || strings.TrimSpace(eng) == "" {
 			return nil, cairn.Errorf(cairn.EINVALID, "Split map %q: want RANGE=ENGAGEMENT, as in 1-15=shared,16-25=console.", part)
 		}
-		seqs, err := ParseRounds(ranges)
+		seqs, err := parseRounds(ranges, &budget)
 		if err != nil {
 			return nil, err
 		}
@@ -68,6 +69,18 @@ func (m SplitMap) assign(seqs []int, eng string) error {
 
 // ParseRounds reads round numbers and ranges: "3,5-9".
 func ParseRounds(s string) ([]int, error) {
+	budget := MaxListedRounds
+	return parseRounds(s, &budget)
+}
+
+// MaxListedRounds bounds the rounds a list of rounds or a split map names
+// in all, its ranges counted whole: more is refused before any is listed
+// (a split map of 300 ranges of a million rounds each took minutes).
+const MaxListedRounds = 100_000
+
+// parseRounds reads a list as ParseRounds does, naming at most *budget
+// rounds, which it takes from *budget.
+func parseRounds(s string, budget *int) ([]int, error) {
 	var out []int
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
@@ -81,9 +94,13 @@ func ParseRounds(s string) ([]int, error) {
 		if isRange {
 			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
 		}
-		if err1 != nil || err2 != nil || a < 1 || b < a || b-a > 1<<20 {
+		if err1 != nil || err2 != nil || a < 1 || b < a {
 			return nil, cairn.Errorf(cairn.EINVALID, "Rounds %q: want numbers and ranges like 3,5-9.", part)
 		}
+		if b-a >= *budget {
+			return nil, cairn.Errorf(cairn.EINVALID, "Rounds %q: more than %d rounds named in all.", part, MaxListedRounds)
+		}
+		*budget -= b - a + 1
 		for i := a; i <= b; i++ {
 			out = append(out, i)
 		}

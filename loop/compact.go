@@ -2,7 +2,9 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,7 +39,7 @@ func (l *Loop) preCompact(ctx context.Context, in Event) error {
 		}
 		f.Close()
 	}
-	resume, weight, err := l.prepareRevive(ctx, st, in, session, held)
+	resume, weight, err := l.revive(ctx, st, in, session, held)
 	done := fmt.Sprintf("Context exhausted%s: the client compacts session %s after %d rounds", tokens, ShortID(session), last.Seq)
 	switch {
 	case err != nil: // the checkpoint still holds; it says why there is no revived session
@@ -59,6 +61,41 @@ func (l *Loop) preCompact(ctx context.Context, in Event) error {
 		kept = fmt.Sprintf("with the finished frames (%s: %d%% of the context) collapsed to their results, the recent rounds in full and the rest as an index", strings.Join(weight.Frames, ", "), weight.Percent())
 	}
 	return l.Workspace.SetRevived(in.Session, fmt.Sprintf("The context ran out and the client compacted it%s; cairn prepared a revived session within budget, %s: %s", tokens, kept, resume))
+}
+
+// A revival is the revived session prepared at one moment of a session:
+// after the reply that left the client holding Held tokens.
+type revival struct {
+	Held   int64                 `json:"held"`
+	Resume string                `json:"resume"`
+	Weight *surgery.FramesWeight `json:"collapsed,omitempty"`
+}
+
+// revive returns the revived session of this moment: the one prepared
+// since the session's last reply, when there is one (a pressure crossing
+// and a compaction landing on one prompt give one command), else one
+// prepared now ([Loop.prepareRevive]) and recorded in
+// .cairn/context/<session>.revival.json.
+func (l *Loop) revive(ctx context.Context, st *Stores, in Event, session string, held int64) (string, *surgery.FramesWeight, error) {
+	path := ""
+	if in.Session != "" && !strings.ContainsAny(in.Session, `/\.`) {
+		path = filepath.Join(l.Workspace.Root, workspace.Dir, "context", in.Session+".revival.json")
+	}
+	if data, err := os.ReadFile(path); path != "" && held > 0 && err == nil {
+		var r revival
+		if json.Unmarshal(data, &r) == nil && r.Held == held && r.Resume != "" {
+			return r.Resume, r.Weight, nil
+		}
+	}
+	resume, weight, err := l.prepareRevive(ctx, st, in, session, held)
+	if err != nil || path == "" || held <= 0 {
+		return resume, weight, err
+	}
+	data, err := json.Marshal(revival{Held: held, Resume: resume, Weight: weight})
+	if err != nil {
+		return "", nil, err
+	}
+	return resume, weight, replaceFile(path, data)
 }
 
 // prepareRevive exports a revived session of session beside the hook's

@@ -45,21 +45,26 @@ func (l *Loop) pressure(ctx context.Context, in Event) (string, error) {
 	if err != nil {
 		return pressureNote(occ, crossed, in.Session, nil, nil), nil
 	}
-	// Finished frames holding a share of the context: a revived session
-	// with them collapsed, ready to resume, is the one command.
+	// Finished frames holding a share of the context, or a context at the
+	// point where the client compacts before the next request: a revived
+	// session ready to resume is the one command, the same one a
+	// compaction landing on this prompt names ([Loop.revive]).
+	var pays bool
 	if frames, err := st.Frames.FindFrames(ctx); err == nil {
-		if w, err := surgery.FinishedWeight(ctx, st.Surgery(), in.Session, frames, occ.Tokens); err == nil && w.Pays() {
-			if resume, weight, err := l.prepareRevive(ctx, st, in, in.Session, occ.Tokens); err == nil && weight != nil {
-				return pressureNote(occ, crossed, in.Session, nil, &collapseNote{weight, resume}), nil
-			}
+		w, err := surgery.FinishedWeight(ctx, st.Surgery(), in.Session, frames, occ.Tokens)
+		pays = err == nil && w.Pays()
+	}
+	if full := occ.Percent() >= 100; pays || full {
+		if resume, weight, err := l.revive(ctx, st, in, in.Session, occ.Tokens); err == nil && resume != "" && (weight != nil || full) {
+			return pressureNote(occ, crossed, in.Session, nil, &collapseNote{weight, resume}), nil
 		}
 	}
 	advice, _ := surgery.AdviseAt(ctx, st.Surgery(), in.Session, occ)
 	return pressureNote(occ, crossed, in.Session, advice, nil), nil
 }
 
-// A collapseNote is the revived session the pressure hook prepared with
-// finished frames collapsed, and what they held.
+// A collapseNote is the revived session the pressure hook prepared, and
+// what the finished frames it collapsed held (nil: none collapsed).
 type collapseNote struct {
 	weight *surgery.FramesWeight
 	resume string
@@ -71,6 +76,11 @@ func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn: your context is %d%% of the way to where the client compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% the client compacts it, lossily.",
 		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed)
+	if c != nil && c.weight == nil {
+		fmt.Fprintf(&b, "\nThe client compacts it before your next request: cairn prepared a revived session within budget, the recent rounds in full and the rest as an index (the compaction names the same one).\nCommand: %s (resumes the revived session).", c.resume)
+		b.WriteString("\nBefore that: pop finished frames with their results (cairn pop --results …) and checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
+		return b.String()
+	}
 	if c != nil {
 		w := c.weight
 		fmt.Fprintf(&b, "\nFinished frames (%s) hold %d%% of it (~%s tokens in %d rounds): cairn prepared a revived session with them collapsed to their results, the rest within budget (their rounds stay readable: cairn inject %s ROUND).\nCommand: %s (resumes the lighter session).",

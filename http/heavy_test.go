@@ -109,11 +109,6 @@ func TestHeavyFlood(t *testing.T) {
 	}
 	quiet := probe(time.Now().Add(500 * time.Millisecond))
 
-	type answer struct {
-		code  int
-		retry string
-		took  time.Duration
-	}
 	answers := make([][]answer, clients)
 	var wg sync.WaitGroup
 	end := time.Now().Add(floodFor)
@@ -129,16 +124,12 @@ func TestHeavyFlood(t *testing.T) {
 					req, _ = http.NewRequest(http.MethodPost, s.URL()+"/api/sessions/"+sessionA+"/revive", strings.NewReader(`{"before": "3", "preview": true}`))
 					req.Header.Set(cairnhttp.CSRFHeader, "1")
 				}
-				start := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Error(err)
+				a := ask(t, client, req)
+				answers[i] = append(answers[i], a)
+				if a.code == 0 {
 					return
 				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				answers[i] = append(answers[i], answer{resp.StatusCode, resp.Header.Get("Retry-After"), time.Since(start)})
-				if resp.StatusCode != http.StatusOK {
+				if a.code != http.StatusOK {
 					time.Sleep(20 * time.Millisecond) // at once again, but leaving the 2 cores to the server
 				}
 			}
@@ -181,6 +172,27 @@ func TestHeavyFlood(t *testing.T) {
 	}
 }
 
+// An answer is a response's status, Retry-After and time.
+type answer struct {
+	code  int
+	retry string
+	took  time.Duration
+}
+
+// ask sends req with client and returns its answer, code 0 when it could
+// not be sent (the test failed).
+func ask(t *testing.T, client *http.Client, req *http.Request) answer {
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Error(err)
+		return answer{}
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return answer{resp.StatusCode, resp.Header.Get("Retry-After"), time.Since(start)}
+}
+
 // percentile returns the p'th percentile of ds.
 func percentile(ds []time.Duration, p int) time.Duration {
 	if len(ds) == 0 {
@@ -217,21 +229,9 @@ func TestHeavyQueue(t *testing.T) {
 	}
 	open(30 * time.Second)
 	path := "/api/sessions/" + sessionA + "/retention"
-	type answer struct {
-		code  int
-		retry string
-		took  time.Duration
-	}
 	get := func() answer {
-		start := time.Now()
-		resp, err := (&http.Client{Transport: &http.Transport{}}).Get(s.URL() + path)
-		if err != nil {
-			t.Error(err)
-			return answer{}
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), time.Since(start)}
+		req, _ := http.NewRequest(http.MethodGet, s.URL()+path, nil)
+		return ask(t, &http.Client{Transport: &http.Transport{}}, req)
 	}
 	got := make(chan answer, 3)
 	for range 3 { // one served, two waiting

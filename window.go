@@ -18,7 +18,11 @@ type Window struct {
 // Claude Code's context windows and compaction rule, as its 2.1.330
 // release computes them (and as it was measured doing offline: with a
 // window of 1,000,000 it compacted after a reply of 970,000 tokens, not
-// after 960,000).
+// after 960,000; TestCompactionPoint). Not yet followed: 2.1.330 in print
+// mode did not compact a 200k model's session by itself at all
+// (claude-sonnet-4-5 from 169,000 to 1,100,000 tokens, claude-haiku-4-5
+// and claude-opus-4-1 at 169,000): it leaves such a session to the API's
+// refusal, what its autocompact_state calls not "enforced".
 const (
 	ClaudeWindow      = 200_000
 	ClaudeLargeWindow = 1_000_000
@@ -56,7 +60,10 @@ type WindowSignals struct {
 // Reported; 1,000,000 for a model named with "[1m]" (unless
 // CLAUDE_CODE_DISABLE_1M_CONTEXT) or chosen so in $ANTHROPIC_MODEL, for a model the client gives 1M by
 // default (Opus 5 and later: its status line says so), or when Tokens
-// passed 200,000; else 200,000. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
+// passed 200,000; else 200,000. Whatever said it, a window that Tokens
+// passed is not the session's (the API refuses a request larger than its
+// window): it is then 1,000,000, or Tokens if more; only Configured
+// stands, the person's word. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
 // window the client compacts in. The client compacts at that window less
 // its reply reserve (20,000) and a margin (13,000);
 // CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (1–100) moves it to that share of the
@@ -86,6 +93,13 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 		w = Window{Size: ClaudeLargeWindow, Source: "model " + s.Model}
 	case s.Tokens > ClaudeWindow:
 		w = Window{Size: ClaudeLargeWindow, Source: "tokens past 200,000"}
+	}
+	if s.Tokens > w.Size && s.Configured == 0 {
+		// A request carried more than the window said: the API would
+		// have refused it, so the client gives the session more (a
+		// status line of 2.1.332 reported 200,000 for a session that
+		// went on past 230,000 uncompacted).
+		w = Window{Size: max(ClaudeLargeWindow, s.Tokens), Source: "tokens past " + strconv.FormatInt(w.Size, 10) + " (" + w.Source + ")"}
 	}
 	compactIn := w.Size
 	if n := compactWindowEnv(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); n > 0 && n < compactIn && s.Configured == 0 {
@@ -170,10 +184,13 @@ type Occupancy struct {
 }
 
 // Percent returns how far the context is on the way to where the client
-// compacts: 100 is the compaction. It is the one figure every edge shows.
+// compacts: 100 is the compaction, and no figure goes past it (a reply
+// past the point is compacted before the next request, so more than 100
+// would promise a later compaction than the client's). It is the one
+// figure every edge shows.
 func (o *Occupancy) Percent() int {
 	if o == nil || o.Window.CompactAt <= 0 {
 		return 0
 	}
-	return int(o.Tokens * 100 / o.Window.CompactAt)
+	return int(min(o.Tokens*100/o.Window.CompactAt, 100))
 }

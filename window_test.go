@@ -30,6 +30,11 @@ func TestClaudeCodeWindow(t *testing.T) {
 		{"opus 4 is 200k", cairn.WindowSignals{Model: "claude-opus-4-1"}, 200_000, 167_000},
 		{"status line", cairn.WindowSignals{Model: "claude-opus-5-5", Reported: 200_000}, 200_000, 167_000},
 		{"tokens past 200k", cairn.WindowSignals{Model: "x", Tokens: 250_000}, 1_000_000, 967_000},
+		{"tokens past the reported window", cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 230_000}, 1_000_000, 967_000},
+		{"tokens past the default window", cairn.WindowSignals{Model: "claude-sonnet-4-5", Getenv: env("CLAUDE_CODE_DISABLE_1M_CONTEXT", "1"), Tokens: 230_000}, 1_000_000, 967_000},
+		{"tokens past 1m", cairn.WindowSignals{Model: "claude-opus-5-5", Tokens: 1_200_000}, 1_200_000, 1_167_000},
+		{"tokens inside the reported window", cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 190_000}, 200_000, 167_000},
+		{"tokens past the configured window", cairn.WindowSignals{Configured: 100_000, Tokens: 230_000}, 100_000, 100_000},
 		{"config", cairn.WindowSignals{Configured: 1000, Model: "claude-opus-5-5"}, 1000, 1000},
 		{"env window", cairn.WindowSignals{Model: "claude-opus-5-5", Getenv: env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "300k")}, 1_000_000, 267_000},
 		{"env window bare thousands", cairn.WindowSignals{Model: "claude-opus-5-5", Getenv: env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "400")}, 1_000_000, 367_000},
@@ -46,5 +51,21 @@ func TestClaudeCodeWindow(t *testing.T) {
 	o := cairn.Occupancy{Tokens: 83_500, Window: cairn.ClaudeCodeWindow(cairn.WindowSignals{})}
 	if o.Percent() != 50 {
 		t.Errorf("Percent = %d, want 50", o.Percent())
+	}
+	// Past the compaction point, not past 100 (the client compacts
+	// before the next request); the status line of 2.1.332 showed 137%
+	// for 230k of a reported 200k window that the client never compacted.
+	for _, c := range []struct {
+		s    cairn.WindowSignals
+		want int
+	}{
+		{cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 180_000}, 100},
+		{cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 230_000}, 23},
+		{cairn.WindowSignals{Configured: 100_000, Tokens: 230_000}, 100},
+	} {
+		o := cairn.Occupancy{Tokens: c.s.Tokens, Window: cairn.ClaudeCodeWindow(c.s)}
+		if o.Percent() != c.want {
+			t.Errorf("%+v: Percent = %d, want %d", c.s, o.Percent(), c.want)
+		}
 	}
 }

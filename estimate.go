@@ -52,6 +52,12 @@ const (
 	// (internal/geminitest's TestResumeWithinBudget); a session records no
 	// usage of them alone.
 	GeminiRequestOverhead = 20_000
+	// PiRequestOverhead is what pi sends besides the conversation: its
+	// system prompt (the tools' guidelines, the date and working
+	// directory) and its four tools' declarations, about 5,500 bytes from
+	// 0.73.1 with a short prompt (internal/pitest), 2,200 tokens at
+	// CharsPerToken.
+	PiRequestOverhead = 3_000
 )
 
 // EstimateTokens returns the estimated tokens of text.

@@ -1,6 +1,8 @@
 package pi_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,3 +98,29 @@ func TestProjectDir(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// TestOffPath: the branch left (the prompt "Hello"'s second half: its
+// compaction and what follows it) is off the path; the prompt, its
+// reply, and the branch pi resumes from are on it, as are the header and
+// lines that are no entries.
+func TestOffPath(t *testing.T) {
+	raws := splitLines([]byte(doc))
+	off := pi.OffPath(toLines("s", raws))
+	for no := 1; no <= len(raws); no++ {
+		want := no >= 4 && no <= 10
+		if off[no] != want {
+			t.Errorf("line %d off the path: %v, want %v", no, off[no], want)
+		}
+	}
+	samples, _ := filepath.Glob(filepath.Join("testdata", pitestNewest, "*.jsonl"))
+	data, err := os.ReadFile(samples[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	off = pi.OffPath(toLines("s", splitLines(data)))
+	if len(off) != 4 || !off[8] || !off[11] {
+		t.Errorf("the sample's branch left: lines %v, want 8-11 (the write)", off)
+	}
+}
+
+const pitestNewest = "0.73.1"

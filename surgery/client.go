@@ -58,6 +58,8 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 		fc.overhead = cairn.OpencodeRequestOverhead
 	case cairn.AgentGemini:
 		fc.overhead = cairn.GeminiRequestOverhead
+	case cairn.AgentPi:
+		fc.overhead = cairn.PiRequestOverhead
 	}
 	return fc, err
 }

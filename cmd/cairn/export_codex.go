@@ -9,6 +9,7 @@ import (
 	"cairn/codex"
 	"cairn/inscribe"
 	"cairn/opencode"
+	"cairn/pi"
 	"cairn/surgery"
 )
 
@@ -77,17 +78,23 @@ func (m *Main) register(ctx context.Context, st *store, path, id string, mat *ca
 
 // blocksAt returns a function giving a full round's blocks, rebuilt from
 // its lines by its own harness's reader and condensed to fidelity f: what a
-// writer for another harness translates. An opencode round's calls of
-// bash, read, edit and write come as Claude Code's Bash, Read, Edit and
+// writer for another harness translates. An opencode or pi round's calls
+// of bash, read, edit and write come as Claude Code's Bash, Read, Edit and
 // Write, which the Claude Code and Codex writers map.
 func blocksAt(f cairn.Fidelity, mat *cairn.Materialization) func(p *cairn.Piece) ([]*cairn.Block, error) {
 	native := nativeBlocksAt(f, mat)
 	return func(p *cairn.Piece) ([]*cairn.Block, error) {
 		blocks, err := native(p)
-		if err != nil || mat.Source(p.Round.SessionID).Agent != cairn.AgentOpencode {
+		if err != nil {
 			return blocks, err
 		}
-		return opencode.ClaudeBlocks(blocks), nil
+		switch mat.Source(p.Round.SessionID).Agent {
+		case cairn.AgentOpencode:
+			return opencode.ClaudeBlocks(blocks), nil
+		case cairn.AgentPi:
+			return pi.ClaudeBlocks(blocks), nil
+		}
+		return blocks, nil
 	}
 }
 

@@ -41,7 +41,7 @@ prompt (a resumed or forked file's) is round 0, carried like any round
   cairn revive --to gemini 5c0375b4
 `+surgeryFormats)
 	f.register(fs, "")
-	to := fs.String("to", "", "the harness that continues the session: claude | codex | gemini | opencode (default: its own)")
+	to := fs.String("to", "", "the harness that continues the session: claude | codex | gemini | opencode | pi (default: its own)")
 	before := fs.String("before", "", "compress the rounds before this round number or time")
 	engagement := fs.String("engagement", "", "compress this engagement's rounds")
 	frames := fs.Bool("frames", false, "collapse finished frames to their results (as compress-frames)")
@@ -58,13 +58,13 @@ prompt (a resumed or forked file's) is round 0, carried like any round
 	}
 	switch *to {
 	case "":
-	case "claude", "claude-code", "codex", "gemini", "opencode":
+	case "claude", "claude-code", "codex", "gemini", "opencode", "pi":
 		if f.format != "" && f.format != strings.TrimSuffix(*to, "-code") {
 			return usageError("give --to or --format, not both")
 		}
 		f.format = strings.TrimSuffix(*to, "-code")
 	default:
-		return usageError("--to must be claude, codex, gemini or opencode, got %q", *to)
+		return usageError("--to must be claude, codex, gemini, opencode or pi, got %q", *to)
 	}
 	own := f.format == ""
 	if own {
@@ -96,6 +96,8 @@ prompt (a resumed or forked file's) is round 0, carried like any round
 			f.format = "opencode"
 		case cairn.AgentGemini:
 			f.format = "gemini"
+		case cairn.AgentPi:
+			f.format = "pi"
 		}
 	}
 	limits, err := f.limits()

@@ -150,6 +150,11 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 			export, format = m.exportCodex, "codex"
 		case cairn.AgentGemini:
 			export, format = m.exportGemini, "gemini"
+		case cairn.AgentPi:
+			export, format = m.exportPi, "pi"
+		}
+		if err := m.followActivePath(ctx, st, mat); err != nil {
+			return nil, err
 		}
 		e, err := export(ctx, st, &surgeryFlags{format: format}, mat)
 		if err != nil {

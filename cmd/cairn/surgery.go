@@ -79,6 +79,17 @@ Formats (--format):
              crosses: shell, reads, edits and writes become opencode's bash,
              read, edit and write, other calls text, thinking is dropped;
              each is counted.
+  pi         a new pi session file (format 3) the real pi resumes with
+             pi --session PATH: written to the working directory's folder
+             under $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent), or to
+             --out DIR; a fresh id; for a pi source, its file as
+             parentSession, as pi's own forks name theirs; registered with
+             lineage "surgery". A new file, not a branch in the source's
+             tree: pi appends to the file it runs on, from its own leaf.
+             Thinking is dropped and counted (pi sends it back only with a
+             signature). Other harnesses' sessions cross: shell commands,
+             reads, edits and writes become pi's bash, read, edit and write,
+             other calls text.
   markdown   for people, on standard output (or --out FILE)
   json       for programs, on standard output (or --out FILE)
 
@@ -116,9 +127,9 @@ back as stored.`
 func (f *surgeryFlags) register(fs *flag.FlagSet, format string) {
 	f.storeFlags.register(fs, false)
 	fs.StringVar(&f.fidelity, "fidelity", "full", "fidelity of rounds in full: full | partial | text | thinking=…,tool_use=…,tool_result=…")
-	fs.StringVar(&f.format, "format", format, "claude | codex | gemini | opencode | markdown | json")
-	fs.StringVar(&f.out, "out", "", "claude, codex, gemini: the folder to write the session to; opencode: its data folder; markdown, json: the file")
-	fs.StringVar(&f.cwd, "cwd", "", "claude, codex, gemini, opencode: the working directory to resume in (default: the source session's)")
+	fs.StringVar(&f.format, "format", format, "claude | codex | gemini | opencode | pi | markdown | json")
+	fs.StringVar(&f.out, "out", "", "claude, codex, gemini, pi: the folder to write the session to; opencode: its data folder; markdown, json: the file")
+	fs.StringVar(&f.cwd, "cwd", "", "claude, codex, gemini, opencode, pi: the working directory to resume in (default: the source session's)")
 	fs.BoolVar(&f.geminiDocument, "gemini-json", false, "gemini: write the one .json document Gemini CLI before 0.4x reads, not JSONL")
 	fs.BoolVar(&f.redact, "redact", false, redactUsage)
 	fs.StringVar(&f.budget, "budget", "", "the most tokens the client may send for the output; 0: no budget (default: "+surgery.BudgetRule+")")
@@ -136,6 +147,8 @@ func (f *surgeryFlags) limits() (surgery.Limits, error) {
 		l.Client = cairn.AgentOpencode
 	case "gemini":
 		l.Client = cairn.AgentGemini
+	case "pi":
+		l.Client = cairn.AgentPi
 	}
 	if f.budget != "" {
 		n, err := strconv.ParseInt(strings.ReplaceAll(f.budget, "_", ""), 10, 64)
@@ -154,16 +167,16 @@ func (f *surgeryFlags) limits() (surgery.Limits, error) {
 
 func (f *surgeryFlags) parse() (cairn.Fidelity, error) {
 	switch f.format {
-	case "claude", "codex", "gemini", "opencode", "markdown", "json":
+	case "claude", "codex", "gemini", "opencode", "pi", "markdown", "json":
 	default:
-		return cairn.Fidelity{}, usageError("--format must be claude, codex, gemini, opencode, markdown or json, got %q", f.format)
+		return cairn.Fidelity{}, usageError("--format must be claude, codex, gemini, opencode, pi, markdown or json, got %q", f.format)
 	}
 	return cairn.ParseFidelity(f.fidelity)
 }
 
 // native reports whether the format is a session a client resumes.
 func (f *surgeryFlags) native() bool {
-	return f.format == "claude" || f.format == "codex" || f.format == "gemini" || f.format == "opencode"
+	return f.format == "claude" || f.format == "codex" || f.format == "gemini" || f.format == "opencode" || f.format == "pi"
 }
 
 // A surgicalCommand is an operation that takes a session and one more
@@ -242,6 +255,11 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 				export = m.exportOpencode
 			case "gemini":
 				export = m.exportGemini
+			case "pi":
+				export = m.exportPi
+			}
+			if err := m.followActivePath(ctx, st, mat); err != nil {
+				return err
 			}
 			e, err := export(ctx, st, f, mat)
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -324,7 +323,7 @@ func readChunks(ctx context.Context, tx *Tx, sessionID string, from, to int, met
 
 // parallel runs do(0..n-1) on as many goroutines as there are cores.
 func parallel(n int, do func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
+	workers := min(n, cores())
 	if workers <= 1 {
 		for i := range n {
 			do(i)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"testing"
 )
 
@@ -57,4 +58,43 @@ func fewestBytes(tries int, limit uint64, run func()) uint64 {
 		}
 	}
 	return fewest
+}
+
+// TestEncoders_FollowTheWork checks that the chunk encoder holds as many
+// encoders as chunks are usefully compressed at once, not GOMAXPROCS of
+// them: with GOMAXPROCS=16 and 16 goroutines compressing, klauspost's
+// default made 16 (1.3 MB of tables each from the start, 1 MB of history
+// more once used), which an import's soft memory limit then collected
+// against again and again.
+func TestEncoders_FollowTheWork(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
+	if n := encoders(); n > runtime.NumCPU() || n > maxEncoders || n < 1 {
+		t.Fatalf("encoders() = %d with GOMAXPROCS=16 on %d cores, want 1..min(cores, %d)", n, runtime.NumCPU(), maxEncoders)
+	}
+	if n := cores(); n > runtime.NumCPU() {
+		t.Fatalf("cores() = %d with GOMAXPROCS=16 on %d cores", n, runtime.NumCPU())
+	}
+	chunk := bytes.Repeat([]byte(`{"type":"assistant","message":{"content":"compressing chunk words"}}`+"\n"), 256<<10/70)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	e := newEncoder()
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 4 {
+				e.EncodeAll(chunk, nil)
+			}
+		})
+	}
+	wg.Wait()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapInuse) - int64(before.HeapInuse)
+	limit := int64(encoders())*3<<20 + 2<<20
+	if held > limit {
+		t.Errorf("the encoder holds %.1f MB after 16 goroutines compressed with GOMAXPROCS=16, want at most %.1f MB (%d encoders)",
+			float64(held)/(1<<20), float64(limit)/(1<<20), encoders())
+	}
+	runtime.KeepAlive(e)
 }

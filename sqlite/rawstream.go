@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"cairn"
@@ -123,7 +122,7 @@ func (s *rawStream) start() {
 			jobs <- c
 		}
 	})
-	for range min(runtime.GOMAXPROCS(0), len(s.chunks)) {
+	for range min(cores(), len(s.chunks)) {
 		s.wg.Go(func() {
 			for c := range jobs {
 				s.decompress(c)

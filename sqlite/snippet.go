@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -82,7 +81,7 @@ func readTexts(ctx context.Context, tx *Tx, texts []*blockText, n int) error {
 		}
 		return a.block.LineNo - b.block.LineNo
 	})
-	workers := min(runtime.GOMAXPROCS(0)-1, snippetWorkers)
+	workers := min(cores()-1, snippetWorkers)
 	if workers < 1 || len(views) < 2 {
 		var d chunkDecoder
 		defer d.close()

@@ -18,9 +18,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
-	"strconv"
 	"strings"
 	"time"
 
@@ -59,11 +59,11 @@ func run() error {
 	ccrider := flag.String("ccrider", "", "a ccrider binary (go install github.com/neilberkman/ccrider/cmd/ccrider@latest): with -table, its import of the corpus is timed beside cairn's")
 	onlyTable := flag.Bool("table", false, "print issue #30's table only: import, store, search \"error handling\" against rg, sessions/show/revive (skips startup, Codex and re-import)")
 	flag.Parse()
-	corpusBytes, err := parseSize(*size)
+	corpusBytes, err := bench.ParseSize(*size)
 	if err != nil {
 		return err
 	}
-	longBytes, err := parseSize(*long)
+	longBytes, err := bench.ParseSize(*long)
 	if err != nil {
 		return err
 	}
@@ -298,6 +298,19 @@ func importChild(storePath, corpus string) error {
 		}
 		defer trace.Stop()
 	}
+	for _, p := range []struct{ env, name string }{{"CAIRNBENCH_MUTEXPROFILE", "mutex"}, {"CAIRNBENCH_BLOCKPROFILE", "block"}, {"CAIRNBENCH_HEAPPROFILE", "heap"}} {
+		path := os.Getenv(p.env)
+		if path == "" {
+			continue
+		}
+		switch p.name {
+		case "mutex":
+			runtime.SetMutexProfileFraction(1)
+		case "block":
+			runtime.SetBlockProfileRate(1)
+		}
+		defer writeProfile(p.name, path)
+	}
 	st, err := bench.OpenStore(storePath)
 	if err != nil {
 		return err
@@ -311,6 +324,19 @@ func importChild(storePath, corpus string) error {
 		return errors.New(rep.Summary())
 	}
 	return nil
+}
+
+// writeProfile writes the runtime profile name to path.
+func writeProfile(name, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 }
 
 // ensureCorpus fills dir with size bytes of transcripts: share of them
@@ -360,29 +386,11 @@ func fileSizes(db string) int64 {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
-func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}} {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("size %q: want e.g. 200MB or 1GB", s)
-	}
-	return int64(f * float64(mult)), nil
-}
-
 // measureCodexImport builds a corpus of Codex rollouts of the given size
 // and imports it as the Claude Code corpus is imported: the cairn command,
 // a whole process, into a fresh store.
 func measureCodexImport(g *bench.Generator, cairnBin, dir, size, samplesDir string) error {
-	want, err := parseSize(size)
+	want, err := bench.ParseSize(size)
 	if err != nil {
 		return err
 	}

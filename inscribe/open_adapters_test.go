@@ -379,8 +379,9 @@ func TestReadRule_NoReadAroundIt(t *testing.T) {
 func readAroundAllowed(file, line string) bool {
 	switch {
 	case file == "opencode/store.go" && strings.Contains(line, `sql.Open("sqlite"`):
-		// opencode.db, checked by readrule.Stat just before; SQLite opens
-		// its -wal and -shm by name beside it.
+		// opencode.db, opened under the rule just before and what SQLite
+		// holds then checked to be it (readrule.SameOpen); SQLite opens
+		// its -wal and -shm by name beside it, with O_NOFOLLOW.
 		return true
 	case file == "opencode/store.go" && strings.Contains(line, "os.Stat(dir)"):
 		// the path the person named: a store file or a data folder.

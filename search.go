@@ -25,6 +25,13 @@ type SearchQuery struct {
 	Until     time.Time
 	Limit     int
 
+	// Kinds, when set, keeps the blocks of these kinds only: the user's
+	// words (UserText), the agent's (AssistantText), its calls (ToolUse)
+	// or their output (ToolResult).
+	Kinds []BlockKind
+	// Tool, when set, keeps the calls and results of this tool only.
+	Tool string
+
 	// NoSurgery leaves out hits in sessions cairn's own surgery cut (they
 	// repeat their sources' rounds), unless SessionID names one. What was
 	// written in such a session after the store first held it (its
@@ -161,6 +168,38 @@ type Searcher interface {
 	// Search returns the best hits for q, at most one per round (per step
 	// with q.Steps). Returns EINVALID for an empty query.
 	Search(ctx context.Context, q SearchQuery) ([]*Hit, error)
+}
+
+// A SearchCounter counts a search's hits without reading them, for a page
+// that says how many there are.
+type SearchCounter interface {
+	// CountHits returns how many rounds (steps with q.Steps) hold a block
+	// that matches every word of q and passes its filters, counting at
+	// most max; more reports that there are more than n, or that the
+	// count stopped before knowing (a store bounds what it reads). q.Accept
+	// is not applied, nor phrases (QueryPhrases) by a store whose index
+	// keeps no positions (SQLite's): the count is then of the words'
+	// matches. q.Limit is not used.
+	CountHits(ctx context.Context, q SearchQuery, max int) (n int, more bool, err error)
+}
+
+// QueryPhrases returns the phrases of a search query: the runs of words
+// between double quotes ("connection refused"), each as its words joined
+// by one space; a quote of one word is that word, no phrase. An unclosed
+// quote runs to the end of the query. A hit must hold each phrase's words
+// in order, one after the other, each as the store matches a word (SQLite
+// stems them) but not as a prefix; every one of them is also a word of
+// [QueryWords], which may match as a prefix.
+func QueryPhrases(text string) []string {
+	var phrases []string
+	parts := strings.Split(text, `"`)
+	for i := 1; i < len(parts); i += 2 {
+		words := QueryWords(strings.ReplaceAll(parts[i], "*", " "))
+		if len(words) > 1 {
+			phrases = append(phrases, strings.Join(words, " "))
+		}
+	}
+	return phrases
 }
 
 // PrefixLen is the length, in characters, from which a query word also

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"html"
 	"net/http"
 	"strings"
@@ -25,14 +26,30 @@ type SearchHit struct {
 }
 
 // SearchResponse is the body of GET /api/search: a page of hits from
-// Offset; Total counts them all when More is false, else there are more
-// than Offset + len(Hits).
+// Offset; Total counts them all when More is false. When More is true,
+// Total is the store's count of them when it gives one (TotalMore: there
+// are more than Total, the count stopped at MaxSearchCount or at what the
+// store reads to count), else 0: there are more than Offset + len(Hits).
 type SearchResponse struct {
-	Query  string       `json:"query"`
-	Hits   []*SearchHit `json:"hits"`
-	Offset int          `json:"offset"`
-	More   bool         `json:"more"`
-	Total  int          `json:"total,omitempty"`
+	Query     string       `json:"query"`
+	Hits      []*SearchHit `json:"hits"`
+	Offset    int          `json:"offset"`
+	More      bool         `json:"more"`
+	Total     int          `json:"total,omitempty"`
+	TotalMore bool         `json:"total_more,omitempty"`
+}
+
+// MaxSearchCount is how far a search's hits are counted: the page says
+// "1,000+" beyond.
+const MaxSearchCount = 1000
+
+// searchRoles are the values of GET /api/search's role: whose words, or
+// which part of a tool call, a hit is in.
+var searchRoles = map[string][]cairn.BlockKind{
+	"user":   {cairn.UserText},
+	"agent":  {cairn.AssistantText},
+	"call":   {cairn.ToolUse},
+	"output": {cairn.ToolResult},
 }
 
 // MaxSearchOffset is how far into a search's hits a page may begin: the
@@ -40,16 +57,24 @@ type SearchResponse struct {
 const MaxSearchOffset = 5000
 
 // handleSearch handles
-// GET /api/search?q=&session=&project=&agent=&since=&until=&limit=&offset=,
+// GET /api/search?q=&session=&project=&agent=&role=&tool=&since=&until=&limit=&offset=,
 // agent being the harness (claude-code, codex, gemini, opencode) as in GET
-// /api/sessions: at most one hit per step, each with its step and ref
-// (ROUND.STEP), limit of them from offset, and whether there are more
-// (the store is asked for one more than the page). Returns 400 for an
-// empty query.
+// /api/sessions, role whose words (user, agent) or which part of a call
+// (call, output), tool a tool's name: at most one hit per step, each with
+// its step and ref (ROUND.STEP), limit of them from offset, and whether
+// there are more (the store is asked for one more than the page), then
+// how many (Total). Words in double quotes must be found as a phrase.
+// Returns 400 for an empty query.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := r.URL.Query()
-	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent"), Steps: true}
+	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent"), Tool: p.Get("tool"), Steps: true}
+	if role := p.Get("role"); role != "" {
+		if q.Kinds = searchRoles[role]; q.Kinds == nil {
+			Error(w, r, cairn.Errorf(cairn.EINVALID, "Role %q: want user, agent, call or output.", role))
+			return
+		}
+	}
 	var err error
 	var limit, offset int
 	if limit, err = intParam(p.Get("limit"), 20, 1, 500); err != nil {
@@ -85,6 +110,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	resp := &SearchResponse{Query: q.Text, Offset: offset, More: len(hits) > offset+limit}
 	if !resp.More {
 		resp.Total = len(hits)
+	} else if err := s.countHits(ctx, q, resp, len(hits)); err != nil {
+		Error(w, r, err)
+		return
 	}
 	hits = hits[min(offset, len(hits)):min(offset+limit, len(hits))]
 	resp.Hits = make([]*SearchHit, len(hits))
@@ -105,6 +133,26 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		resp.Hits[i] = sh
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// countHits sets resp's Total from the store's count of q's hits, when it
+// counts them and the count is of what the page shows: not for a query
+// with phrases, which a store may count as its words alone, nor for a
+// redacting viewer, whose count would include what redaction hides. seen
+// is how many hits the search found, which the count is at least.
+func (s *Server) countHits(ctx context.Context, q cairn.SearchQuery, resp *SearchResponse, seen int) error {
+	c, ok := s.Searcher.(cairn.SearchCounter)
+	if !ok || s.RedactHits != nil || len(cairn.QueryPhrases(q.Text)) > 0 {
+		return nil
+	}
+	n, more, err := c.CountHits(ctx, q, MaxSearchCount)
+	if err != nil {
+		return err
+	}
+	// Fewer than the search found: the count read other blocks than the
+	// search ranked; there are at least as many as found.
+	resp.Total, resp.TotalMore = max(n, seen), more || n < seen
+	return nil
 }
 
 // HighlightHTML escapes a snippet for HTML, then turns the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,6 +74,14 @@ func TestSearch(t *testing.T) {
 			}
 		}
 		if !found {
+			for _, b := range rounds[0].Blocks {
+				var c2 cairn.StepCounter
+				_ = c2
+				if strings.Contains(strings.ToLower(b.Content), "mix") && strings.Contains(strings.ToLower(b.Content), "test") {
+					i := strings.Index(strings.ToLower(b.Content), "mix")
+					t.Logf("block %d %s: %q", b.Index, b.Kind, b.Content[max(0, i-40):min(len(b.Content), i+80)])
+				}
+			}
 			t.Fatalf("no hit in the subagent for %q", word)
 		}
 	})
@@ -151,8 +161,9 @@ func TestSearchPages(t *testing.T) {
 	MustGet(t, s, "/api/search?q=credo&limit=5", &first)
 	MustGet(t, s, "/api/search?q=credo&limit=5&offset=5", &second)
 	MustGet(t, s, "/api/search?q=credo&limit=5&offset="+strconv.Itoa(n+3), &past)
-	if len(first.Hits) != 5 || !first.More || first.Total != 0 {
-		t.Fatalf("page 1: %d hits, more %v, total %d", len(first.Hits), first.More, first.Total)
+	// The first page knows the total: the store counts the hits.
+	if len(first.Hits) != 5 || !first.More || first.Total != n || first.TotalMore {
+		t.Fatalf("page 1: %d hits, more %v, total %d (more %v), want %d", len(first.Hits), first.More, first.Total, first.TotalMore, n)
 	}
 	for i, h := range append(first.Hits, second.Hits...) {
 		if h.SessionID != all.Hits[i].SessionID || h.Ref != all.Hits[i].Ref {
@@ -167,5 +178,89 @@ func TestSearchPages(t *testing.T) {
 	}
 	if code, _ := Do(t, s, "GET", "/api/search?q=credo&offset=5001", ""); code != 400 {
 		t.Fatalf("offset 5001: %d", code)
+	}
+}
+
+// A search narrows by whose words or which part of a call (role), by
+// tool, by phrase, and counts its hits to MaxSearchCount (issue 46, point
+// 5).
+func TestSearchFiltersAndCount(t *testing.T) {
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	get := func(query string) *cairnhttp.SearchResponse {
+		t.Helper()
+		var r cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?limit=500&"+query, &r)
+		return &r
+	}
+	all := get("q=mix")
+	calls, output := get("q=mix&role=call"), get("q=mix&role=output")
+	bash := get("q=mix&tool=Bash")
+	t.Logf("mix: %d hits, %d in calls, %d in output, %d in Bash", len(all.Hits), len(calls.Hits), len(output.Hits), len(bash.Hits))
+	if len(calls.Hits) == 0 || len(output.Hits) == 0 || len(calls.Hits) >= len(all.Hits) {
+		t.Fatalf("mix: %d hits, %d in calls, %d in output", len(all.Hits), len(calls.Hits), len(output.Hits))
+	}
+	for _, h := range calls.Hits {
+		if h.Kind != cairn.ToolUse {
+			t.Fatalf("role=call: a %s hit", h.Kind)
+		}
+	}
+	for _, h := range output.Hits {
+		if h.Kind != cairn.ToolResult {
+			t.Fatalf("role=output: a %s hit", h.Kind)
+		}
+	}
+	for _, h := range bash.Hits {
+		if h.Tool != "Bash" {
+			t.Fatalf("tool=Bash: a hit in %q", h.Tool)
+		}
+	}
+	if len(bash.Hits) == 0 {
+		t.Fatal("tool=Bash: no hit")
+	}
+	for _, u := range get("q=mix&role=user").Hits {
+		if u.Kind != cairn.UserText {
+			t.Fatalf("role=user: a %s hit", u.Kind)
+		}
+	}
+	WantError(t, s, "GET", "/api/search?q=mix&role=robot", "", 400, "want user, agent, call or output")
+
+	// A phrase: its words one after the other, not only each somewhere.
+	words, phrase := get("q=mix+test"), get("q=%22mix+test%22")
+	t.Logf("mix test: %d hits, \"mix test\": %d", len(words.Hits), len(phrase.Hits))
+	if len(phrase.Hits) == 0 || len(phrase.Hits) >= len(words.Hits) {
+		t.Fatalf("mix test: %d hits, \"mix test\": %d; want fewer, not none", len(words.Hits), len(phrase.Hits))
+	}
+	adjacent := regexp.MustCompile(`(?i)\bmix\w*\W+test`)
+	for _, h := range phrase.Hits {
+		rounds, err := st.Rounds.FindRounds(context.Background(), cairn.RoundFilter{SessionID: h.SessionID, FromSeq: h.RoundSeq, ToSeq: h.RoundSeq + 1, WithBlocks: true})
+		rounds = slices.DeleteFunc(rounds, func(r *cairn.Round) bool { return r.Seq != h.RoundSeq })
+		if err != nil || len(rounds) != 1 {
+			t.Fatalf("round %s %d: %v", h.SessionID, h.RoundSeq, err)
+		}
+		found := false
+		for _, b := range rounds[0].Blocks {
+			found = found || adjacent.MatchString(cairn.IndexText(b.Kind, b.ToolName, b.Content))
+		}
+		if !found {
+			t.Fatalf("\"mix test\" found in round %d of %s, which does not hold it", h.RoundSeq, h.SessionID)
+		}
+	}
+
+	// The total of a page of a common word: every step that holds it,
+	// as many as the pages hold; the store's count stops at its max.
+	var page cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=the&limit=20", &page)
+	every := get("q=the")
+	t.Logf("the: total %d (more %v), %d hits", page.Total, page.TotalMore, len(every.Hits))
+	if !page.More || page.Total != len(every.Hits) || page.TotalMore {
+		t.Fatalf("the: more %v, total %d (more %v), want %d", page.More, page.Total, page.TotalMore, len(every.Hits))
+	}
+	if n, more, err := st.Searcher.CountHits(context.Background(), cairn.SearchQuery{Text: "the", Steps: true}, 100); n != 100 || !more || err != nil {
+		t.Fatalf("the, counted to 100: %d, more %v, %v", n, more, err)
+	}
+	MustGet(t, s, "/api/search?q=mix&role=call&limit=2", &page)
+	if page.Total != len(calls.Hits) || page.TotalMore {
+		t.Fatalf("mix in calls, a page of 2: total %d (more %v), want %d", page.Total, page.TotalMore, len(calls.Hits))
 	}
 }

@@ -43,8 +43,8 @@ func TestBrowserSearchAsYouType(t *testing.T) {
 		t.Fatalf("the box holds %q", got)
 	}
 
-	// Many hits: the first 50, more than 50 said, then the rest with their
-	// total, and back.
+	// Many hits: the first 50 of their total (the store counts them),
+	// then the rest, and back.
 	var all cairnhttp.SearchResponse
 	MustGet(t, s, "/api/search?q=mix&limit=500", &all)
 	if all.Total <= 50 || all.Total > 100 {
@@ -52,8 +52,8 @@ func TestBrowserSearchAsYouType(t *testing.T) {
 	}
 	Step(t, ctx, "search mix", chromedp.Navigate(s.URL()+"/#/search?q=mix"))
 	Wait(t, ctx, "the first page", `document.querySelectorAll("#hits .hit").length === 50`)
-	if got := Eval[string](t, ctx, `document.querySelector(".hit-count").textContent`); !strings.HasPrefix(got, "hits 1–50 of more than 50") {
-		t.Fatalf("the first page's count reads %q", got)
+	if got, want := Eval[string](t, ctx, `document.querySelector(".hit-count").textContent`), "hits 1–50 of "+itoa(all.Total)+" ·"; !strings.HasPrefix(got, want) {
+		t.Fatalf("the first page's count reads %q, want %q", got, want)
 	}
 	Screenshot(t, ctx, dir, "search-pages")
 	Step(t, ctx, "next", jsClick(".hit-count a.next"))
@@ -91,4 +91,32 @@ func TestBrowserSearchAsYouType(t *testing.T) {
 		t.Fatalf("hits' projects %v, want %d of %s", got, inProject.Total, project)
 	}
 	Screenshot(t, ctx, dir, "search-filtered")
+
+	// Whose words, or which part of a call, and which tool: the hits of
+	// tool calls are calls, of Bash Bash's.
+	var calls, bash cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=mix&limit=500&role=call", &calls)
+	MustGet(t, s, "/api/search?q=mix&limit=500&role=call&tool=Bash", &bash)
+	Step(t, ctx, "in tool calls", chromedp.Navigate(s.URL()+"/#/search?q=mix"), chromedp.Sleep(200))
+	Wait(t, ctx, "hits", `document.querySelectorAll("#hits .hit").length === 50`)
+	Step(t, ctx, "in tool calls", chromedp.SetValue(chromedp.CSS(`#search-filters select[name="role"]`), "call"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#search-filters select[name="role"]').dispatchEvent(new Event("change"))`))
+	Wait(t, ctx, "the calls' hits", `location.hash.includes("role=call") && document.querySelector(".hit-count") && document.querySelector(".hit-count").textContent.includes("of `+itoa(calls.Total)+`")`)
+	if got := Eval[[]string](t, ctx, `[...document.querySelectorAll("#hits .hit-head > .muted:not(.mono)")].map(e => e.textContent.split(" · ")[3])`); slices.ContainsFunc(got, func(k string) bool { return !strings.HasPrefix(k, "tool-use") }) {
+		t.Fatalf("hits in tool calls: %v", got)
+	}
+	Step(t, ctx, "of Bash", chromedp.SetValue(chromedp.CSS(`#search-filters input[name="tool"]`), "Bash"), chromedp.Click(chromedp.CSS(`#search-filters button`)))
+	Wait(t, ctx, "Bash's hits", `location.hash.includes("tool=Bash") && document.querySelector(".hit-count") && document.querySelectorAll("#hits .hit").length === `+itoa(min(50, bash.Total)))
+	if got := Eval[[]string](t, ctx, `[...document.querySelectorAll("#hits .hit-head > .muted:not(.mono)")].map(e => e.textContent.split(" · ")[3])`); slices.ContainsFunc(got, func(k string) bool { return k != "tool-use Bash" }) {
+		t.Fatalf("hits in Bash's calls: %v", got)
+	}
+
+	// A phrase: fewer hits than its words, each with them in order.
+	var phrase cairnhttp.SearchResponse
+	MustGet(t, s, "/api/search?q=%22mix+test%22&limit=500", &phrase)
+	Step(t, ctx, "a phrase", chromedp.Navigate(s.URL()+"/#/search?q="+`%22mix%20test%22`))
+	Wait(t, ctx, "the phrase's hits", `document.querySelector(".hit-count") && document.querySelectorAll("#hits .hit").length === `+itoa(min(50, len(phrase.Hits))))
+	if len(phrase.Hits) == 0 || len(phrase.Hits) >= len(all.Hits) {
+		t.Fatalf("\"mix test\": %d hits, mix %d", len(phrase.Hits), len(all.Hits))
+	}
 }

@@ -36,26 +36,7 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if q.Accept != nil {
 		fetch = 4 * limit
 	}
-	var w query
-	w.where("b.searchable AND b.tsv @@ to_tsquery('simple', ?)", tsq)
-	if q.SessionID != "" {
-		w.where("b.session_id = ?", q.SessionID)
-	}
-	if q.Project != "" {
-		w.where("s.project = ?", q.Project)
-	}
-	if q.Agent != "" {
-		w.where("s.agent = ?", q.Agent)
-	}
-	if q.NoSurgery && q.SessionID == "" {
-		w.where("(s.lineage NOT IN ('surgery', 'revive') OR b.timestamp > s.created_at)")
-	}
-	if !q.Since.IsZero() {
-		w.where("b.timestamp >= ?", q.Since)
-	}
-	if !q.Until.IsZero() {
-		w.where("(b.timestamp IS NULL OR b.timestamp < ?)", q.Until)
-	}
+	w := searchFilter(q, tsq)
 	tx, err := s.db.read(ctx)
 	if err != nil {
 		return nil, err
@@ -100,11 +81,82 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	return hits, rows.Err()
 }
 
+// searchFilter returns the conditions on blocks b and sessions s that a
+// block matching tsq and passing q's filters meets; $1 is tsq.
+func searchFilter(q cairn.SearchQuery, tsq string) *query {
+	var w query
+	w.where("b.searchable AND b.tsv @@ to_tsquery('simple', ?)", tsq)
+	if q.SessionID != "" {
+		w.where("b.session_id = ?", q.SessionID)
+	}
+	if q.Project != "" {
+		w.where("s.project = ?", q.Project)
+	}
+	if q.Agent != "" {
+		w.where("s.agent = ?", q.Agent)
+	}
+	if len(q.Kinds) > 0 {
+		kinds := make([]string, len(q.Kinds))
+		for i, k := range q.Kinds {
+			kinds[i] = string(k)
+		}
+		w.where("b.kind = ANY(?)", kinds)
+	}
+	if q.Tool != "" {
+		w.where("b.tool_name = ?", q.Tool)
+	}
+	if q.NoSurgery && q.SessionID == "" {
+		w.where("(s.lineage NOT IN ('surgery', 'revive') OR b.timestamp > s.created_at)")
+	}
+	if !q.Since.IsZero() {
+		w.where("b.timestamp >= ?", q.Since)
+	}
+	if !q.Until.IsZero() {
+		w.where("(b.timestamp IS NULL OR b.timestamp < ?)", q.Until)
+	}
+	return &w
+}
+
+var _ cairn.SearchCounter = (*Searcher)(nil)
+
+// CountHits implements [cairn.SearchCounter]: the distinct rounds (steps)
+// of the first countWindow matching blocks that pass q's filters, up to
+// max, phrases included (the index keeps positions).
+func (s *Searcher) CountHits(ctx context.Context, q cairn.SearchQuery, max int) (_ int, _ bool, err error) {
+	defer s.db.explain(&err)
+	tsq, _ := tsQuery(q.Text)
+	if tsq == "" {
+		return 0, false, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)
+	}
+	w := searchFilter(q, tsq)
+	per := "b.session_id, b.round_seq"
+	if q.Steps {
+		per += ", b.step"
+	}
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback(ctx)
+	// At most countWindow matching blocks are read: a word in most blocks
+	// of a large store is counted in the time a search takes.
+	var n, read int
+	if err := tx.QueryRow(ctx, `SELECT count(DISTINCT (`+strings.ReplaceAll(per, "b.", "m.")+`)), count(*) FROM (
+		SELECT `+per+` FROM blocks b JOIN sessions s ON s.id = b.session_id `+w.cond()+` LIMIT `+w.arg("?", countWindow)+`) m`, w.args...).Scan(&n, &read); err != nil {
+		return 0, false, err
+	}
+	return min(n, max), n > max || read >= countWindow, nil
+}
+
+// countWindow is how many matching blocks CountHits reads at most.
+const countWindow = 20000
+
 // tsQuery turns words into a tsquery of quoted lexemes joined by &, so
 // that no character of user input is read as tsquery syntax; a word ending
 // in '*' ([cairn.PrefixWord] adds one) becomes a prefix match (:*); a run of CJK characters becomes a
-// phrase of them (<->), as cairn.SearchText indexed them. It returns the
-// words too, for snippets.
+// phrase of them (<->), as cairn.SearchText indexed them, and so does a
+// quoted phrase ([cairn.QueryPhrases]). It returns the words too, for
+// snippets.
 func tsQuery(text string) (string, []string) {
 	words := cairn.QueryWords(text)
 	terms := make([]string, len(words))
@@ -126,6 +178,15 @@ func tsQuery(text string) (string, []string) {
 			t = "(" + t + ")"
 		}
 		terms[i] = t
+	}
+	for _, p := range cairn.QueryPhrases(text) {
+		var lexemes []string
+		for _, l := range strings.Fields(cairn.SearchText(p)) {
+			lexemes = append(lexemes, "'"+l+"'")
+		}
+		if len(lexemes) > 1 {
+			terms = append(terms, "("+strings.Join(lexemes, " <-> ")+")")
+		}
 	}
 	return strings.Join(terms, " & "), words
 }

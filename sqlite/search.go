@@ -50,16 +50,9 @@ func (s *Searcher) Search(ctx context.Context, q cairn.SearchQuery) (_ []*cairn.
 	if limit <= 0 {
 		limit = 20
 	}
-	// A session's blocks lie between its first and last id, which FTS5
-	// reads as a range: the window is then the session's own matches, not
-	// the store's newest, which may all be elsewhere.
-	span, args := "", []any{match}
-	if q.SessionID != "" {
-		var lo, hi sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_num = `+numOf, q.SessionID).Scan(&lo, &hi); err != nil || !lo.Valid {
-			return nil, err
-		}
-		span, args = " AND rowid BETWEEN ? AND ?", append(args, lo.Int64, hi.Int64)
+	span, args, err := sessionSpan(ctx, tx, q.SessionID, match)
+	if err != nil || args == nil {
+		return nil, err
 	}
 	ranked, err := rankMatches(ctx, tx, span, append(args, rankWindow))
 	if err != nil {
@@ -256,6 +249,15 @@ func searchFilter(q cairn.SearchQuery) (string, []any) {
 	if q.Agent != "" {
 		where, args = append(where, "s.agent = ?"), append(args, q.Agent)
 	}
+	if len(q.Kinds) > 0 {
+		where = append(where, "b.kind IN (?"+strings.Repeat(", ?", len(q.Kinds)-1)+")")
+		for _, k := range q.Kinds {
+			args = append(args, kindCode(k))
+		}
+	}
+	if q.Tool != "" {
+		where, args = append(where, "b.tool_name = ?"), append(args, q.Tool)
+	}
 	if q.NoSurgery && q.SessionID == "" {
 		// A surgical session's blocks written after the store first held
 		// it are the work of whoever resumed it ([cairn.SearchQuery]).
@@ -309,6 +311,73 @@ func lookupHits(ctx context.Context, tx *Tx, cands []candidate, cond string, con
 	return found, rows.Err()
 }
 
+// countWindow is how many of a query's most recently inscribed matches
+// CountHits reads at most: a word in most blocks of a large store is
+// counted in the time a search takes, and said to have more.
+const countWindow = 20000
+
+var _ cairn.SearchCounter = (*Searcher)(nil)
+
+// CountHits implements [cairn.SearchCounter]: the distinct rounds (steps)
+// of the newest countWindow matching blocks that pass q's filters, up to
+// max.
+func (s *Searcher) CountHits(ctx context.Context, q cairn.SearchQuery, max int) (_ int, _ bool, err error) {
+	defer s.db.explain(&err)
+	tx, err := s.db.read(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback()
+	match, _, _, err := ftsQuery(ctx, tx, q.Text)
+	if err != nil {
+		return 0, false, err
+	}
+	if match == "" {
+		return 0, false, cairn.Errorf(cairn.EINVALID, "Nothing to search for in %q: a query is words (letters or digits; a trailing * matches a prefix).", q.Text)
+	}
+	span, args, err := sessionSpan(ctx, tx, q.SessionID, match)
+	if err != nil || args == nil {
+		return 0, false, err
+	}
+	per := "b.session_num, b.round_seq"
+	if q.Steps {
+		per += ", b.step"
+	}
+	matches := `SELECT rowid AS id FROM blocks_fts WHERE blocks_fts MATCH ?` + span + ` ORDER BY rowid DESC LIMIT ?`
+	args = append(args, countWindow)
+	cond, condArgs := searchFilter(q)
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+per+` FROM (`+matches+`) f
+		JOIN blocks b ON b.id = f.id JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id
+		WHERE `+unstaged+cond+` LIMIT ?)`, append(append(slices.Clone(args), condArgs...), max+1)...).Scan(&n); err != nil {
+		return 0, false, err
+	}
+	if n > max {
+		return max, true, nil
+	}
+	var read int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+matches+`)`, args...).Scan(&read); err != nil {
+		return 0, false, err
+	}
+	return n, read >= countWindow, nil
+}
+
+// sessionSpan returns the condition and arguments that keep an FTS5
+// query (match) to the blocks of session id, which lie between its first
+// and last block id, read as a range: a window of the newest matches is
+// then the session's, not the store's. With id "" the condition is ""; a
+// session without blocks returns nil arguments.
+func sessionSpan(ctx context.Context, tx *Tx, id, match string) (string, []any, error) {
+	if id == "" {
+		return "", []any{match}, nil
+	}
+	var lo, hi sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM blocks WHERE session_num = `+numOf, id).Scan(&lo, &hi); err != nil || !lo.Valid {
+		return "", nil, err
+	}
+	return " AND rowid BETWEEN ? AND ?", []any{match, lo.Int64, hi.Int64}, nil
+}
+
 // snippetBytes bounds the text read to cut a snippet from.
 const snippetBytes = 64 << 10
 
@@ -339,8 +408,9 @@ func ftsVarint(b []byte) uint64 {
 // stem's, searched as the terms it begins where the index's terms are
 // few ([prefixQuery], in tx). A word the tokenizer splits (a run of CJK
 // characters, snake_case) is searched as its tokens, each a word, and
-// phrases is the FTS5 query of such words as phrases, which the blocks
-// found must match too ("" when there is none).
+// phrases is the FTS5 query of such words as phrases, and of the query's
+// quoted phrases ([cairn.QueryPhrases]), which the blocks found must
+// match too ("" when there is none).
 func ftsQuery(ctx context.Context, tx *Tx, text string) (match, phrases string, words []string, err error) {
 	words = cairn.QueryWords(text)
 	var terms, split []string
@@ -370,6 +440,15 @@ func ftsQuery(ctx context.Context, tx *Tx, text string) (match, phrases string, 
 		}
 		if len(tokens) > 1 {
 			split = append(split, `"`+strings.Join(tokens, " ")+`"`+star)
+		}
+	}
+	for _, p := range cairn.QueryPhrases(text) {
+		tokens, err := wordTokens(ctx, cairn.SearchText(p))
+		if err != nil {
+			return "", "", nil, err
+		}
+		if len(tokens) > 1 {
+			split = append(split, `"`+strings.Join(tokens, " ")+`"`)
 		}
 	}
 	return strings.Join(terms, " AND "), strings.Join(split, " "), words, nil

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("SearchTools", func(t *testing.T) { testSearchTools(t, open) })
 	t.Run("SearchAccept", func(t *testing.T) { testSearchAccept(t, open) })
+	t.Run("SearchNarrow", func(t *testing.T) { testSearchNarrow(t, open) })
 	t.Run("Reindex", func(t *testing.T) { testReindex(t, open) })
 	t.Run("ReindexDamaged", func(t *testing.T) { testReindexDamaged(t, open) })
 	t.Run("FrameStores", func(t *testing.T) { testFrameStores(t, open) })

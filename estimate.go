@@ -54,9 +54,10 @@ const (
 	GeminiRequestOverhead = 20_000
 	// PiRequestOverhead is what pi sends besides the conversation: its
 	// system prompt (the tools' guidelines, the date and working
-	// directory) and its four tools' declarations, about 5,500 bytes from
-	// 0.73.1 with a short prompt (internal/pitest), 2,200 tokens at
-	// CharsPerToken.
+	// directory) and its four tools' declarations: 5,465 bytes from 0.73.1
+	// (2,186 tokens at CharsPerToken), 3,533 from 0.27.9 (1,413), on the
+	// requests that resumed a revive (internal/pitest's TestResumeExport),
+	// with room for a project's AGENTS.md.
 	PiRequestOverhead = 3_000
 )
 

@@ -106,6 +106,7 @@ var commands = []struct {
 	{"matrix", command{"the engagement × agent matrix of tagged rounds", (*Main).runMatrix}},
 	{"install", command{"set Claude Code, Codex, Gemini CLI or opencode up: hooks, MCP server (cairn install claude|codex|gemini|opencode)", (*Main).runInstall}},
 	{"uninstall", command{"remove exactly what install added", (*Main).runUninstall}},
+	{"doctor", command{"whether cairn works here, and the command that fixes what does not", (*Main).runDoctor}},
 	{"mcp", command{"serve cairn's tools to agents over MCP (stdio, or --http ADDR)", (*Main).runMCP}},
 	{"hook", command{"run as a Claude Code hook (cairn install claude sets them up)", (*Main).runHook}},
 	{"migrate", command{"copy a store into another, e.g. into a team's PostgreSQL", (*Main).runMigrate}},
@@ -123,7 +124,7 @@ var commandGroups = []struct{ title, names string }{
 	{"Surgery", "compress-before compress-engagement compress-frames extract-engagement merge split inject revive advise eval tag untag matrix"},
 	{"Frames (the task stack)", "push pop plan activate invalidate tree ready context mission phase suggest"},
 	{"Workspace files", "init prime state decide todo sync handoff checkpoint engage back trace recover engagement"},
-	{"Agents and people", "install uninstall hook statusline mcp serve"},
+	{"Agents and people", "install uninstall doctor hook statusline mcp serve"},
 }
 
 // Run runs the subcommand named by args[0].

@@ -168,7 +168,7 @@ func (s *KeepStore) dropLeftovers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gone, err := readIDs(ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num
+	gone, err := readColumn[string](ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num
 		WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE id = n.session_id)`)
 	rtx.Rollback()
 	if err != nil {

@@ -103,20 +103,7 @@ func scratchTerms(ctx context.Context, table, query, text string) ([]string, err
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, content) VALUES (1, ?)`, text); err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var terms []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		terms = append(terms, t)
-	}
-	return terms, rows.Err()
+	return readColumn[string](ctx, tx, query)
 }
 
 // phraseMatches returns the ids of texts (search texts by block id) that

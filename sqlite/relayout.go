@@ -41,7 +41,7 @@ func (db *DB) Relayout(ctx context.Context, vacuum bool, progress func(done, tot
 	if err != nil {
 		return nil, err
 	}
-	todo, err := readIDs(ctx, tx, `SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM relaid)
+	todo, err := readColumn[string](ctx, tx, `SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM relaid)
 		OR id IN (SELECT DISTINCT session_id FROM chunks WHERE codec != ?) ORDER BY id`, chunkCodec)
 	if err != nil {
 		tx.Rollback()

@@ -397,24 +397,31 @@ func (db *DB) read(ctx context.Context) (*Tx, error) {
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
-// readIDs returns the one text column query selects, in rtx: the ids of
-// sessions a sweep, a drop or a rewrite goes through one at a time, each
-// in transactions of its own once rtx is over.
-func readIDs(ctx context.Context, rtx *Tx, query string, args ...any) ([]string, error) {
-	rows, err := rtx.QueryContext(ctx, query, args...)
+// A querier is a transaction a column is read in: a store's [Tx] or the
+// scratch database's.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// readColumn returns the values of the one column query selects, in q:
+// the ids of the sessions a sweep, a drop or a rewrite then goes through
+// one at a time, each in transactions of its own; a range's block ids;
+// the terms of a scratch text.
+func readColumn[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
+	var out []T
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		out = append(out, v)
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 // timeFormat stores times as sortable text.

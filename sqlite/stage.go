@@ -145,7 +145,7 @@ func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	left, err := readIDs(ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num`)
+	left, err := readColumn[string](ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num`)
 	rtx.Rollback()
 	if err != nil {
 		return err
@@ -251,21 +251,9 @@ func blockIDs(ctx context.Context, tx *Tx, id string, lo, hi int64, visible bool
 	if visible {
 		q += ` AND ` + unstaged
 	}
-	rows, err := tx.QueryContext(ctx, q, id, lo, hi)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var b int64
-		if err := rows.Scan(&b); err != nil {
-			return nil, err
-		}
-		ids = append(ids, b)
-	}
+	ids, err := readColumn[int64](ctx, tx, q, id, lo, hi)
 	slices.Sort(ids)
-	return ids, rows.Err()
+	return ids, err
 }
 
 // hide makes the blocks of session id whose ids are in ids invisible to

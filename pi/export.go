@@ -94,10 +94,24 @@ func (x *Exporter) FileName(now time.Time) string {
 // TimeFormat is how pi stamps its entries (JavaScript's toISOString).
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
+// A part is one content block on its way out: text or a tool call,
+// written in pi's field order.
+type outPart struct {
+	typ, text, id, name string
+	args                map[string]any
+}
+
+func (p outPart) MarshalJSON() ([]byte, error) {
+	if p.typ == "toolCall" {
+		return ordered("type", "toolCall", "id", p.id, "name", p.name, "arguments", p.args), nil
+	}
+	return ordered("type", "text", "text", p.text), nil
+}
+
 // An out is one message on its way out.
 type out struct {
 	role    string
-	content []map[string]any
+	content []outPart
 	calls   map[string]bool // the tool calls of an assistant message, by id
 	call    map[string]any  // a toolResult's fields
 	step    string
@@ -136,11 +150,11 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 	if len(msgs) == 0 {
 		return nil, cairn.Errorf(cairn.EINVALID, "Nothing to resume: no round in full has a reply.")
 	}
-	summary := map[string]any{"type": "text", "text": x.Summary}
+	summary := outPart{typ: "text", text: x.Summary}
 	if msgs[0].role == "user" {
-		msgs[0].content = append([]map[string]any{summary}, msgs[0].content...)
+		msgs[0].content = append([]outPart{summary}, msgs[0].content...)
 	} else {
-		msgs = append([]*out{{role: "user", content: []map[string]any{summary}, ts: msgs[0].ts}}, msgs...)
+		msgs = append([]*out{{role: "user", content: []outPart{summary}, ts: msgs[0].ts}}, msgs...)
 	}
 	cwd := x.Cwd
 	if cwd == "" && len(m.Sources) > 0 {
@@ -193,7 +207,7 @@ var zeroUsage = json.RawMessage(`{"input":0,"output":0,"cacheRead":0,"cacheWrite
 func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 	var msgs []*out
 	var cur *out
-	results := map[string]bool{} // calls answered
+	results := map[string]bool{} // the calls answered, by the id written
 	asText := map[string]string{}
 	calls := map[string]*out{}
 	reply := func(b *cairn.Block) *out {
@@ -208,7 +222,7 @@ func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 			return
 		}
 		r := reply(b)
-		r.content = append(r.content, map[string]any{"type": "text", "text": text})
+		r.content = append(r.content, outPart{typ: "text", text: text})
 	}
 	for _, b := range blocks {
 		if b.Sidechain {
@@ -218,7 +232,7 @@ func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 		case cairn.UserText:
 			cur = nil
 			if strings.TrimSpace(b.Content) != "" {
-				msgs = append(msgs, &out{role: "user", content: []map[string]any{{"type": "text", "text": b.Content}}, ts: b.Timestamp})
+				msgs = append(msgs, &out{role: "user", content: []outPart{{typ: "text", text: b.Content}}, ts: b.Timestamp})
 			}
 		case cairn.AssistantText:
 			say(b, b.Content)
@@ -254,7 +268,7 @@ func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 			}
 			id := callID(b.ToolID)
 			r := reply(b)
-			r.content = append(r.content, map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args})
+			r.content = append(r.content, outPart{typ: "toolCall", id: id, name: name, args: args})
 			r.calls[id] = true
 			calls[b.ToolID] = r
 		case cairn.ToolResult:
@@ -264,22 +278,22 @@ func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 				continue
 			}
 			r := calls[b.ToolID]
-			if r == nil || results[b.ToolID] {
+			if r == nil || results[callID(b.ToolID)] {
 				continue
 			}
-			results[b.ToolID] = true
+			results[callID(b.ToolID)] = true
 			r.done = true
 			var name string
 			for _, c := range r.content {
-				if c["id"] == callID(b.ToolID) {
-					name, _ = c["name"].(string)
+				if c.typ == "toolCall" && c.id == callID(b.ToolID) {
+					name = c.name
 				}
 			}
 			text := b.Content
 			if text == "" {
 				text = "(no output)"
 			}
-			msgs = append(msgs, &out{role: "toolResult", content: []map[string]any{{"type": "text", "text": text}}, ts: b.Timestamp,
+			msgs = append(msgs, &out{role: "toolResult", content: []outPart{{typ: "text", text: text}}, ts: b.Timestamp,
 				call: map[string]any{"id": callID(b.ToolID), "name": name, "error": b.IsError}})
 		}
 	}
@@ -288,10 +302,10 @@ func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 	var kept []*out
 	for _, msg := range msgs {
 		if msg.role == "assistant" {
-			var content []map[string]any
+			var content []outPart
 			for _, c := range msg.content {
-				if id, ok := c["id"].(string); ok && c["type"] == "toolCall" && !answered(results, id) {
-					delete(msg.calls, id)
+				if c.typ == "toolCall" && !results[c.id] {
+					delete(msg.calls, c.id)
 					continue
 				}
 				content = append(content, c)
@@ -304,15 +318,6 @@ func (x *Exporter) round(blocks []*cairn.Block, native bool) []*out {
 		kept = append(kept, msg)
 	}
 	return kept
-}
-
-func answered(results map[string]bool, id string) bool {
-	for k := range results {
-		if callID(k) == id {
-			return true
-		}
-	}
-	return false
 }
 
 // alternate joins a user message that follows another (a prompt left

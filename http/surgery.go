@@ -21,6 +21,10 @@ type Exported struct {
 	Index     int      `json:"index"`            // rounds as index lines
 	Resume    string   `json:"resume,omitempty"` // the command that resumes it
 
+	// Plan says which rounds go where, for a preview to say in words:
+	// its numbers read as in the source session.
+	Plan *Plan `json:"plan,omitempty"`
+
 	// Tokens is [surgery.Estimate] of the very materialization the action
 	// writes: the tokens the client sends when it resumes it, the figure
 	// the CLI prints as "size". Budget is what it was fitted in (the CLI's
@@ -42,6 +46,38 @@ type Exported struct {
 	// refused.
 	Existing       string `json:"existing,omitempty"`
 	ExistingResume string `json:"existing_resume,omitempty"`
+}
+
+// A Plan is what an action keeps of its source's rounds: whole, in part
+// (the prompt and the last steps, the steps before them as index lines),
+// as one index line each, in runs the budget could not give a line each
+// (Dropped of them), and how many the source has, so that what is left
+// out is the rest. Ledger counts what is kept verbatim whatever the
+// budget does (prompts, the latest todo list, errors, files changed).
+type Plan struct {
+	Whole        []int          `json:"whole"`
+	Part         []int          `json:"part"`
+	Indexed      []int          `json:"indexed"`
+	Dropped      int            `json:"dropped,omitempty"`
+	SourceRounds int            `json:"source_rounds"`
+	Ledger       int            `json:"ledger,omitempty"`
+	Fidelity     cairn.Fidelity `json:"fidelity"`
+}
+
+// planOf reads m's plan, but for SourceRounds.
+func planOf(m *cairn.Materialization) *Plan {
+	p := &Plan{Whole: []int{}, Part: []int{}, Indexed: []int{}, Dropped: m.Dropped, Ledger: len(m.Ledger), Fidelity: m.Fidelity}
+	for _, pc := range m.Pieces {
+		switch {
+		case !pc.Full:
+			p.Indexed = append(p.Indexed, pc.Round.Seq)
+		case len(pc.Keep) > 0:
+			p.Part = append(p.Part, pc.Round.Seq)
+		default:
+			p.Whole = append(p.Whole, pc.Round.Seq)
+		}
+	}
+	return p
 }
 
 // ExportFunc writes a materialization as a session the agent's client
@@ -193,7 +229,7 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 		}
 		fg := figures[i]
 		e.Operation, e.Label, e.Full, e.Index = m.Operation, m.Label, fg.Full, fg.Index
-		e.Tokens, e.Budget, e.Percent, e.SourceTokens, e.Warning, e.BudgetRule = fg.Tokens, fg.Budget, fg.Percent, fg.SourceTokens, fg.Warning, fg.BudgetRule
+		e.Tokens, e.Budget, e.Percent, e.SourceTokens, e.Warning, e.BudgetRule, e.Plan = fg.Tokens, fg.Budget, fg.Percent, fg.SourceTokens, fg.Warning, fg.BudgetRule, fg.Plan
 		if err := s.labelChild(ctx, e.ID, m); err != nil {
 			Error(w, r, err)
 			return
@@ -209,12 +245,17 @@ func (s *Server) surgical(w http.ResponseWriter, r *http.Request, op func(contex
 // when nothing shrinks, and the child already written with its recipe.
 func (s *Server) figures(ctx context.Context, m *cairn.Materialization, loaded map[string]int64) (*Exported, error) {
 	e := &Exported{Operation: m.Operation, Label: m.Label, Full: len(m.FullPieces()), Index: len(m.IndexRounds()), Parents: []string{},
-		Tokens: surgery.Estimate(m), Budget: m.Budget, BudgetRule: surgery.BudgetRule}
+		Tokens: surgery.Estimate(m), Budget: m.Budget, BudgetRule: surgery.BudgetRule, Plan: planOf(m)}
 	if e.Budget > 0 {
 		e.Percent = 100 * e.Tokens / e.Budget
 	}
 	for _, src := range m.Sources {
 		e.Parents = append(e.Parents, src.ID)
+		sess, err := s.Sessions.FindSessionByID(ctx, src.ID)
+		if err != nil {
+			return nil, err
+		}
+		e.Plan.SourceRounds += sess.Rounds
 		n, ok := loaded[src.ID]
 		if !ok {
 			orig, err := surgery.Resume(ctx, s.surgery(), src.ID)

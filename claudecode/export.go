@@ -207,6 +207,12 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 			// as user messages of their own.
 			continue
 		}
+		if l.Type == "attachment" && hookAttachment(obj) {
+			// What a hook told the source session (cairn's pressure note,
+			// its start context): stale in another session, whose own
+			// hooks speak for it. Kept in the store.
+			continue
+		}
 		if l.Type == "user" || l.Type == "assistant" {
 			compaction = false
 		}
@@ -223,6 +229,13 @@ func keepLines(p *cairn.Piece, f cairn.Fidelity) ([]*outLine, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// hookAttachment reports whether an attachment line holds a hook's output
+// (hook_additional_context, hook_success, …), as 2.1.x writes it.
+func hookAttachment(obj *object) bool {
+	a, err := decodeObject(obj.get("attachment"))
+	return err == nil && strings.HasPrefix(a.str("type"), "hook_")
 }
 
 // keptWhole reports whether fidelity f keeps blocks of type typ as they

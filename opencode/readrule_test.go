@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/internal/readrule"
 )
@@ -84,6 +85,43 @@ func TestReadRule_SwapBetweenCheckAndOpen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadRule_SwapBeforeWrite: an export into opencode.db swapped for a
+// link to another store between the check and SQLite's open is refused,
+// and the other store is left as it was. Before, the session was written
+// into it.
+func TestReadRule_SwapBeforeWrite(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/1.18.33/opencode.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	dir, outside := filepath.Join(base, "opencode"), filepath.Join(base, "outside")
+	for _, d := range []string{dir, outside} {
+		os.MkdirAll(d, 0o755)
+		mustDo(t, os.WriteFile(filepath.Join(d, DBName), fixture, 0o644))
+	}
+	ctx := context.Background()
+	target, err := ReadTarget(ctx, dir, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	betweenCheckAndOpen = func(string) {
+		mustDo(t, os.Rename(filepath.Join(dir, DBName), filepath.Join(dir, "aside.db")))
+		mustDo(t, os.Symlink(filepath.Join(outside, DBName), filepath.Join(dir, DBName)))
+	}
+	defer func() { betweenCheckAndOpen = nil }()
+	err = WriteSession(ctx, dir, target, &Exporter{Cwd: "/w"}, &Session{ID: "ses_written", Title: "written", Created: time.Now()})
+	betweenCheckAndOpen = nil
+	logs, rerr := ReadStore(ctx, outside)
+	if rerr != nil || len(logs) != 1 {
+		t.Errorf("the store outside holds %d sessions (%v), want its 1", len(logs), rerr)
+	}
+	if !errors.Is(err, readrule.ErrRefused) {
+		t.Fatalf("write into the swapped store: %v, want refused", err)
+	}
+	t.Log(err)
 }
 
 func mustDo(t *testing.T, err error) {

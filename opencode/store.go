@@ -235,13 +235,20 @@ func openDB(path string, write bool) (*sql.DB, error) {
 var betweenCheckAndOpen func(path string)
 
 // openRead begins a read-only transaction on opencode's SQLite store at
-// path, under the read rule (inside folders, no link, a regular file).
-// SQLite opens a file by name, so the file is opened and checked first
-// ([readrule.Open]), SQLite opens it, and then what SQLite holds must be
-// that file ([readrule.SameOpen]): a path swapped between the check and
-// SQLite's open is refused, not read. A store that is not there is
-// [fs.ErrNotExist].
+// path, under the read rule (inside folders, no link, a regular file):
+// [openTx].
 func openRead(ctx context.Context, path string, folders []string) (*sql.DB, *sql.Tx, error) {
+	return openTx(ctx, path, folders, false)
+}
+
+// openTx begins a transaction on opencode's SQLite store at path, a
+// write's unless read, under the read rule. SQLite opens a file by name,
+// so the file is opened and checked first ([readrule.Open]), SQLite opens
+// it, and then, before anything is read or written, what SQLite holds
+// must be that file ([readrule.SameOpen]): a path swapped between the
+// check and SQLite's open is refused. A store that is not there is
+// [fs.ErrNotExist].
+func openTx(ctx context.Context, path string, folders []string, write bool) (*sql.DB, *sql.Tx, error) {
 	f, err := readrule.Open(path, folders)
 	if err != nil {
 		return nil, nil, err
@@ -250,11 +257,11 @@ func openRead(ctx context.Context, path string, folders []string) (*sql.DB, *sql
 	if betweenCheckAndOpen != nil {
 		betweenCheckAndOpen(path)
 	}
-	db, err := openDB(path, false)
+	db, err := openDB(path, write)
 	if err != nil {
 		return nil, nil, err
 	}
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: !write})
 	if err != nil {
 		db.Close()
 		return nil, nil, err

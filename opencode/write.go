@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,20 +27,20 @@ type Target struct {
 // Returns ENOTFOUND when dataDir holds no opencode store.
 func ReadTarget(ctx context.Context, dataDir, cwd string) (*Target, error) {
 	path := filepath.Join(dataDir, DBName)
-	if _, err := readrule.Stat(path, []string{dataDir}); err != nil {
+	db, tx, err := openRead(ctx, path, []string{dataDir})
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, readrule.ErrRefused) {
 		if IsDataDir(dataDir) {
 			return storageTarget(dataDir, cwd)
 		}
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "No opencode store at %s: run opencode once, or give its data folder with --out.", dataDir)
-	}
-	db, err := openDB(path, false)
-	if err != nil {
+	} else if err != nil {
 		return nil, storeError(path, err)
 	}
 	defer db.Close()
+	defer tx.Rollback()
 	t := &Target{DB: true, ProjectID: "global"}
 	var pid string
-	switch err := db.QueryRowContext(ctx, `SELECT id FROM project WHERE worktree = ? ORDER BY time_updated DESC LIMIT 1`, cwd).Scan(&pid); err {
+	switch err := tx.QueryRowContext(ctx, `SELECT id FROM project WHERE worktree = ? ORDER BY time_updated DESC LIMIT 1`, cwd).Scan(&pid); err {
 	case nil:
 		t.ProjectID = pid
 	case sql.ErrNoRows:
@@ -46,12 +48,12 @@ func ReadTarget(ctx context.Context, dataDir, cwd string) (*Target, error) {
 		return nil, storeError(path, err)
 	}
 	var version sql.NullString
-	if err := db.QueryRowContext(ctx, `SELECT version FROM session ORDER BY time_created DESC LIMIT 1`).Scan(&version); err != nil && err != sql.ErrNoRows {
+	if err := tx.QueryRowContext(ctx, `SELECT version FROM session ORDER BY time_created DESC LIMIT 1`).Scan(&version); err != nil && err != sql.ErrNoRows {
 		return nil, storeError(path, err)
 	}
 	t.Version = version.String
 	var data string
-	err = db.QueryRowContext(ctx, `SELECT data FROM message WHERE json_extract(data, '$.role') = 'assistant' ORDER BY time_created DESC LIMIT 1`).Scan(&data)
+	err = tx.QueryRowContext(ctx, `SELECT data FROM message WHERE json_extract(data, '$.role') = 'assistant' ORDER BY time_created DESC LIMIT 1`).Scan(&data)
 	if err != nil && err != sql.ErrNoRows {
 		return nil, storeError(path, err)
 	}
@@ -109,15 +111,13 @@ func WriteSession(ctx context.Context, dataDir string, t *Target, x *Exporter, s
 		return writeStorage(filepath.Join(dataDir, StorageDir), t, x, s)
 	}
 	path := filepath.Join(dataDir, DBName)
-	db, err := openDB(path, true)
-	if err != nil {
+	db, tx, err := openTx(ctx, path, []string{dataDir}, true)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, readrule.ErrRefused) {
 		return storeError(path, err)
-	}
-	defer db.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
+	} else if err != nil {
 		return writeError(path, err)
 	}
+	defer db.Close()
 	defer tx.Rollback()
 	cols, err := columns(ctx, tx, "session")
 	if err != nil {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"cairn"
@@ -16,15 +14,9 @@ import (
 // inscribes it with its lineage. Rounds of Claude Code and Codex sessions
 // cross from their blocks.
 func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
-	cwd, what := f.cwd, "--cwd"
-	if cwd == "" && len(mat.Sources) > 0 {
-		cwd, what = mat.Sources[0].Project, "the source session's folder"
-	}
-	if cwd == "" {
-		return nil, usageError("the source session records no working directory: give --cwd")
-	}
-	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
-		fmt.Fprintf(m.Stderr, "cairn: warning: %s %s does not exist: the resume command cds there; create it, or give --cwd a folder that exists\n", what, cwd)
+	cwd, err := m.resumeCwd(f, mat)
+	if err != nil {
+		return nil, err
 	}
 	now := m.now()
 	x := &gemini.Exporter{SessionID: gemini.NewSessionID(), Project: cwd, Summary: surgery.Summary(mat), Now: now,

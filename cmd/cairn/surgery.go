@@ -361,19 +361,30 @@ type crossing struct {
 	Mapped, AsText, ThinkingDropped int
 }
 
-// exportClaude writes one materialization as a Claude Code session and
-// inscribes it (so it is searchable) with its lineage. The viewer's
-// actions call it too.
-func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
+// resumeCwd is the folder an output resumes in: --cwd, else the source
+// session's. One that does not exist is named in a warning: the resume
+// command cds there.
+func (m *Main) resumeCwd(f *surgeryFlags, mat *cairn.Materialization) (string, error) {
 	cwd, what := f.cwd, "--cwd"
 	if cwd == "" && len(mat.Sources) > 0 {
 		cwd, what = mat.Sources[0].Project, "the source session's folder"
 	}
 	if cwd == "" {
-		return nil, usageError("the source session records no working directory: give --cwd")
+		return "", usageError("the source session records no working directory: give --cwd")
 	}
 	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
 		fmt.Fprintf(m.Stderr, "cairn: warning: %s %s does not exist: the resume command cds there; create it, or give --cwd a folder that exists\n", what, cwd)
+	}
+	return cwd, nil
+}
+
+// exportClaude writes one materialization as a Claude Code session and
+// inscribes it (so it is searchable) with its lineage. The viewer's
+// actions call it too.
+func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
+	cwd, err := m.resumeCwd(f, mat)
+	if err != nil {
+		return nil, err
 	}
 	id := claudecode.NewUUID()
 	x := &claudecode.Exporter{SessionID: id, Cwd: cwd, Summary: surgery.Summary(mat), Blocks: blocksAt(mat.Fidelity, mat)}

@@ -54,6 +54,13 @@ func mustClaudeSession(tb testing.TB, st *Store, id string, calls []map[string]a
 		}
 		line(res)
 	}
+	mustImportLines(tb, st, id, data)
+}
+
+// mustImportLines writes data as the transcript of session id and imports
+// it.
+func mustImportLines(tb testing.TB, st *Store, id string, data []byte) {
+	tb.Helper()
 	path := filepath.Join(tb.TempDir(), id+".jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		tb.Fatal(err)

@@ -1,10 +1,7 @@
 package http_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,13 +61,7 @@ func mustHostileSession(tb testing.TB, st *Store) {
 	data = append(data, result("toolu_5", "     1\tpackage b\n     2\t\n     3\t// B is <b>bold</b>\n     4\tfunc B() string { return \"b\" }")...)
 	data = append(data, result("toolu_6", "Applied 2 edits")...)
 	data = append(data, assistant("msg_5", map[string]any{"type": "text", "text": "Done."})...)
-	path := filepath.Join(tb.TempDir(), hostileSession+".jsonl")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	if fr, problems := st.importer.ImportFile(context.Background(), path); fr.Error != "" || len(problems) > 0 {
-		tb.Fatalf("import %s: %s %v", path, fr.Error, problems)
-	}
+	mustImportLines(tb, st, hostileSession, data)
 }
 
 // A transcript cannot inject markup: markdown, ANSI output, diffs and todo

@@ -73,4 +73,31 @@ func TestBrowserSurgeryInWords(t *testing.T) {
 	if got := text("#action-result .written"); !strings.HasPrefix(got, "Written to ") || !strings.HasSuffix(got, ".jsonl") {
 		t.Errorf("where it was written: %q", got)
 	}
+
+	// The matrix names sessions by their titles, not their ids.
+	if err := st.Tags.TagRounds(t.Context(), sessionA, []int{1, 2}, "auth-work", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Tags.TagRounds(t.Context(), subagentB, []int{1}, "auth-work", ""); err != nil {
+		t.Fatal(err)
+	}
+	parent, err := st.Sessions.FindSessionByID(t.Context(), sessionB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Step(t, ctx, "open the matrix", chromedp.Navigate(s.URL()+"/#/matrix"))
+	Wait(t, ctx, "matrix cells", `document.querySelectorAll("#matrix td a").length >= 3`)
+	cells := text("#matrix td")
+	t.Logf("matrix cells: %s", cells)
+	for _, want := range []string{sess.Title[:20], parent.Title[:20], " rounds 1-2", " → "} {
+		if !strings.Contains(cells, want) {
+			t.Errorf("the matrix's cells %q, want %q", cells, want)
+		}
+	}
+	for _, id := range []string{sessionA, sessionB} {
+		if strings.Contains(cells, id[:8]) {
+			t.Errorf("the matrix's cells name %s by its id: %q", id, cells)
+		}
+	}
+	Screenshot(t, ctx, dir, "matrix-titles")
 }

@@ -129,11 +129,20 @@ func (s *Server) handleSuggest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// MatrixResponse is the body of GET /api/matrix: the matrix as "cairn
+// matrix --json" prints it, and the title of each session it names (the
+// cells' and the calls' that spawned them), which the page shows in place
+// of ids.
+type MatrixResponse struct {
+	*surgery.Matrix
+	Titles map[string]string `json:"titles"`
+}
+
 // handleMatrix handles GET /api/matrix: the engagement × agent matrix of
-// every tagged round (rows are engagement phases, columns agent roles), as
-// "cairn matrix --json" prints it.
+// every tagged round (rows are engagement phases, columns agent roles).
 func (s *Server) handleMatrix(w http.ResponseWriter, r *http.Request) {
-	mx, err := surgery.BuildMatrix(r.Context(), s.surgery())
+	ctx := r.Context()
+	mx, err := surgery.BuildMatrix(ctx, s.surgery())
 	if err != nil {
 		Error(w, r, err)
 		return
@@ -141,5 +150,29 @@ func (s *Server) handleMatrix(w http.ResponseWriter, r *http.Request) {
 	if mx.Engagements == nil {
 		mx.Engagements, mx.Agents = []string{}, []string{}
 	}
-	writeJSON(w, http.StatusOK, mx)
+	resp := &MatrixResponse{Matrix: mx, Titles: map[string]string{}}
+	for _, row := range mx.Cells {
+		for _, rounds := range row {
+			for _, rd := range rounds {
+				ids := []string{rd.SessionID}
+				if rd.SpawnedBy != nil {
+					ids = append(ids, rd.SpawnedBy.SessionID)
+				}
+				for _, id := range ids {
+					if _, ok := resp.Titles[id]; ok || id == "" {
+						continue
+					}
+					sess, err := s.Sessions.FindSessionByID(ctx, id)
+					if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+						continue
+					} else if err != nil {
+						Error(w, r, err)
+						return
+					}
+					resp.Titles[id] = sess.Title
+				}
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
 }

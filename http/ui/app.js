@@ -629,13 +629,18 @@ async function matrixPage() {
   const mx = await api("GET", "/api/matrix");
   if (!mx.rows || !mx.rows.length) return main.append(el("p", { class: "empty" }, "No tagged rounds yet: select rounds in a session and tag them."));
   main.append(el("p", { class: "muted" }, "Rows are engagement phases (cairn engagement phase NAME), columns agent roles; a subagent's rounds name the round whose call spawned it."));
+  // A session is named by its title, shortened; its id is a hover away.
+  const named = (id) => {
+    const t = mx.titles && mx.titles[id] ? promptText(mx.titles[id]).replace(/\s+/g, " ") : "";
+    return t ? (t.length > 40 ? t.slice(0, 39) + "…" : t) : short(id);
+  };
   const cell = (rounds) => {
     if (!rounds || !rounds.length) return "·";
     const by = new Map();
     for (const r of rounds) { if (!by.has(r.session_id)) by.set(r.session_id, { seqs: [], spawn: r.spawned_by }); by.get(r.session_id).seqs.push(r.seq); }
     return [...by].map(([sid, { seqs, spawn }], i) => [i ? "; " : "",
-      spawn ? [el("a", { href: `#/session/${encodeURIComponent(spawn.session_id)}?round=${spawn.round}`, title: spawn.description || spawn.tool || "spawned here" }, `${short(spawn.session_id)}:${spawn.round}`), "→"] : "",
-      el("a", { href: `#/session/${encodeURIComponent(sid)}?round=${Math.min(...seqs)}` }, spawn ? (spawn.agent_id || "agent") : short(sid)), ":" + ranges(seqs)]);
+      spawn ? [el("a", { href: `#/session/${encodeURIComponent(spawn.session_id)}?round=${spawn.round}`, title: `${spawn.description || spawn.tool || "spawned here"} (session ${spawn.session_id})` }, `${named(spawn.session_id)} round ${spawn.round}`), " → "] : "",
+      el("a", { href: `#/session/${encodeURIComponent(sid)}?round=${Math.min(...seqs)}`, title: "session " + sid }, spawn ? (spawn.agent_id || "agent") : named(sid)), ` ${seqs.length === 1 ? "round" : "rounds"} ${ranges(seqs)}`]);
   };
   const when = (row) => row.phase ? el("div", { class: "muted" }, row.started_at.slice(0, 16).replace("T", " ") + (row.ended_at ? " → " + row.ended_at.slice(0, 16).replace("T", " ") : " → now")) : "";
   main.append(el("table", { class: "matrix", id: "matrix" },

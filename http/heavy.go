@@ -67,7 +67,7 @@ func (s *Server) countBlocks(ctx context.Context, id string, limit int) (int, er
 // and how long one waits before it is answered 503.
 const (
 	DefaultHeavyQueue = 8
-	DefaultHeavyWait  = 2 * time.Second
+	DefaultHeavyWait  = 5 * time.Second
 	maxRetryAfter     = 5 * time.Minute
 )
 

@@ -21,7 +21,9 @@
 // apart), a few wait a short while for one and any other is answered 503
 // with Retry-After (heavy.go), and a round's blocks are read a page at a
 // time ([MaxPageBlocks], [MaxPageBytes]), so memory and time are bounded
-// whatever the round's size and however many ask at once.
+// whatever the round's size and however many ask at once. What one
+// request names (ids, words, rounds, texts) is capped before its handler
+// runs, and event streams are at most [MaxEventStreams] (bounds.go).
 package http
 
 import (

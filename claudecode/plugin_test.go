@@ -64,3 +64,48 @@ func TestPlugin_NoCairn(t *testing.T) {
 		}
 	}
 }
+
+// TestPlugin_StandsAside: where "cairn install claude" put its hooks in the
+// project's settings, the plugin's hooks do not run cairn a second time.
+func TestPlugin_StandsAside(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	proj, bin := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	os.WriteFile(filepath.Join(bin, "cairn"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	run := func() bool {
+		os.Remove(marker)
+		cmd := exec.Command("sh", filepath.Join(pluginDir, "hooks", "cairn"), "hook", "Stop")
+		cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + t.TempDir(), "CLAUDE_PROJECT_DIR=" + proj}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		_, err := os.Stat(marker)
+		return err == nil
+	}
+	if !run() {
+		t.Fatal("the plugin's hook did not run cairn")
+	}
+	settings, _, _ := claudecode.InstallHooks(nil, "cairn")
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), settings, 0o644)
+	if run() {
+		t.Fatal("the plugin's hook ran cairn beside install's hooks")
+	}
+}
+
+func TestPluginEnabled(t *testing.T) {
+	for settings, want := range map[string]string{
+		`{"enabledPlugins": {"cairn@cairn": true}}`:             "cairn@cairn",
+		`{"enabledPlugins": {"cairn@acme": true, "x@y": true}}`: "cairn@acme",
+		`{"enabledPlugins": {"cairn@cairn": false}}`:            "",
+		`{"enabledPlugins": {"cairnish@cairn": true}}`:          "",
+		`{}`: "",
+		``:   "",
+	} {
+		if got := claudecode.PluginEnabled([]byte(settings)); got != want {
+			t.Errorf("%s: %q, want %q", settings, got, want)
+		}
+	}
+}

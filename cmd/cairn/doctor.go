@@ -258,8 +258,14 @@ func (m *Main) checkClaude() []finding {
 			return c || err != nil
 		}},
 	}
+	plugin := m.claudePlugin(project)
 	for _, it := range items {
 		f := finding{Check: "claude " + it.what}
+		if plugin != "" && (it.what == "hooks" || it.what == "MCP server") {
+			f.Status, f.Detail = statusOK, "the "+plugin+" plugin"
+			out = append(out, f)
+			continue
+		}
 		where, ok := "", false
 		for _, c := range []claudePaths{p, user} {
 			data, err := readSettings(it.in(c))

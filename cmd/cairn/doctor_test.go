@@ -143,6 +143,15 @@ func TestDoctor_Claude(t *testing.T) {
 		}
 		os.WriteFile(path, orig, 0o644)
 	}
+	// With cairn's plugin enabled, its hooks and server are the plugin's.
+	os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte("{}"), 0o644)
+	os.Remove(filepath.Join(dir, ".mcp.json"))
+	os.WriteFile(filepath.Join(dir, "home", ".claude", "settings.json"), []byte(`{"enabledPlugins": {"cairn@cairn": true}}`), 0o644)
+	for _, check := range []string{"claude hooks", "claude MCP server"} {
+		if f := status()[check]; f.Status != statusOK || f.Detail != "the cairn@cairn plugin" {
+			t.Errorf("plugin enabled: %+v", f)
+		}
+	}
 	if os.Getuid() != 0 {
 		projects := filepath.Join(dir, "home", ".claude", "projects")
 		os.Chmod(projects, 0)

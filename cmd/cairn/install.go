@@ -60,7 +60,9 @@ of a cairn tool unless you allow "mcp__cairn" in /permissions. A project
 that is not a workspace yet is made one (cairn init): the hooks stay
 silent outside a workspace.
 
-Everything else in those files is kept as it is. Running it again changes
+With cairn's Claude Code plugin enabled (claude plugin install
+cairn@cairn), its hooks and MCP server are the plugin's: install leaves
+them out. Everything else in those files is kept as it is. Running it again changes
 nothing; "cairn uninstall claude" removes the entries it added (the
 workspace it made stays). Claude Code runs "cairn" from PATH: install
 says so if that is missing, or is another binary than this one.
@@ -110,11 +112,15 @@ Examples:
 			fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", p.project)
 		}
 	}
-	if err := m.editFile(p.settings, func(b []byte) ([]byte, bool, error) { return claudecode.InstallHooks(b, *bin) }, "hooks"); err != nil {
-		return err
-	}
-	if err := m.editFile(p.mcp, func(b []byte) ([]byte, bool, error) { return claudecode.InstallMCP(b, *bin) }, "MCP server"); err != nil {
-		return err
+	if plugin := m.claudePlugin(p.project); plugin != "" {
+		fmt.Fprintf(m.Stdout, "The %s plugin is enabled: its hooks and MCP server are cairn's; install left them out.\n", plugin)
+	} else {
+		if err := m.editFile(p.settings, func(b []byte) ([]byte, bool, error) { return claudecode.InstallHooks(b, *bin) }, "hooks"); err != nil {
+			return err
+		}
+		if err := m.editFile(p.mcp, func(b []byte) ([]byte, bool, error) { return claudecode.InstallMCP(b, *bin) }, "MCP server"); err != nil {
+			return err
+		}
 	}
 	if !f.user {
 		var rejected bool
@@ -171,6 +177,23 @@ Examples:
 	}
 	m.checkCommand(*bin)
 	return nil
+}
+
+// claudePlugin returns the id of cairn's Claude Code plugin if the user's
+// or project's settings enable it, else "".
+func (m *Main) claudePlugin(project string) string {
+	for _, path := range []string{
+		filepath.Join(m.Getenv("HOME"), ".claude", "settings.json"),
+		filepath.Join(project, ".claude", "settings.json"),
+		filepath.Join(project, ".claude", claudecode.LocalSettingsFile),
+	} {
+		if data, err := readSettings(path); err == nil {
+			if id := claudecode.PluginEnabled(data); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
 }
 
 // checkCommand warns when the command the hooks run is not on PATH, or is

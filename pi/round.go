@@ -27,7 +27,10 @@ import (
 // that a prompt opens says so in the line's ParentUUID only, since an
 // import that reads again from that round's first line (an append) cannot
 // tell it from a prompt that follows the entry before it, and must build
-// the same blocks. Format 1 files have no ids: one chain in file order.
+// the same blocks. A round read from some of its lines (surgery keeps its
+// prompt and latest steps) skips entries: a parent across the gap is no
+// branch, since a branch always opens a round. Format 1 files have no
+// ids: one chain in file order.
 type builder struct {
 	session *cairn.Session
 	fromSeq int
@@ -37,6 +40,7 @@ type builder struct {
 	completed []*roundState
 
 	lastID   string // the entry before's id, whose child the next entry is unless it branches ("": none, or format 1)
+	lastNo   int    // its line: a round read from some of its lines (surgery keeps a round in part) has gaps, across which nothing branches
 	lastTime time.Time
 }
 
@@ -76,14 +80,14 @@ func (b *builder) Add(l *cairn.Line) string {
 	// A line branches when it names a parent other than the entry before
 	// it; the first line of a replayed round opens that round whatever it
 	// is (the entry before it is not replayed).
-	branches := e.ID != "" && b.lastID != "" && parent != b.lastID
+	branches := e.ID != "" && b.lastID != "" && parent != b.lastID && l.No == b.lastNo+1
 	replayStart := b.open == nil && b.fromSeq > 0
 	prompt := typ == typeMessage && status != cairn.LineUnknownType && isPrompt(e.Message)
 	opens := branches || replayStart && !prompt
 	if prompt && !opens {
 		opens = b.open == nil || b.open.Round.Seq == 0 || b.open.prompted
 	}
-	b.lastID = e.ID
+	b.lastID, b.lastNo = e.ID, l.No
 	if opens {
 		b.seq++
 		if b.open != nil {

@@ -182,3 +182,26 @@ func renderFrom(rounds []*cairn.Round, blocks []*cairn.Block, seq int) string {
 	}
 	return render(rs, blocks)
 }
+
+// TestPartRound reads a round from some of its lines, as surgery does
+// for a round kept in part (its prompt and its latest steps): every block
+// of the lines kept stays in that round, none is taken for a branch.
+func TestPartRound(t *testing.T) {
+	for _, path := range samples(t) {
+		s, _, lines := read(t, path)
+		full, _ := build(s, lines, 0)
+		for _, r := range full {
+			if r.Seq == 0 || r.LastLine-r.FirstLine < 3 {
+				continue
+			}
+			part := []*cairn.Line{lines[r.FirstLine-1]}
+			for _, l := range lines[r.FirstLine+1 : r.LastLine] {
+				part = append(part, &cairn.Line{SessionID: s.ID, No: l.No, Raw: l.Raw})
+			}
+			rounds, blocks := build(s, part, r.Seq)
+			if len(rounds) != 1 || rounds[0].Seq != r.Seq {
+				t.Errorf("%s round %d from lines %d and %d-%d: %s", path, r.Seq, r.FirstLine, r.FirstLine+2, r.LastLine, render(rounds, blocks))
+			}
+		}
+	}
+}

@@ -61,19 +61,8 @@ func UnapproveMCP(settings []byte) ([]byte, bool, error) {
 	if err := removeString(root, "enabledMcpjsonServers", MCPServerName); err != nil {
 		return nil, false, err
 	}
-	if _, ok := root.get("permissions"); ok {
-		perms, err := root.object("permissions")
-		if err != nil {
-			return nil, false, err
-		}
-		if err := removeString(perms, "allow", MCPToolsRule); err != nil {
-			return nil, false, err
-		}
-		if len(perms.keys) == 0 {
-			root.del("permissions")
-		} else {
-			root.set("permissions", perms.marshal())
-		}
+	if err := disallow(root, func(rule string) bool { return rule == MCPToolsRule }); err != nil {
+		return nil, false, err
 	}
 	out := root.marshal()
 	return out, !sameJSON(settings, out), nil

@@ -48,21 +48,31 @@ func DisallowCommands(settings []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if err := disallow(root, IsCommandRule); err != nil {
+		return nil, false, err
+	}
+	out := root.marshal()
+	return out, !sameJSON(settings, out), nil
+}
+
+// disallow drops the rules of "permissions.allow" that drop reports, and
+// the list and the permissions object if that leaves them empty.
+func disallow(root *settingsObject, drop func(rule string) bool) error {
 	if _, ok := root.get("permissions"); !ok {
-		return settings, false, nil
+		return nil
 	}
 	perms, err := root.object("permissions")
 	if err != nil {
-		return nil, false, err
+		return err
 	}
 	allow, err := stringList(perms, "allow")
 	if err != nil {
-		return nil, false, err
+		return err
 	}
 	for _, rule := range allow {
-		if IsCommandRule(rule) {
+		if drop(rule) {
 			if err := removeString(perms, "allow", rule); err != nil {
-				return nil, false, err
+				return err
 			}
 		}
 	}
@@ -71,8 +81,7 @@ func DisallowCommands(settings []byte) ([]byte, bool, error) {
 	} else {
 		root.set("permissions", perms.marshal())
 	}
-	out := root.marshal()
-	return out, !sameJSON(settings, out), nil
+	return nil
 }
 
 // IsCommandRule reports whether a permission rule is one of

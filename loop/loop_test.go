@@ -59,8 +59,10 @@ func handle(t *testing.T, l *Loop, ev Event) Reply {
 }
 
 // TestStart_GivenOnce: every harness's session starts from the assembled
-// context; a resume of a conversation that was given it gets one line
-// saying it holds, a compaction (which dropped it) the whole again.
+// context; a resume of a conversation that was given it is told nothing
+// when nothing changed but its own end's checkpoint (issue #42, 2g), the
+// lines of a change someone else made, and after a compaction (which
+// dropped it) the whole again.
 func TestStart_GivenOnce(t *testing.T) {
 	for _, h := range harnesses {
 		t.Run(h, func(t *testing.T) {
@@ -69,9 +71,18 @@ func TestStart_GivenOnce(t *testing.T) {
 			if r := handle(t, l, ev); !strings.Contains(r.Agent, "<context>") || r.Person != "" {
 				t.Fatalf("a new session is told %q, person %q; want the context", r.Agent, r.Person)
 			}
+			if err := l.checkpointExit("Session s1 ended (other) after 2 rounds", "session end (other)"); err != nil {
+				t.Fatal(err)
+			}
 			ev.Source = FromResume
-			if r := handle(t, l, ev); !strings.Contains(r.Agent, "still holds") || strings.Contains(r.Agent, "<context>") {
-				t.Errorf("a resume is told %q, want the one line that it still holds", r.Agent)
+			if r := handle(t, l, ev); r != (Reply{}) {
+				t.Errorf("a resume after its own end is told %+v, want nothing", r)
+			}
+			if _, err := l.Workspace.AddTodo("Rotate the session keys", "", ""); err != nil {
+				t.Fatal(err)
+			}
+			if r := handle(t, l, ev); !strings.Contains(r.Agent, "Rotate the session keys") || strings.Contains(r.Agent, "<context>") {
+				t.Errorf("a resume after a todo was added is told %q, want the todo's line alone", r.Agent)
 			}
 			ev.Source = FromCompact
 			if r := handle(t, l, ev); !strings.Contains(r.Agent, "<context>") {

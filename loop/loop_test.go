@@ -14,6 +14,7 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/sqlite"
+	"cairn/surgery"
 	"cairn/workspace"
 )
 
@@ -221,5 +222,29 @@ func TestOneMomentOneCommand(t *testing.T) {
 	}
 	if !strings.Contains(after, command) {
 		t.Errorf("the line after the compaction does not name %q:\n%s", command, after)
+	}
+}
+
+// TestNotesNameTheirSession (issue #42, 2c): every cairn command a
+// pressure note gives names the session it acts on.
+func TestNotesNameTheirSession(t *testing.T) {
+	const session = "0d0d0d0d-0000-4000-8000-000000000001"
+	occ := &cairn.Occupancy{Tokens: 150_000, Window: cairn.Window{Size: 200_000, CompactAt: 167_000}}
+	weight := &surgery.FramesWeight{Frames: []string{"a"}, Rounds: 3, Tokens: 60_000, Held: 150_000}
+	command := regexp.MustCompile(`cairn (pop|checkpoint|inject|revive|compress-before|extract)\b[^)\n]*`)
+	for name, note := range map[string]string{
+		"advise":   pressureNote(occ, 85, session, nil, nil),
+		"collapse": pressureNote(occ, 85, session, nil, &collapseNote{weight, "claude --resume X"}),
+		"full":     pressureNote(occ, 85, session, nil, &collapseNote{nil, "claude --resume X"}),
+	} {
+		cmds := command.FindAllString(note, -1)
+		if len(cmds) == 0 {
+			t.Errorf("%s: no cairn command in %q", name, note)
+		}
+		for _, c := range cmds {
+			if !strings.Contains(c, session) {
+				t.Errorf("%s: %q does not name the session it acts on", name, c)
+			}
+		}
 	}
 }

@@ -78,14 +78,14 @@ func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.
 		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed)
 	if c != nil && c.weight == nil {
 		fmt.Fprintf(&b, "\nThe client compacts it before your next request: cairn prepared a revived session within budget, the recent rounds in full and the rest as an index (the compaction names the same one).\nCommand: %s (resumes the revived session).", c.resume)
-		b.WriteString("\nBefore that: pop finished frames with their results (cairn pop --results …) and checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
+		b.WriteString(beforeThat(session, true))
 		return b.String()
 	}
 	if c != nil {
 		w := c.weight
 		fmt.Fprintf(&b, "\nFinished frames (%s) hold %d%% of it (~%s tokens in %d rounds): cairn prepared a revived session with them collapsed to their results, the rest within budget (their rounds stay readable: cairn inject %s ROUND).\nCommand: %s (resumes the lighter session).",
 			strings.Join(w.Frames, ", "), w.Percent(), Thousands(w.Tokens), w.Rounds, session, c.resume)
-		b.WriteString("\nBefore that: checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
+		b.WriteString(beforeThat(session, false))
 		return b.String()
 	}
 	op, command, reason := "revive", "cairn revive "+session, "a fresh session from this one, compressed, within budget"
@@ -93,6 +93,17 @@ func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.
 		op, command, reason = a.Operation, a.Command, a.Reason
 	}
 	fmt.Fprintf(&b, "\ncairn advise recommends %s: %s\nCommand: %s (it prints the claude --resume line for the new session).", op, strings.TrimSpace(reason), command)
-	b.WriteString("\nBefore that: pop finished frames with their results (cairn pop --results …) and checkpoint what is next (cairn checkpoint …), so the next session starts oriented.")
+	b.WriteString(beforeThat(session, true))
 	return b.String()
+}
+
+// beforeThat is what a pressure note asks first, each command naming the
+// session it acts on: a note read anywhere else (a copy, a session
+// resumed from this one) acts on this session or on none.
+func beforeThat(session string, pop bool) string {
+	checkpoint := "checkpoint what is next (cairn checkpoint --session " + session + " …)"
+	if !pop {
+		return "\nBefore that: " + checkpoint + ", so the next session starts oriented."
+	}
+	return "\nBefore that: pop finished frames with their results (cairn pop --session " + session + " --results …) and " + checkpoint + ", so the next session starts oriented."
 }

@@ -5,7 +5,8 @@
 # dependency per platform, whose install puts cairn and cairn-full on PATH.
 # Nothing is downloaded at install time: npm installs the one platform
 # package that matches (os, cpu) and skips the others.
-#   npm/pack.sh OUT          # binaries from dist/ (scripts/snapshot.sh)
+#   npm/pack.sh OUT          # binaries from dist/ (scripts/snapshot.sh),
+#                            # or from $CAIRN_DIST
 #   npm/pack.sh --host OUT   # this platform only, built now with go build
 # writes every package's tarball into OUT. The version is GoReleaser's
 # (dist/metadata.json), else $CAIRN_VERSION, else 0.0.0-dev.
@@ -20,7 +21,7 @@ scope=${CAIRN_NPM_SCOPE:-@cairn}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-dist=dist
+dist=${CAIRN_DIST:-dist}
 version=${CAIRN_VERSION:-}
 if [ -n "$host" ]; then
   dist=$work/dist
@@ -31,8 +32,8 @@ if [ -n "$host" ]; then
   exe=; [ "$goos" = windows ] && exe=.exe
   CGO_ENABLED=0 go build -trimpath -tags lean -ldflags "$ld" -o "$dist/cairn_${goos}_${goarch}/cairn$exe" ./cmd/cairn
   CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$dist/cairn-full_${goos}_${goarch}/cairn-full$exe" ./cmd/cairn
-elif [ -z "$version" ] && [ -f dist/metadata.json ]; then
-  version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json)
+elif [ -z "$version" ] && [ -f "$dist/metadata.json" ]; then
+  version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' "$dist/metadata.json")
 fi
 version=${version:-0.0.0-dev}
 version=${version#v}

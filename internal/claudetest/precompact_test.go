@@ -15,7 +15,10 @@ import (
 // reports 995,000 input tokens: the clients' default models have a
 // 1,000,000-token window) and compact by itself: cairn's PreCompact
 // hook prepares a revived session, the board and trace record it, and the
-// request after the compaction names the session to resume.
+// request after the compaction names the session to resume. The pressure
+// note of that prompt and the compaction are one moment (issue #42, 2d):
+// the requests after it name one session to resume, and no `cairn
+// revive` to run besides.
 func TestPreCompactExhaustion(t *testing.T) {
 	for name, bin := range claudetest.Versions(t) {
 		t.Run(name, func(t *testing.T) { preCompactExhaustion(t, name, bin) })
@@ -67,6 +70,45 @@ func preCompactExhaustion(t *testing.T, name, bin string) {
 	if !named {
 		t.Errorf("no request after the compaction names the revived session")
 	}
+	oneCommand(t, api.Requests()[before:], "the third prompt")
+}
+
+// oneCommand checks that the requests of a prompt, after a pressure
+// crossing and a compaction on it, hold the pressure note and name one
+// session to resume, and no cairn revive besides.
+func oneCommand(t *testing.T, reqs []fakeapi.Request, prompt string) {
+	t.Helper()
+	resume := regexp.MustCompile(`claude --resume ([0-9a-f-]{36})`)
+	ids := map[string]bool{}
+	var told bool
+	for _, r := range reqs {
+		body := string(r.Body)
+		if !strings.Contains(r.Path, "/v1/messages") || !strings.Contains(body, prompt) {
+			continue
+		}
+		for _, m := range resume.FindAllStringSubmatch(body, -1) {
+			ids[m[1]] = true
+		}
+		if strings.Contains(body, "Command: cairn revive ") {
+			t.Errorf("a request tells the agent to run cairn revive besides the revived session:\n%s", excerpt(body, "Command: cairn revive"))
+		}
+		told = told || strings.Contains(body, "your context is")
+	}
+	if !told {
+		t.Error("no request after the crossing holds the pressure note")
+	}
+	if len(ids) != 1 {
+		t.Errorf("the requests after the compaction name %d sessions to resume, want 1: %v", len(ids), ids)
+	}
+}
+
+// excerpt is body around the first s.
+func excerpt(body, s string) string {
+	i := strings.Index(body, s)
+	if i < 0 {
+		return ""
+	}
+	return body[max(0, i-600):min(len(body), i+400)]
 }
 
 // claudetestTranscript returns the path of a session's transcript under

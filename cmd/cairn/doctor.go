@@ -44,7 +44,8 @@ func (m *Main) runDoctor(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("doctor", "[--json]", `
 Say whether cairn works here, and for each thing that does not, the one
 command that fixes it: this binary and its lean/full pair (cairn-full,
-same version), cairn on PATH (what the clients' hooks run), the
+same version), cairn on PATH (what the clients' hooks run) and a hook
+run by it once (a prompt in an empty folder: nothing read or written), the
 workspace, the store (opens, answers a query: backend, sessions), and
 for each harness (Claude Code, Codex, Gemini CLI, opencode) the client's
 version found on PATH and what cairn install set up: hooks, MCP server,
@@ -69,6 +70,7 @@ Examples:
 	fs2 := []finding{{Check: "cairn", Status: statusOK, Detail: self}}
 	fs2 = append(fs2, checkFull(self, lean, func() (string, error) { return fullBinary(m.Getenv) }, m.runVersion))
 	fs2 = append(fs2, m.checkOnPath())
+	fs2 = append(fs2, m.checkHookRuns())
 	fs2 = append(fs2, m.checkWorkspace())
 	fs2 = append(fs2, m.checkStore(ctx))
 	fs2 = append(fs2, m.checkClaude()...)
@@ -178,6 +180,40 @@ func (m *Main) checkOnPath() finding {
 		return f
 	}
 	f.Status, f.Detail = statusOK, path
+	return f
+}
+
+// checkHookRuns runs PATH's cairn once as a client runs a hook, with a
+// harmless input (a prompt in an empty folder, which is no workspace: the
+// hook reads nothing and writes nothing), and times it.
+func (m *Main) checkHookRuns() finding {
+	f := finding{Check: "hook runs"}
+	path, ok := m.lookPath("cairn")
+	if !ok {
+		f.Status, f.Detail = statusNone, "no cairn on PATH to run"
+		return f
+	}
+	dir, err := os.MkdirTemp("", "cairn-doctor-")
+	if err != nil {
+		f.Status, f.Detail = statusFail, err.Error()
+		return f
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "hook", "UserPromptSubmit")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+m.Getenv("PATH"), "HOME="+m.Getenv("HOME"))
+	in, _ := json.Marshal(map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "cairn-doctor", "cwd": dir, "prompt": "cairn doctor"})
+	cmd.Stdin = strings.NewReader(string(in))
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		f.Status, f.Detail, f.Fix = statusFail, fmt.Sprintf("%s hook UserPromptSubmit: %v: %s", path, err, clipLine(string(out), 200)), npmInstall
+		return f
+	}
+	f.Status, f.Detail = statusOK, fmt.Sprintf("%s hook UserPromptSubmit: exit 0 in %d ms", path, took.Milliseconds())
 	return f
 }
 

@@ -176,3 +176,18 @@ func TestDoctor_ClientVersion(t *testing.T) {
 		t.Errorf("broken client: %+v", f)
 	}
 }
+
+func TestDoctor_HookRuns(t *testing.T) {
+	dir, bin := t.TempDir(), t.TempDir()
+	if f := doctorMain(t, dir, bin).checkHookRuns(); f.Status != statusNone {
+		t.Errorf("no cairn on PATH: %+v", f)
+	}
+	script(t, bin, "cairn", `[ "$1 $2" = "hook UserPromptSubmit" ] && exit 0; exit 9`)
+	if f := doctorMain(t, dir, bin).checkHookRuns(); f.Status != statusOK || !strings.Contains(f.Detail, "exit 0 in") {
+		t.Errorf("a hook that runs: %+v", f)
+	}
+	script(t, bin, "cairn", "echo broken >&2; exit 1")
+	if f := doctorMain(t, dir, bin).checkHookRuns(); f.Status != statusFail || !strings.Contains(f.Detail, "broken") {
+		t.Errorf("a hook that fails: %+v", f)
+	}
+}

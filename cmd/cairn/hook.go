@@ -90,6 +90,9 @@ carries on from; it never exits 2, which would block the agent.`)
 	if *agent == "gemini" {
 		return m.runGeminiHook(ctx, fs.Args())
 	}
+	if *agent == "pi" {
+		return m.runPiHook(ctx, fs.Args())
+	}
 	if *agent != "claude" {
 		return &hookError{fmt.Errorf("hook --agent must be claude or gemini, got %q", *agent)}
 	}

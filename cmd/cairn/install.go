@@ -25,7 +25,7 @@ type installFlags struct {
 
 func (m *Main) runInstall(ctx context.Context, args []string) error {
 	var f installFlags
-	fs := m.newFlagSet("install", "claude|codex|gemini|opencode [flags]", `
+	fs := m.newFlagSet("install", "claude|codex|gemini|opencode|pi [flags]", `
 Set Claude Code up to work with cairn, in this project (or, with --user,
 for every project of yours):
   .claude/settings.json   hooks: "cairn hook EVENT" for SessionStart (the
@@ -90,6 +90,9 @@ Examples:
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "opencode" {
 		return m.installOpencode(*bin)
+	}
+	if fs.NArg() == 1 && fs.Arg(0) == "pi" {
+		return m.installPi(*bin)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
 		return m.installGemini(*bin, f.user)
@@ -218,7 +221,7 @@ func (m *Main) checkCommand(bin string) {
 
 func (m *Main) runUninstall(ctx context.Context, args []string) error {
 	var f installFlags
-	fs := m.newFlagSet("uninstall", "claude|codex|gemini|opencode [flags]", `
+	fs := m.newFlagSet("uninstall", "claude|codex|gemini|opencode|pi [flags]", `
 Remove what "cairn install claude" added: cairn's hooks, its MCP server
 and its lines in CLAUDE.md or AGENTS.md. Everything else is kept; a file
 that held only cairn's entries is removed. The workspace (.cairn/ and the
@@ -243,6 +246,9 @@ Examples:
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "opencode" {
 		return m.uninstallOpencode()
+	}
+	if fs.NArg() == 1 && fs.Arg(0) == "pi" {
+		return m.uninstallPi()
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
 		return m.uninstallGemini(f.user)

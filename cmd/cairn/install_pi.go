@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+
+	"cairn/pi"
+	"cairn/workspace"
+)
+
+// installPi writes cairn's extension into the project's .pi/extensions
+// (pi's own discovery folder; the person's other extensions there are left
+// as they are), making the project a workspace if needed. Run again, it
+// rewrites the file only when it differs.
+func (m *Main) installPi(bin string) error {
+	project, err := m.projectRoot()
+	if err != nil {
+		return err
+	}
+	if _, ok := workspace.Find(project); !ok {
+		w := workspace.New(project)
+		w.Now = m.now
+		if _, err := w.Init(); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", project)
+	}
+	want := pi.Extension(bin)
+	if err := m.editFile(pi.ExtensionPath(project), func(b []byte) ([]byte, bool, error) {
+		return want, !bytes.Equal(b, want), nil
+	}, "extension"); err != nil {
+		return err
+	}
+	m.checkCommand(bin)
+	return nil
+}
+
+// uninstallPi removes the extension installPi wrote, and nothing else.
+func (m *Main) uninstallPi() error {
+	project, err := m.projectRoot()
+	if err != nil {
+		return err
+	}
+	return m.removeFrom(pi.ExtensionPath(project), func([]byte) ([]byte, bool, error) {
+		return nil, true, nil
+	}, "extension")
+}

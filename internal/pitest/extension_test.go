@@ -1,0 +1,246 @@
+package pitest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/fakeapi"
+	"cairn/internal/pitest"
+)
+
+// buildCairn builds the cairn command as users install it.
+func buildCairn(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "cairn")
+	if out, err := exec.Command("go", "build", "-o", bin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// cairnIn runs cairn in the home's working directory with its HOME.
+func cairnIn(tb testing.TB, h *pitest.Home, bin string, stdin []byte, args ...string) []byte {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = h.Cwd, h.Environ()
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("cairn %v: %v\n%s", args, err, out)
+	}
+	return out
+}
+
+// TestInstallPi: install writes .pi/extensions/cairn.ts once (a second run
+// changes nothing), uninstall removes it and leaves the person's other
+// extensions, and a second uninstall is a no-op.
+func TestInstallPi(t *testing.T) {
+	bin := buildCairn(t)
+	h := pitest.NewHome(t, "http://127.0.0.1:1")
+	dir := filepath.Join(h.Cwd, ".pi", "extensions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "mine.ts")
+	if err := os.WriteFile(mine, []byte("export default function () {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cairnIn(t, h, bin, nil, "install", "pi", "--command", bin)
+	ext := filepath.Join(dir, "cairn.ts")
+	data, err := os.ReadFile(ext)
+	if err != nil || !strings.Contains(string(data), `const CAIRN = "`+bin+`"`) || !strings.Contains(string(data), "session_before_compact") {
+		t.Fatalf("extension: %v\n%s", err, data)
+	}
+	if out := cairnIn(t, h, bin, nil, "install", "pi", "--command", bin); !strings.Contains(string(out), "already installed") {
+		t.Errorf("second install: %s", out)
+	}
+	cairnIn(t, h, bin, nil, "uninstall", "pi")
+	if _, err := os.Stat(ext); !os.IsNotExist(err) {
+		t.Errorf("cairn.ts left: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the person's extension: %v", err)
+	}
+	cairnIn(t, h, bin, nil, "uninstall", "pi")
+}
+
+// compactWith runs a session long enough that pi 0.73.1 compacts: a first
+// prompt with a call, then one after which the stand-in reports 17,000
+// tokens of a 20,000-token window (pi's reserve set to 4,000 in
+// settings.json), with cairn's extension running command; then one more
+// prompt after the compaction. It returns the session file, the requests,
+// the compaction entry and the time of the run that compacted.
+func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []fakeapi.Request, map[string]any, time.Duration) {
+	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
+		{{Type: "text", Text: "Looked: the work is a LOOKED marker."}},
+	}}, fakeapi.Turn{Match: "fill the window", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo FULL"}}},
+		{{Type: "text", Text: "Filled."}},
+	}})
+	t.Cleanup(api.Close)
+	h := pitest.NewHome(t, api.URL)
+	models := strings.Replace(pitest.ModelsJSON(api.URL), `"contextWindow":200000`, `"contextWindow":20000`, 1)
+	if err := os.WriteFile(filepath.Join(h.Agent(), "models.json"), []byte(models), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.Agent(), "settings.json"), []byte(`{"compaction":{"reserveTokens":4000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cairnIn(t, h, bin, nil, "install", "pi", "--command", command)
+	h.Run(t, c.Bin, "look at the work")
+	files := h.Sessions(t)
+	if len(files) != 1 {
+		t.Fatalf("sessions: %v", files)
+	}
+	api.SetInputTokens(17_000)
+	start := time.Now()
+	h.Run(t, c.Bin, "fill the window", "--session", files[0])
+	took := time.Since(start)
+	api.SetInputTokens(100)
+	h.Run(t, c.Bin, "go on after it", "--session", files[0])
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compaction map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e map[string]any
+		if json.Unmarshal([]byte(l), &e) == nil && e["type"] == "compaction" {
+			if compaction != nil {
+				t.Errorf("pi compacted twice:\n%s", data)
+			}
+			compaction = e
+		}
+	}
+	if compaction == nil {
+		t.Fatalf("pi did not compact:\n%s", data)
+	}
+	return files[0], api.Requests(), compaction, took
+}
+
+// lastConversation returns the last request that offers tools (the
+// conversation's, not a summary's), checked with fakeapi.CheckRequest but
+// for the problems named in tolerate.
+func lastConversation(t *testing.T, reqs []fakeapi.Request, tolerate ...string) *fakeapi.MessagesRequest {
+	t.Helper()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		var req fakeapi.MessagesRequest
+		if json.Unmarshal(reqs[i].Body, &req) != nil || len(req.Tools) == 0 {
+			continue
+		}
+	problems:
+		for _, p := range fakeapi.CheckRequest(reqs[i].Body, 0) {
+			for _, tol := range tolerate {
+				if strings.Contains(p, tol) {
+					t.Logf("request after compaction (pi's own): %s", p)
+					continue problems
+				}
+			}
+			t.Errorf("request after compaction: %s", p)
+		}
+		return &req
+	}
+	t.Fatal("no conversation request")
+	return nil
+}
+
+// cwdOf is the working folder a pi session file names in its header.
+func cwdOf(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	var h struct{ Cwd string }
+	if err := json.Unmarshal([]byte(line), &h); err != nil {
+		t.Fatal(err)
+	}
+	return h.Cwd
+}
+
+// summaryRequests counts pi's own summary requests (no tools offered).
+func summaryRequests(reqs []fakeapi.Request) (n, bytes int) {
+	for _, r := range reqs {
+		var req fakeapi.MessagesRequest
+		if json.Unmarshal(r.Body, &req) == nil && len(req.Tools) == 0 {
+			n, bytes = n+1, bytes+len(r.Body)
+		}
+	}
+	return n, bytes
+}
+
+// TestExtensionCompaction: with cairn's extension, pi 0.73.1's compaction
+// is cairn's (fromHook, no summary request to the model) and the request
+// after it opens with pi's compaction prefix holding cairn's revive; with
+// cairn failing (the command is false), pi compacts by itself and the
+// session goes on.
+func TestExtensionCompaction(t *testing.T) {
+	c := pitest.NewestClient(t)
+	bin := buildCairn(t)
+
+	t.Run("cairn", func(t *testing.T) {
+		file, reqs, comp, took := compactWith(t, c, bin, bin)
+		if comp["fromHook"] != true {
+			t.Errorf("compaction not from the extension: %v", comp)
+		}
+		summary, _ := comp["summary"].(string)
+		if !strings.Contains(summary, "look at the work") || !strings.Contains(summary, "fill the window") || !strings.Contains(summary, "LOOKED") {
+			t.Errorf("cairn's summary lacks the session's prompt:\n%s", summary)
+		}
+		if n, _ := summaryRequests(reqs); n != 0 {
+			t.Errorf("%d summary requests to the model, want 0", n)
+		}
+		req := lastConversation(t, reqs)
+		first := strings.Join(req.Messages[0].Texts(), "\n")
+		if req.Messages[0].Role != "user" || !strings.Contains(first, "compacted into the following summary") || !strings.Contains(first, summary[:min(len(summary), 200)]) {
+			t.Errorf("first message is not cairn's compaction:\n%.600s", first)
+		}
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
+			t.Errorf("last message: %s %s", last.Role, last.Content)
+		}
+		t.Logf("cairn's compaction: the compacting pi run %v, summary %d bytes, request after it %d messages, %d bytes", took, len(summary), len(req.Messages), len(reqs[len(reqs)-1].Body))
+		t.Logf("cairn's summary:\n%s", summary)
+		in, _ := json.Marshal(map[string]any{"session_file": file, "cwd": cwdOf(t, file), "window": 20000, "reserve_tokens": 4000})
+		var times []time.Duration
+		for range 7 {
+			cmd := exec.Command(bin, "hook", "--agent", "pi", "compact")
+			cmd.Dir, cmd.Stdin = cwdOf(t, file), bytes.NewReader(in)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("hook: %v\n%s", err, out)
+			}
+			times = append(times, time.Since(start))
+		}
+		slices.Sort(times)
+		t.Logf("cairn hook --agent pi compact, whole process: median %v of %v", times[len(times)/2], times)
+	})
+
+	t.Run("cairn fails", func(t *testing.T) {
+		_, reqs, comp, took := compactWith(t, c, bin, "false")
+		if comp["fromHook"] == true {
+			t.Errorf("compaction from the extension though cairn failed: %v", comp)
+		}
+		n, size := summaryRequests(reqs)
+		if n == 0 {
+			t.Error("pi did not ask the model for its own summary")
+		}
+		// pi's own summary, a user message, is followed by the kept turn's
+		// prompt: two user messages, which the Messages API joins.
+		req := lastConversation(t, reqs, "two user messages in a row")
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
+			t.Errorf("last message: %s %s", last.Role, last.Content)
+		}
+		t.Logf("pi's own compaction: the compacting pi run %v, %d summary request(s) of %d bytes, request after it %d messages, %d bytes", took, n, size, len(req.Messages), len(reqs[len(reqs)-1].Body))
+	})
+}

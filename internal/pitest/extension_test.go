@@ -225,22 +225,53 @@ func TestExtensionCompaction(t *testing.T) {
 		t.Logf("cairn hook --agent pi compact, whole process: median %v of %v", times[len(times)/2], times)
 	})
 
-	t.Run("cairn fails", func(t *testing.T) {
-		_, reqs, comp, took := compactWith(t, c, bin, "false")
-		if comp["fromHook"] == true {
-			t.Errorf("compaction from the extension though cairn failed: %v", comp)
-		}
-		n, size := summaryRequests(reqs)
-		if n == 0 {
-			t.Error("pi did not ask the model for its own summary")
-		}
-		// pi's own summary, a user message, is followed by the kept turn's
-		// prompt: two user messages, which the Messages API joins.
-		req := lastConversation(t, reqs, "two user messages in a row")
-		last := req.Messages[len(req.Messages)-1]
-		if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
-			t.Errorf("last message: %s %s", last.Role, last.Content)
-		}
-		t.Logf("pi's own compaction: the compacting pi run %v, %d summary request(s) of %d bytes, request after it %d messages, %d bytes", took, n, size, len(req.Messages), len(reqs[len(reqs)-1].Body))
-	})
+	for _, fail := range []struct{ name, command string }{
+		{"cairn fails", "false"},
+		{"cairn answers no JSON", "echo"},
+		{"cairn missing", filepath.Join(t.TempDir(), "no-cairn")},
+	} {
+		t.Run(fail.name, func(t *testing.T) { ownCompaction(t, c, bin, fail.command) })
+	}
+}
+
+// ownCompaction checks that pi compacts by itself when the extension's
+// command fails, and the session goes on.
+func ownCompaction(t *testing.T, c pitest.Client, bin, command string) {
+	_, reqs, comp, took := compactWith(t, c, bin, command)
+	if comp["fromHook"] == true {
+		t.Errorf("compaction from the extension though cairn failed: %v", comp)
+	}
+	n, size := summaryRequests(reqs)
+	if n == 0 {
+		t.Error("pi did not ask the model for its own summary")
+	}
+	// pi's own summary, a user message, is followed by the kept turn's
+	// prompt: two user messages, which the Messages API joins.
+	req := lastConversation(t, reqs, "two user messages in a row")
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
+		t.Errorf("last message: %s %s", last.Role, last.Content)
+	}
+	t.Logf("pi's own compaction: the compacting pi run %v, %d summary request(s) of %d bytes, request after it %d messages, %d bytes", took, n, size, len(req.Messages), len(reqs[len(reqs)-1].Body))
+}
+
+// TestExtensionOldestPi: pi 0.27.9 has no extensions (its hooks live in
+// .pi/hooks, with a "session" event of reason before_compact), so the
+// installed .pi/extensions/cairn.ts is not loaded and the session runs as
+// without it.
+func TestExtensionOldestPi(t *testing.T) {
+	c := pitest.Clients(t)[1]
+	bin := buildCairn(t)
+	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
+		{{Type: "text", Text: "Looked."}},
+	}})
+	defer api.Close()
+	h := pitest.NewHome(t, api.URL)
+	cairnIn(t, h, bin, nil, "install", "pi", "--command", bin)
+	out := h.Run(t, c.Bin, "look at the work")
+	if !strings.Contains(string(out), "Looked.") {
+		t.Errorf("pi %s: %s", c.Version, out)
+	}
+	lastConversation(t, api.Requests())
 }

@@ -10,8 +10,7 @@ import (
 	"strings"
 
 	"cairn"
-	"cairn/export"
-	"cairn/surgery"
+	"cairn/loop"
 )
 
 // A piCompaction is what cairn's pi extension sends at
@@ -19,23 +18,13 @@ import (
 // model's window, pi's compaction settings and the entry pi would keep
 // from, and the ids and roles of the branch's last entries.
 type piCompaction struct {
-	SessionFile      string     `json:"session_file"`
-	Cwd              string     `json:"cwd"`
-	TokensBefore     int64      `json:"tokens_before"`
-	Window           int64      `json:"window"`
-	ReserveTokens    int64      `json:"reserve_tokens"`
-	FirstKeptEntryID string     `json:"first_kept_entry_id"`
-	Leaf             piLeafInfo `json:"leaf"`
-}
-
-// A piLeafInfo is the branch's last entry: its id, entry type and, for a
-// message, its role, why it stopped and its tool calls.
-type piLeafInfo struct {
-	ID         string `json:"id"`
-	Type       string `json:"type"`
-	Role       string `json:"role"`
-	StopReason string `json:"stop_reason"`
-	ToolCalls  int    `json:"tool_calls"`
+	SessionFile      string      `json:"session_file"`
+	Cwd              string      `json:"cwd"`
+	TokensBefore     int64       `json:"tokens_before"`
+	Window           int64       `json:"window"`
+	ReserveTokens    int64       `json:"reserve_tokens"`
+	FirstKeptEntryID string      `json:"first_kept_entry_id"`
+	Leaf             loop.PiLeaf `json:"leaf"`
 }
 
 // A piCompactionReply is cairn's compaction: the summary pi puts first in
@@ -50,7 +39,7 @@ type piCompactionReply struct {
 
 // runPiHook runs "cairn hook --agent pi compact": it inscribes the pi
 // session and prints cairn's compaction of it (piCompactionReply), the
-// session revived for pi within [piBudget] as markdown: continuation
+// session revived for pi within [loop.PiBudget] as markdown: continuation
 // block, index, the last rounds in full. Any failure exits non-zero and
 // the extension lets pi compact by itself.
 func (m *Main) runPiHook(ctx context.Context, args []string) error {
@@ -91,49 +80,14 @@ func (m *Main) piCompact(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
-	sst := st.surgery()
-	sst.Limits = surgery.Limits{Budget: piBudget(in.Window, in.ReserveTokens), Client: cairn.AgentPi}
-	mat, err := surgery.Revive(ctx, sst, id, "", "", cairn.Fidelity{})
+	l := &loop.Loop{Open: func() (*loop.Stores, error) { return st.loop(), nil }}
+	md, mat, err := l.Compaction(ctx, id, loop.PiBudget(in.Window, in.ReserveTokens), cairn.AgentPi)
 	if err != nil {
 		return err
 	}
-	var md strings.Builder
-	if err := export.MaterializationMarkdown(&md, mat); err != nil {
-		return err
-	}
 	return json.NewEncoder(stdout).Encode(piCompactionReply{
-		Summary: md.String(), FirstKeptEntryID: piFirstKept(in), Session: id, Tokens: mat.Tokens, Budget: mat.Budget,
+		Summary: md, FirstKeptEntryID: loop.PiFirstKept(in.Leaf, in.FirstKeptEntryID), Session: id, Tokens: mat.Tokens, Budget: mat.Budget,
 	})
-}
-
-// piBudget is the budget of cairn's compaction for a window and pi's
-// reserve: revive's own (half the window), but never past the point where
-// pi compacts (window less reserve), so the compacted session does not
-// compact again at once; revive's default when pi gives no window.
-func piBudget(window, reserve int64) int64 {
-	if window <= 0 {
-		return surgery.AutoBudget
-	}
-	b := window / 2
-	if window-reserve > 0 && window-reserve < b {
-		b = window - reserve
-	}
-	return b
-}
-
-// piFirstKept is the entry pi keeps from after cairn's compaction, whose
-// summary holds the last rounds in full: only the branch's last entry when
-// it is the assistant's finished reply, with no call waiting for a result
-// (the summary, a user message, then the reply, then the next prompt keep
-// the roles in turn), else where pi would keep from (an overflow
-// compaction, whose leaf is a prompt, a tool's result or an error pi
-// retries from).
-func piFirstKept(in piCompaction) string {
-	l := in.Leaf
-	if l.ID != "" && l.Type == "message" && l.Role == "assistant" && l.ToolCalls == 0 && l.StopReason != "error" && l.StopReason != "aborted" {
-		return in.Leaf.ID
-	}
-	return in.FirstKeptEntryID
 }
 
 // piSessionID reads the id of a pi session file's header line, which is

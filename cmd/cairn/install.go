@@ -67,7 +67,7 @@ nothing; "cairn uninstall claude" removes the entries it added (the
 workspace it made stays). Claude Code runs "cairn" from PATH: install
 says so if that is missing, or is another binary than this one.
 
-`+installCodexHelp+installGeminiHelp+installOpencodeHelp+`
+`+installCodexHelp+installGeminiHelp+installOpencodeHelp+installPiHelp+`
 Examples:
   cairn install claude
   cairn install claude --agents-md --no-statusline
@@ -75,7 +75,8 @@ Examples:
   cairn install claude --user
   cairn install codex
   cairn install gemini
-  cairn install opencode`)
+  cairn install opencode
+  cairn install pi`)
 	fs.BoolVar(&f.user, "user", false, "install for your user (~/.claude) rather than this project")
 	fs.BoolVar(&f.agentsMD, "agents-md", false, "add cairn's commands to CLAUDE.md (or AGENTS.md if that is what the project has)")
 	fs.BoolVar(&f.statusLine, "statusline", true, "show context %, frame and engagement in Claude Code's status line (keeps yours if you have one)")

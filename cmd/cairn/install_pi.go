@@ -8,6 +8,16 @@ import (
 	"cairn/workspace"
 )
 
+const installPiHelp = `
+"cairn install pi" writes .pi/extensions/cairn.ts, an extension pi loads
+by itself: when pi compacts (session_before_compact), it runs "cairn hook
+--agent pi compact", which inscribes the session and gives pi its revive
+(continuation block, index, the last rounds in full) as the compaction,
+so the conversation goes on in place. If cairn is missing, fails or takes
+over 30 s, pi compacts by itself. "cairn uninstall pi" removes the file;
+other extensions there are left as they are.
+`
+
 // installPi writes cairn's extension into the project's .pi/extensions
 // (pi's own discovery folder; the person's other extensions there are left
 // as they are), making the project a workspace if needed. Run again, it

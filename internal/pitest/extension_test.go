@@ -76,7 +76,8 @@ func TestInstallPi(t *testing.T) {
 // tokens of a 20,000-token window (pi's reserve set to 4,000 in
 // settings.json), with cairn's extension running command; then one more
 // prompt after the compaction. It returns the session file, the requests,
-// the compaction entry and the time of the run that compacted.
+// the compaction entry and the time pi took to compact (from the entry
+// before it to it).
 func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []fakeapi.Request, map[string]any, time.Duration) {
 	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
 		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
@@ -101,9 +102,7 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []
 		t.Fatalf("sessions: %v", files)
 	}
 	api.SetInputTokens(17_000)
-	start := time.Now()
 	h.Run(t, c.Bin, "fill the window", "--session", files[0])
-	took := time.Since(start)
 	api.SetInputTokens(100)
 	h.Run(t, c.Bin, "go on after it", "--session", files[0])
 	data, err := os.ReadFile(files[0])
@@ -111,9 +110,16 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []
 		t.Fatal(err)
 	}
 	var compaction map[string]any
+	stamps := map[any]time.Time{}
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var e map[string]any
-		if json.Unmarshal([]byte(l), &e) == nil && e["type"] == "compaction" {
+		if json.Unmarshal([]byte(l), &e) != nil {
+			continue
+		}
+		if ts, ok := e["timestamp"].(string); ok {
+			stamps[e["id"]], _ = time.Parse(time.RFC3339Nano, ts)
+		}
+		if e["type"] == "compaction" {
 			if compaction != nil {
 				t.Errorf("pi compacted twice:\n%s", data)
 			}
@@ -123,7 +129,7 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []
 	if compaction == nil {
 		t.Fatalf("pi did not compact:\n%s", data)
 	}
-	return files[0], api.Requests(), compaction, took
+	return files[0], api.Requests(), compaction, stamps[compaction["id"]].Sub(stamps[compaction["parentId"]])
 }
 
 // lastConversation returns the last request that offers tools (the
@@ -208,7 +214,12 @@ func TestExtensionCompaction(t *testing.T) {
 		if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
 			t.Errorf("last message: %s %s", last.Role, last.Content)
 		}
-		t.Logf("cairn's compaction: the compacting pi run %v, summary %d bytes, request after it %d messages, %d bytes", took, len(summary), len(req.Messages), len(reqs[len(reqs)-1].Body))
+		details, _ := comp["details"].(map[string]any)
+		if _, ok := details["ms"].(float64); !ok {
+			t.Errorf("details: %v", comp["details"])
+		}
+		body := len(reqs[len(reqs)-1].Body)
+		t.Logf("cairn's compaction: %v from the last entry to the compaction (the extension %v ms), summary %d bytes, no summary request; request after it %d messages, %d bytes (~%d tokens)", took, details["ms"], len(summary), len(req.Messages), body, fakeapi.EstimateTokens(body))
 		t.Logf("cairn's summary:\n%s", summary)
 		in, _ := json.Marshal(map[string]any{"session_file": file, "cwd": cwdOf(t, file), "window": 20000, "reserve_tokens": 4000})
 		var times []time.Duration
@@ -252,7 +263,8 @@ func ownCompaction(t *testing.T, c pitest.Client, bin, command string) {
 	if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
 		t.Errorf("last message: %s %s", last.Role, last.Content)
 	}
-	t.Logf("pi's own compaction: the compacting pi run %v, %d summary request(s) of %d bytes, request after it %d messages, %d bytes", took, n, size, len(req.Messages), len(reqs[len(reqs)-1].Body))
+	body := len(reqs[len(reqs)-1].Body)
+	t.Logf("pi's own compaction: %v from the last entry to the compaction, %d summary request(s) of %d bytes (~%d tokens); request after it %d messages, %d bytes (~%d tokens)", took, n, size, fakeapi.EstimateTokens(size), len(req.Messages), body, fakeapi.EstimateTokens(body))
 }
 
 // TestExtensionOldestPi: pi 0.27.9 has no extensions (its hooks live in

@@ -57,6 +57,7 @@ export default function (pi: any) {
 				tool_calls: Array.isArray(msg?.content) ? msg.content.filter((c: any) => c?.type === "toolCall").length : 0,
 			},
 		});
+		const start = Date.now();
 		const out = await ask(["hook", "--agent", "pi", "compact"], input, ctx.cwd, event.signal);
 		if (out === undefined) return;
 		let reply: any;
@@ -71,7 +72,7 @@ export default function (pi: any) {
 				summary: reply.summary,
 				firstKeptEntryId: reply.first_kept_entry_id,
 				tokensBefore: p.tokensBefore,
-				details: { cairn: reply.session },
+				details: { cairn: reply.session, ms: Date.now() - start },
 			},
 		};
 	});

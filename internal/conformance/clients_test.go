@@ -19,7 +19,9 @@ import (
 	"cairn/internal/fakeapi"
 	"cairn/internal/geminitest"
 	"cairn/internal/opencodetest"
+	"cairn/internal/pitest"
 	"cairn/opencode"
+	"cairn/pi"
 	"cairn/surgery"
 )
 
@@ -53,6 +55,7 @@ var targets = []target{
 	{name: "codex", agent: cairn.AgentCodex, api: "responses", releases: []string{"newest"}, clients: codexClients, resume: resumeCodex},
 	{name: "gemini", agent: cairn.AgentGemini, api: "gemini", releases: both, clients: geminiClients, resume: resumeGemini},
 	{name: "opencode", agent: cairn.AgentOpencode, api: "chat", releases: both, clients: opencodeClients, resume: resumeOpencode},
+	{name: "pi", agent: cairn.AgentPi, api: "messages", releases: both, clients: piClients, resume: resumePi},
 }
 
 func claudeClients(t *testing.T) []client {
@@ -83,6 +86,14 @@ func opencodeClients(t *testing.T) []client {
 	return out
 }
 
+func piClients(t *testing.T) []client {
+	var out []client
+	for _, c := range pitest.Clients(t) {
+		out = append(out, client{c.Name, c.Bin})
+	}
+	return out
+}
+
 // formatOf is the reader of a harness's sessions.
 func formatOf(agent string) cairn.Transcript {
 	switch agent {
@@ -92,6 +103,8 @@ func formatOf(agent string) cairn.Transcript {
 		return gemini.Format{}
 	case cairn.AgentOpencode:
 		return opencode.Format{}
+	case cairn.AgentPi:
+		return pi.Format{}
 	}
 	return claudecode.Format{}
 }
@@ -108,10 +121,13 @@ func blocksFor(target string, m *cairn.Materialization) func(p *cairn.Piece) ([]
 		}
 		blocks := surgery.PieceBlocks(formatOf(src.Agent), src, p, m.Fidelity)
 		switch {
-		case target == cairn.AgentOpencode && src.Agent == cairn.AgentGemini:
+		case target == src.Agent:
+		case (target == cairn.AgentOpencode || target == cairn.AgentPi) && src.Agent == cairn.AgentGemini:
 			return claudecode.GeminiBlocks(blocks), nil
-		case target != cairn.AgentOpencode && src.Agent == cairn.AgentOpencode:
+		case src.Agent == cairn.AgentOpencode:
 			return opencode.ClaudeBlocks(blocks), nil
+		case src.Agent == cairn.AgentPi:
+			return pi.ClaudeBlocks(blocks), nil
 		}
 		return blocks, nil
 	}
@@ -194,6 +210,22 @@ func resumeOpencode(t *testing.T, c client, st surgery.Store, m *cairn.Materiali
 		t.Fatal(err)
 	}
 	h.Run(t, c.bin, "run", "--session", sess.ID, prompt)
+	return carrying(t, api.Requests(), prompt, `"tools"`)
+}
+
+func resumePi(t *testing.T, c client, st surgery.Store, m *cairn.Materialization, prompt string) []byte {
+	api := fakeapi.New()
+	defer api.Close()
+	h := pitest.NewHome(t, api.URL)
+	now := time.Now()
+	x := &pi.Exporter{SessionID: pi.NewSessionID(), Cwd: h.Cwd, Summary: surgery.Summary(m), Now: now, Blocks: blocksFor(cairn.AgentPi, m)}
+	lines, err := x.Lines(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(h.SessionsDir(), x.FileName(now))
+	write(t, path, lines)
+	h.Run(t, c.bin, prompt, "--session", path)
 	return carrying(t, api.Requests(), prompt, `"tools"`)
 }
 

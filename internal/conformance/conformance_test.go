@@ -18,8 +18,8 @@ import (
 )
 
 // A source is a session a harness's real client wrote: three prompts,
-// each answered in several steps with tool calls (Gemini CLI's and
-// opencode's made by TestGenerateSources).
+// each answered in several steps with tool calls (Gemini CLI's, opencode's
+// and pi's made by TestGenerateSources).
 type source struct {
 	name  string
 	agent string
@@ -31,6 +31,7 @@ var sources = []source{
 	{"codex", cairn.AgentCodex, "../../testdata/codex/three-rounds.jsonl"},
 	{"gemini", cairn.AgentGemini, "testdata/gemini-*.jsonl"},
 	{"opencode", cairn.AgentOpencode, "testdata/opencode-*.jsonl"},
+	{"pi", cairn.AgentPi, "testdata/pi-*.jsonl"},
 }
 
 // engagement tags every round of each source but the first: what extract
@@ -166,9 +167,9 @@ type cell struct {
 }
 
 // corner reports whether a cell runs by default: every direction by
-// revive on the newest clients, each other operation on four directions
-// (every source and every target once), and the oldest releases on each
-// operation's four.
+// revive on the newest clients, each other operation on one direction a
+// source (every source and every target once), and the oldest releases on
+// each operation's.
 func corner(c cell) bool {
 	diagonal := (c.si+c.oi)%len(sources) == c.ti
 	if c.release == "newest" {

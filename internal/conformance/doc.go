@@ -1,8 +1,8 @@
 // Package conformance holds the suite every direction of a surgical export
 // passes: a session of each harness (Claude Code, Codex, Gemini CLI,
-// opencode) cut by each operation (compress-before, revive fitted so that a
-// round is kept only in part, extract, merge), written for each of the four
-// clients, resumed by the real client offline against [fakeapi], and the
+// opencode, pi) cut by each operation (compress-before, revive fitted so
+// that a round is kept only in part, extract, merge), written for each of
+// the five clients, resumed by the real client offline against [fakeapi], and the
 // request the client sends checked:
 //
 //   - each kept round's prompt is a user message of its own (the first may

@@ -10,12 +10,14 @@ import (
 	"cairn/internal/fakeapi"
 	"cairn/internal/geminitest"
 	"cairn/internal/opencodetest"
+	"cairn/internal/pitest"
 	"cairn/opencode"
 )
 
 // TestGenerateSources rewrites testdata/: a session of three prompts, each
-// answered in several steps with tool calls, as the newest Gemini CLI and
-// opencode write them (the samples under gemini/ and opencode/ hold two).
+// answered in several steps with tool calls, as the newest Gemini CLI,
+// opencode and pi write them (the samples under gemini/, opencode/ and pi/
+// hold two).
 // Run with CAIRN_CONFORMANCE_SAMPLES=1; the sessions are committed.
 func TestGenerateSources(t *testing.T) {
 	if os.Getenv("CAIRN_CONFORMANCE_SAMPLES") == "" {
@@ -122,6 +124,47 @@ func TestGenerateSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(out, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("pi", func(t *testing.T) {
+		c := pitest.NewestClient(t)
+		api := fakeapi.New(
+			fakeapi.Turn{Match: "make the list", Steps: [][]fakeapi.Block{
+				{{Type: "text", Text: "Writing the list."}, {Type: "tool_use", Name: "write", Input: map[string]any{"path": "list.txt", "content": "one\ntwo\n"}}},
+				{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "wc -l list.txt && echo LISTED-OK"}}},
+				{{Type: "text", Text: "MADE-LIST: two lines."}},
+			}},
+			fakeapi.Turn{Match: "change the list", Steps: [][]fakeapi.Block{
+				{{Type: "tool_use", Name: "read", Input: map[string]any{"path": "list.txt"}}},
+				{{Type: "tool_use", Name: "edit", Input: map[string]any{"path": "list.txt", "edits": []any{map[string]any{"oldText": "two", "newText": "three"}}}}},
+				{{Type: "text", Text: "CHANGED-LIST: two is three."}},
+			}},
+			fakeapi.Turn{Match: "count the list", Steps: [][]fakeapi.Block{
+				{{Type: "text", Text: "Counting."}, {Type: "tool_use", Name: "bash", Input: map[string]any{"command": "grep -c . list.txt"}}},
+				{{Type: "tool_use", Name: "read", Input: map[string]any{"path": "list.txt"}}},
+				{{Type: "text", Text: "COUNTED-LIST: one and three."}},
+			}},
+		)
+		defer api.Close()
+		h := pitest.NewHome(t, api.URL)
+		h.Run(t, c.Bin, "Please make the list.")
+		files := h.Sessions(t)
+		if len(files) != 1 {
+			t.Fatalf("sessions: %v", files)
+		}
+		h.Run(t, c.Bin, "Now change the list.", "--session", files[0])
+		h.Run(t, c.Bin, "Finally count the list.", "--session", files[0])
+		data, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"MADE-LIST", "CHANGED-LIST", "COUNTED-LIST: one and three."} {
+			if !strings.Contains(string(data), want) {
+				t.Fatalf("the session holds no %q", want)
+			}
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "pi-"+pitest.Newest+".jsonl"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -107,13 +107,8 @@ Examples:
 		return err
 	}
 	if !f.user {
-		if _, ok := workspace.Find(p.project); !ok {
-			w := workspace.New(p.project)
-			w.Now = m.now
-			if _, err := w.Init(); err != nil {
-				return err
-			}
-			fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", p.project)
+		if err := m.makeWorkspace(p.project); err != nil {
+			return err
 		}
 	}
 	if plugin := m.claudePlugin(p.project); plugin != "" {

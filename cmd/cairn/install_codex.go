@@ -26,13 +26,8 @@ func (m *Main) installCodex(bin string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := workspace.Find(project); !ok {
-		w := workspace.New(project)
-		w.Now = m.now
-		if _, err := w.Init(); err != nil {
-			return err
-		}
-		fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", project)
+	if err := m.makeWorkspace(project); err != nil {
+		return err
 	}
 	config := filepath.Join(m.codexHome(), "config.toml")
 	if err := m.editFile(config, func(b []byte) ([]byte, bool, error) { return codex.InstallMCP(b, bin) }, "MCP server"); err != nil {
@@ -77,4 +72,20 @@ func (m *Main) projectRoot() (string, error) {
 		return root, nil
 	}
 	return wd, nil
+}
+
+// makeWorkspace makes project a cairn workspace (cairn init) unless it is
+// one, and says so: the hooks and plugins install writes stay silent
+// outside one.
+func (m *Main) makeWorkspace(project string) error {
+	if _, ok := workspace.Find(project); ok {
+		return nil
+	}
+	w := workspace.New(project)
+	w.Now = m.now
+	if _, err := w.Init(); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", project)
+	return nil
 }

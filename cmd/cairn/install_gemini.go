@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"cairn/claudecode"
 	"cairn/gemini"
-	"cairn/workspace"
 )
 
 const installGeminiHelp = `
@@ -40,13 +37,8 @@ func (m *Main) installGemini(bin string, user bool) error {
 		return err
 	}
 	if !user {
-		if _, ok := workspace.Find(project); !ok {
-			w := workspace.New(project)
-			w.Now = m.now
-			if _, err := w.Init(); err != nil {
-				return err
-			}
-			fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", project)
+		if err := m.makeWorkspace(project); err != nil {
+			return err
 		}
 	}
 	path := gemini.SettingsPath(m.geminiHome(), project, user)

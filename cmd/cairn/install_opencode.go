@@ -1,11 +1,6 @@
 package main
 
-import (
-	"fmt"
-
-	"cairn/opencode"
-	"cairn/workspace"
-)
+import "cairn/opencode"
 
 const installOpencodeHelp = `
 "cairn install opencode" sets opencode up. opencode has no hooks; its
@@ -29,13 +24,8 @@ func (m *Main) installOpencode(bin string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := workspace.Find(project); !ok {
-		w := workspace.New(project)
-		w.Now = m.now
-		if _, err := w.Init(); err != nil {
-			return err
-		}
-		fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", project)
+	if err := m.makeWorkspace(project); err != nil {
+		return err
 	}
 	data := m.opencodeDataDir()
 	if err := m.editFile(opencode.PluginPath(project), func(b []byte) ([]byte, bool, error) {

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 
 	"cairn/pi"
-	"cairn/workspace"
 )
 
 const installPiHelp = `
@@ -27,13 +25,8 @@ func (m *Main) installPi(bin string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := workspace.Find(project); !ok {
-		w := workspace.New(project)
-		w.Now = m.now
-		if _, err := w.Init(); err != nil {
-			return err
-		}
-		fmt.Fprintf(m.Stdout, "Made %s a cairn workspace (cairn init).\n", project)
+	if err := m.makeWorkspace(project); err != nil {
+		return err
 	}
 	want := pi.Extension(bin)
 	if err := m.editFile(pi.ExtensionPath(project), func(b []byte) ([]byte, bool, error) {

@@ -78,7 +78,7 @@ func TestInstallPi(t *testing.T) {
 // prompt after the compaction. It returns the session file, the requests,
 // the compaction entry and the time pi took to compact (from the entry
 // before it to it).
-func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []fakeapi.Request, map[string]any, time.Duration) {
+func compactWith(t *testing.T, c pitest.Client, bin, command string, env ...string) (string, []fakeapi.Request, map[string]any, time.Duration) {
 	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
 		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
 		{{Type: "text", Text: "Looked: the work is a LOOKED marker."}},
@@ -88,6 +88,7 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string) (string, []
 	}})
 	t.Cleanup(api.Close)
 	h := pitest.NewHome(t, api.URL)
+	h.Env = env
 	models := strings.Replace(pitest.ModelsJSON(api.URL), `"contextWindow":200000`, `"contextWindow":20000`, 1)
 	if err := os.WriteFile(filepath.Join(h.Agent(), "models.json"), []byte(models), 0o644); err != nil {
 		t.Fatal(err)
@@ -236,10 +237,15 @@ func TestExtensionCompaction(t *testing.T) {
 		t.Logf("cairn hook --agent pi compact, whole process: median %v of %v", times[len(times)/2], times)
 	})
 
+	slow := filepath.Join(t.TempDir(), "slow-cairn")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, fail := range []struct{ name, command string }{
 		{"cairn fails", "false"},
 		{"cairn answers no JSON", "echo"},
 		{"cairn missing", filepath.Join(t.TempDir(), "no-cairn")},
+		{"cairn too slow", slow},
 	} {
 		t.Run(fail.name, func(t *testing.T) { ownCompaction(t, c, bin, fail.command) })
 	}
@@ -248,7 +254,7 @@ func TestExtensionCompaction(t *testing.T) {
 // ownCompaction checks that pi compacts by itself when the extension's
 // command fails, and the session goes on.
 func ownCompaction(t *testing.T, c pitest.Client, bin, command string) {
-	_, reqs, comp, took := compactWith(t, c, bin, command)
+	_, reqs, comp, took := compactWith(t, c, bin, command, "CAIRN_PI_TIMEOUT_MS=1500")
 	if comp["fromHook"] == true {
 		t.Errorf("compaction from the extension though cairn failed: %v", comp)
 	}

@@ -3,12 +3,12 @@
 // the session and revives it within a budget of the model's window
 // (continuation block, index, last rounds in full) and names the entry pi
 // keeps from. The handler only passes what pi gives it and what cairn
-// answers. If cairn is missing, fails, is slow (30 s) or answers no
+// answers. If cairn is missing, fails, is slow (30 s, or $CAIRN_PI_TIMEOUT_MS) or answers no
 // summary, it returns nothing and pi compacts by itself.
 import { spawn } from "node:child_process";
 
 const CAIRN = "@CAIRN@";
-const TIMEOUT_MS = 30000;
+const TIMEOUT_MS = Number(process.env.CAIRN_PI_TIMEOUT_MS) || 30000;
 
 function ask(args: string[], input: string, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
 	return new Promise((resolve) => {

@@ -8,10 +8,8 @@ import (
 	"testing"
 
 	"cairn"
-	"cairn/inscribe"
 	"cairn/internal/fakeapi"
 	"cairn/internal/pitest"
-	"cairn/pi"
 	"cairn/sqlite"
 )
 
@@ -45,15 +43,7 @@ func TestCompaction(t *testing.T) {
 	if !strings.Contains(string(data), `"type":"compaction"`) {
 		t.Fatalf("pi did not compact:\n%s", data)
 	}
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
-	if err := db.Open(); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	im := &inscribe.Importer{Store: struct {
-		*sqlite.InscriptionStore
-		*sqlite.LineStore
-	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: pi.Format{}}
+	db, im := newImporter(t)
 	ctx := context.Background()
 	rep, err := im.Import(ctx, files)
 	if err != nil || len(rep.Files) != 1 {

@@ -15,6 +15,21 @@ import (
 	"cairn/sqlite"
 )
 
+// newImporter returns a scratch store and an importer of pi's sessions
+// into it.
+func newImporter(t *testing.T) (*sqlite.DB, *inscribe.Importer) {
+	t.Helper()
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, &inscribe.Importer{Store: struct {
+		*sqlite.InscriptionStore
+		*sqlite.LineStore
+	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: pi.Format{}}
+}
+
 // TestImportAcrossMigration imports a session pi wrote in format 1, has
 // the newest pi go on in it (it migrates the file to format 3, rewriting
 // it with ids, then appends), and imports it again: a new generation of
@@ -45,15 +60,7 @@ func TestImportAcrossMigration(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "cairn.db"))
-	if err := db.Open(); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	im := &inscribe.Importer{Store: struct {
-		*sqlite.InscriptionStore
-		*sqlite.LineStore
-	}{sqlite.NewInscriptionStore(db), sqlite.NewLineStore(db)}, Format: pi.Format{}}
+	db, im := newImporter(t)
 	ctx := context.Background()
 	imp := func(want string) *inscribe.FileReport {
 		t.Helper()

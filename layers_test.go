@@ -18,7 +18,8 @@ var layers = map[string][]string{
 	"cairn/claudecode": {"cairn", "cairn/internal/readrule"},
 	"cairn/codex":      {"cairn", "cairn/internal/readrule"},
 	"cairn/opencode":   {"cairn", "cairn/internal/readrule"},
-	"cairn/gemini":     {"cairn", "cairn/internal/readrule"},
+	"cairn/gemini":     {"cairn", "cairn/internal/jsonw", "cairn/internal/readrule"},
+	"cairn/pi":         {"cairn", "cairn/internal/jsonw"},
 	"cairn/sqlite":     {"cairn", "cairn/internal/porter"},
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn", "cairn/internal/readrule"},
@@ -38,6 +39,9 @@ var layers = map[string][]string{
 	// The one rule of what may be read of a client's files, for the
 	// adapters and inscribe.
 	"cairn/internal/readrule": {},
+	// Leaves: JSON written as clients in JavaScript write it, for the
+	// adapters that write their sessions.
+	"cairn/internal/jsonw": {},
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
 	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export", "cairn/retention"},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/internal/jsonw"
 	"cairn/internal/readrule"
 )
 
@@ -207,9 +208,9 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 		return x.document(meta, msgs)
 	}
 	meta = append(meta, "kind", "main")
-	lines := [][]byte{append(ordered(meta...), '\n')}
+	lines := [][]byte{append(jsonw.Ordered(meta...), '\n')}
 	for _, msg := range msgs {
-		lines = append(lines, append(marshal(msg), '\n'))
+		lines = append(lines, append(jsonw.Marshal(msg), '\n'))
 	}
 	return lines, nil
 }
@@ -217,8 +218,8 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 // document returns the older releases' .json document, indented as
 // JSON.stringify(record, null, 2) writes it, cut into lines.
 func (x *Exporter) document(meta []any, msgs []*message) ([][]byte, error) {
-	doc := append(ordered(meta...)[:len(ordered(meta...))-1], []byte(`,"messages":`)...)
-	doc = append(append(doc, marshal(msgs)...), '}')
+	doc := append(jsonw.Ordered(meta...)[:len(jsonw.Ordered(meta...))-1], []byte(`,"messages":`)...)
+	doc = append(append(doc, jsonw.Marshal(msgs)...), '}')
 	var b bytes.Buffer
 	if err := json.Indent(&b, doc, "", "  "); err != nil {
 		return nil, err
@@ -364,33 +365,6 @@ func stampOf(b *cairn.Block, now time.Time) string {
 }
 
 func newID() string { return NewSessionID() }
-
-// marshal encodes v as the client writes JSON: no HTML escaping.
-func marshal(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-// ordered encodes key, value pairs as one object, in order.
-func ordered(kv ...any) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(marshal(kv[i]))
-		b.WriteByte(':')
-		b.Write(marshal(kv[i+1]))
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
 
 // MarkProject records the project a chats folder belongs to in
 // <project folder>/.project_root, as the client does, unless it is

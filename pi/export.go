@@ -1,7 +1,6 @@
 package pi
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/internal/jsonw"
 )
 
 // An Exporter writes a [cairn.Materialization] as a new pi session file
@@ -103,9 +103,9 @@ type outPart struct {
 
 func (p outPart) MarshalJSON() ([]byte, error) {
 	if p.typ == "toolCall" {
-		return ordered("type", "toolCall", "id", p.id, "name", p.name, "arguments", p.args), nil
+		return jsonw.Ordered("type", "toolCall", "id", p.id, "name", p.name, "arguments", p.args), nil
 	}
-	return ordered("type", "text", "text", p.text), nil
+	return jsonw.Ordered("type", "text", "text", p.text), nil
 }
 
 // An out is one message on its way out.
@@ -171,7 +171,7 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 	if x.ParentSession != "" {
 		header = append(header, "parentSession", x.ParentSession)
 	}
-	lines := [][]byte{append(ordered(header...), '\n')}
+	lines := [][]byte{append(jsonw.Ordered(header...), '\n')}
 	var parent any
 	used := map[string]bool{}
 	for _, msg := range msgs {
@@ -182,20 +182,20 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 		var body []byte
 		switch msg.role {
 		case "user":
-			body = ordered("role", "user", "content", msg.content, "timestamp", ts.UnixMilli())
+			body = jsonw.Ordered("role", "user", "content", msg.content, "timestamp", ts.UnixMilli())
 		case "assistant":
 			stop := "stop"
 			if len(msg.calls) > 0 {
 				stop = "toolUse"
 			}
-			body = ordered("role", "assistant", "content", msg.content, "api", "anthropic-messages", "provider", provider, "model", model,
+			body = jsonw.Ordered("role", "assistant", "content", msg.content, "api", "anthropic-messages", "provider", provider, "model", model,
 				"usage", zeroUsage, "stopReason", stop, "timestamp", ts.UnixMilli())
 		case "toolResult":
 			c := msg.call
-			body = ordered("role", "toolResult", "toolCallId", c["id"], "toolName", c["name"], "content", msg.content, "isError", c["error"], "timestamp", ts.UnixMilli())
+			body = jsonw.Ordered("role", "toolResult", "toolCallId", c["id"], "toolName", c["name"], "content", msg.content, "isError", c["error"], "timestamp", ts.UnixMilli())
 		}
 		id := entryID(used)
-		lines = append(lines, append(ordered("type", "message", "id", id, "parentId", parent, "timestamp", ts.UTC().Format(TimeFormat), "message", json.RawMessage(body)), '\n'))
+		lines = append(lines, append(jsonw.Ordered("type", "message", "id", id, "parentId", parent, "timestamp", ts.UTC().Format(TimeFormat), "message", json.RawMessage(body)), '\n'))
 		parent = id
 	}
 	return lines, nil
@@ -372,31 +372,4 @@ func entryID(used map[string]bool) string {
 			return id
 		}
 	}
-}
-
-// marshal encodes v as JSON.stringify does: no HTML escaping.
-func marshal(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-// ordered encodes key, value pairs as one object, in order.
-func ordered(kv ...any) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(marshal(kv[i]))
-		b.WriteByte(':')
-		b.Write(marshal(kv[i+1]))
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }

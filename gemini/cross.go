@@ -2,7 +2,8 @@ package gemini
 
 import (
 	"encoding/json"
-	"strings"
+
+	"cairn"
 )
 
 // A Crossing counts what a session of another harness (Claude Code, Codex)
@@ -40,9 +41,9 @@ func toGeminiCall(tool, input string) (name string, args map[string]any, ok bool
 	}
 	switch tool {
 	case "Bash", "exec_command", "shell", "local_shell":
-		cmd := commandLine(in.Cmd)
+		cmd := cairn.CommandLine(in.Cmd)
 		if cmd == "" {
-			cmd = commandLine(in.Command)
+			cmd = cairn.CommandLine(in.Command)
 		}
 		if cmd == "" {
 			break
@@ -101,21 +102,4 @@ func toGeminiCall(tool, input string) (name string, args map[string]any, ok bool
 		}
 	}
 	return "", nil, false
-}
-
-// commandLine reads a command given as a string or as argv (Codex's
-// shell: ["bash", "-lc", "…"]).
-func commandLine(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var argv []string
-	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
-		return ""
-	}
-	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
-		return argv[2]
-	}
-	return strings.Join(argv, " ")
 }

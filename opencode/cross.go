@@ -40,17 +40,7 @@ func toOpencodeCall(tool, input string) (name string, args map[string]any, ok bo
 	case "Bash", "exec_command", "shell", "local_shell", "container.exec", "shell_command":
 		cmd := in.Cmd
 		if cmd == "" {
-			var s string
-			var argv []string
-			if json.Unmarshal(in.Command, &s) == nil {
-				cmd = s
-			} else if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
-				if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
-					cmd = argv[2]
-				} else {
-					cmd = strings.Join(argv, " ")
-				}
-			}
+			cmd = cairn.CommandLine(in.Command)
 		}
 		if cmd == "" {
 			return "", nil, false

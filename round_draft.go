@@ -14,6 +14,35 @@ type RoundDraft struct {
 	Usage  RoundUsage
 }
 
+// RoundPreviewLen is the number of characters kept in a round's previews.
+const RoundPreviewLen = 80
+
+// Add appends to d a block read from line l: its role, kind, content and
+// the response it belongs to (msgID), set filling in the rest (a tool
+// call's name and id). The round's UserPreview is its first prompt's, its
+// AgentPreview its last assistant text's that is not blank.
+func (d *RoundDraft) Add(l *Line, role string, kind BlockKind, content, msgID string, set func(*Block)) {
+	bl := &Block{
+		SessionID: d.Round.SessionID, RoundSeq: d.Round.Seq, LineNo: l.No, Index: len(d.Blocks),
+		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
+	}
+	if set != nil {
+		set(bl)
+	}
+	d.Blocks = append(d.Blocks, bl)
+	r := d.Round
+	switch kind {
+	case UserText:
+		if r.UserPreview == "" {
+			r.UserPreview = PreviewText(content, RoundPreviewLen)
+		}
+	case AssistantText:
+		if p := PreviewText(content, RoundPreviewLen); p != "" {
+			r.AgentPreview = p
+		}
+	}
+}
+
 // AddTool notes that round r called tool name, once.
 func (r *Round) AddTool(name string) {
 	if !slices.Contains(r.Tools, name) {

@@ -35,3 +35,23 @@ func TestFinishRounds(t *testing.T) {
 		t.Errorf("the draft's round was changed: %+v", d.Round.Usage)
 	}
 }
+
+func TestRoundDraftAdd(t *testing.T) {
+	d := &cairn.RoundDraft{Round: &cairn.Round{SessionID: "s", Seq: 3}}
+	l := &cairn.Line{No: 7}
+	d.Add(l, "user", cairn.UserText, "first   prompt", "", nil)
+	d.Add(l, "user", cairn.UserText, "second prompt", "", nil)
+	d.Add(l, "assistant", cairn.AssistantText, "an answer", "m1", nil)
+	d.Add(l, "assistant", cairn.ToolUse, "{}", "m1", func(b *cairn.Block) { b.ToolName, b.ToolID = "Bash", "t1" })
+	d.Add(l, "assistant", cairn.AssistantText, "  ", "m2", nil)
+	if d.Round.UserPreview != "first prompt" || d.Round.AgentPreview != "an answer" {
+		t.Errorf("previews = %q, %q: want the first prompt's and the last answer's not blank", d.Round.UserPreview, d.Round.AgentPreview)
+	}
+	if len(d.Blocks) != 5 {
+		t.Fatalf("blocks = %d, want 5", len(d.Blocks))
+	}
+	call := d.Blocks[3]
+	if call.Index != 3 || call.LineNo != 7 || call.RoundSeq != 3 || call.SessionID != "s" || call.MessageID != "m1" || call.ToolName != "Bash" || call.ToolID != "t1" {
+		t.Errorf("call block = %+v", call)
+	}
+}

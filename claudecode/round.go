@@ -16,7 +16,7 @@ import (
 )
 
 // PreviewLen is the number of characters kept in a round's previews.
-const PreviewLen = 80
+const PreviewLen = cairn.RoundPreviewLen
 
 // A builder turns lines into rounds in file order. It implements
 // [cairn.RoundBuilder].

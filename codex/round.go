@@ -10,7 +10,7 @@ import (
 )
 
 // PreviewLen is the number of characters kept in a round's previews.
-const PreviewLen = 80
+const PreviewLen = cairn.RoundPreviewLen
 
 // A builder turns rollout lines into rounds in file order. It implements
 // [cairn.RoundBuilder].
@@ -154,7 +154,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 	case "compacted":
 		b.turn = ""
 		if it.Message != "" {
-			rs.add(l, "system", cairn.MetaText, it.Message, "", nil)
+			rs.Add(l, "system", cairn.MetaText, it.Message, "", nil)
 		}
 		return
 	case "token_usage_record":
@@ -186,19 +186,19 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 		}
 		switch it.Role {
 		case "assistant":
-			rs.add(l, "assistant", cairn.AssistantText, text, b.turn, nil)
+			rs.Add(l, "assistant", cairn.AssistantText, text, b.turn, nil)
 		case "user":
 			b.turn = ""
 			kind := cairn.UserText
 			if !b.startsRound(p) {
 				kind = cairn.MetaText
 			}
-			rs.add(l, "user", kind, text, "", nil)
+			rs.Add(l, "user", kind, text, "", nil)
 		default: // developer, system
-			rs.add(l, "system", cairn.MetaText, text, "", nil)
+			rs.Add(l, "system", cairn.MetaText, text, "", nil)
 		}
 	case "reasoning":
-		rs.add(l, "assistant", cairn.Thinking, it.reasoning(), b.turn, nil)
+		rs.Add(l, "assistant", cairn.Thinking, it.reasoning(), b.turn, nil)
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call", "image_generation_call":
 		name, input := it.Name, it.arguments()
 		switch it.Type {
@@ -212,7 +212,7 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 			id = it.ID
 		}
 		rs.tools[id] = name
-		rs.add(l, "assistant", cairn.ToolUse, input, b.turn, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
+		rs.Add(l, "assistant", cairn.ToolUse, input, b.turn, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
 		rs.Round.AddTool(name)
 	case "function_call_output", "custom_tool_call_output", "tool_search_output":
 		b.turn = ""
@@ -220,31 +220,9 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 		if it.Type == "tool_search_output" && text == "" {
 			text = string(it.Content)
 		}
-		rs.add(l, "user", cairn.ToolResult, text, "", func(bl *cairn.Block) {
+		rs.Add(l, "user", cairn.ToolResult, text, "", func(bl *cairn.Block) {
 			bl.ToolID, bl.ToolName, bl.IsError = it.CallID, rs.tools[it.CallID], failed
 		})
-	}
-}
-
-func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
-	bl := &cairn.Block{
-		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
-		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
-	}
-	if set != nil {
-		set(bl)
-	}
-	rs.Blocks = append(rs.Blocks, bl)
-	r := rs.Round
-	switch kind {
-	case cairn.UserText:
-		if r.UserPreview == "" {
-			r.UserPreview = Preview(content)
-		}
-	case cairn.AssistantText:
-		if p := Preview(content); p != "" {
-			r.AgentPreview = p
-		}
 	}
 }
 

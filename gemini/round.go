@@ -375,25 +375,8 @@ func (rs *roundState) drop(id string) {
 }
 
 func (rs *roundState) add(l *cairn.Line, owner, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
-	bl := &cairn.Block{
-		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
-		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
-	}
-	if set != nil {
-		set(bl)
-	}
-	rs.Blocks, rs.owner = append(rs.Blocks, bl), append(rs.owner, owner)
-	r := rs.Round
-	switch kind {
-	case cairn.UserText:
-		if r.UserPreview == "" {
-			r.UserPreview = Preview(content)
-		}
-	case cairn.AssistantText:
-		if p := Preview(content); p != "" {
-			r.AgentPreview = p
-		}
-	}
+	rs.Add(l, role, kind, content, msgID, set)
+	rs.owner = append(rs.owner, owner)
 }
 
 // addUsage records one reply's usage once (the last line of it counts).
@@ -430,7 +413,7 @@ func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.M
 }
 
 // PreviewLen is the number of characters kept in a round's previews.
-const PreviewLen = 80
+const PreviewLen = cairn.RoundPreviewLen
 
 // Preview returns the first [PreviewLen] characters of s with whitespace
 // collapsed, ending in "…" when cut.

@@ -10,7 +10,7 @@ import (
 )
 
 // PreviewLen is the number of characters kept in a round's previews.
-const PreviewLen = 80
+const PreviewLen = cairn.RoundPreviewLen
 
 // A builder turns log lines into rounds in order. It implements
 // [cairn.RoundBuilder]. A user message starts a round, each assistant
@@ -166,14 +166,14 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, id string, p *part) {
 	case "text":
 		switch {
 		case user && (p.Synthetic || p.Ignored):
-			rs.add(l, "user", cairn.MetaText, p.Text, "", nil)
+			rs.Add(l, "user", cairn.MetaText, p.Text, "", nil)
 		case user:
-			rs.add(l, "user", cairn.UserText, p.Text, "", nil)
+			rs.Add(l, "user", cairn.UserText, p.Text, "", nil)
 		default:
-			rs.add(l, "assistant", cairn.AssistantText, p.Text, step, nil)
+			rs.Add(l, "assistant", cairn.AssistantText, p.Text, step, nil)
 		}
 	case "reasoning":
-		rs.add(l, "assistant", cairn.Thinking, p.Text, step, nil)
+		rs.Add(l, "assistant", cairn.Thinking, p.Text, step, nil)
 	case "tool":
 		if p.State == nil {
 			return
@@ -186,13 +186,13 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, id string, p *part) {
 		if input == "" || input == "null" {
 			input = "{}"
 		}
-		rs.add(l, "assistant", cairn.ToolUse, input, step, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
+		rs.Add(l, "assistant", cairn.ToolUse, input, step, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
 		rs.Round.AddTool(p.Tool)
 		switch p.State.Status {
 		case "completed":
-			rs.add(l, "user", cairn.ToolResult, p.State.Output, "", func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
+			rs.Add(l, "user", cairn.ToolResult, p.State.Output, "", func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
 		case "error":
-			rs.add(l, "user", cairn.ToolResult, p.State.Error, "", func(bl *cairn.Block) {
+			rs.Add(l, "user", cairn.ToolResult, p.State.Error, "", func(bl *cairn.Block) {
 				bl.ToolName, bl.ToolID, bl.IsError = p.Tool, callID, true
 			})
 		}
@@ -201,11 +201,11 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, id string, p *part) {
 		if name == "" {
 			name = p.URL
 		}
-		rs.add(l, roleOf(user), cairn.MetaText, "[file: "+name+"]", step, nil)
+		rs.Add(l, roleOf(user), cairn.MetaText, "[file: "+name+"]", step, nil)
 	case "compaction":
-		rs.add(l, "system", cairn.CompactionBlock, "opencode compacted the conversation", "", nil)
+		rs.Add(l, "system", cairn.CompactionBlock, "opencode compacted the conversation", "", nil)
 	case "subtask", "agent":
-		rs.add(l, roleOf(user), cairn.MetaText, "["+p.Type+"] "+p.Text, step, nil)
+		rs.Add(l, roleOf(user), cairn.MetaText, "["+p.Type+"] "+p.Text, step, nil)
 	}
 }
 
@@ -214,28 +214,6 @@ func roleOf(user bool) string {
 		return "user"
 	}
 	return "assistant"
-}
-
-func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
-	bl := &cairn.Block{
-		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
-		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
-	}
-	if set != nil {
-		set(bl)
-	}
-	rs.Blocks = append(rs.Blocks, bl)
-	r := rs.Round
-	switch kind {
-	case cairn.UserText:
-		if r.UserPreview == "" {
-			r.UserPreview = Preview(content)
-		}
-	case cairn.AssistantText:
-		if p := Preview(content); p != "" {
-			r.AgentPreview = p
-		}
-	}
 }
 
 // addUsage records an assistant message's usage, its latest version.

@@ -107,7 +107,7 @@ func (b *builder) Add(l *cairn.Line) string {
 		}
 	}
 	if opens && !prompt {
-		rs.add(l, "system", cairn.MetaText, branchNote(parent), "", nil)
+		rs.Add(l, "system", cairn.MetaText, branchNote(parent), "", nil)
 	}
 	if status == cairn.LineUnknownType {
 		return cairn.LineProblem(status, typ)
@@ -154,21 +154,21 @@ func (b *builder) entry(rs *roundState, l *cairn.Line, e *entry, typ string) {
 			b.message(rs, l, e.ID, e.Message)
 		}
 	case typeCompaction:
-		rs.add(l, "system", cairn.CompactionBlock, "Conversation compacted by the client ("+
+		rs.Add(l, "system", cairn.CompactionBlock, "Conversation compacted by the client ("+
 			strconv.FormatInt(e.TokensBefore, 10)+" tokens before, kept from entry "+e.FirstKeptEntryID+")\n\n"+e.Summary, "", nil)
 	case typeBranchSummary:
-		rs.add(l, "system", cairn.MetaText, "Branch summary (of the branch left at entry "+e.FromID+"):\n\n"+e.Summary, "", nil)
+		rs.Add(l, "system", cairn.MetaText, "Branch summary (of the branch left at entry "+e.FromID+"):\n\n"+e.Summary, "", nil)
 	case typeCustomMessage:
 		if t := text(parts(e.Content)); strings.TrimSpace(t) != "" {
-			rs.add(l, "system", cairn.MetaText, t, "", nil)
+			rs.Add(l, "system", cairn.MetaText, t, "", nil)
 		}
 	case typeSessionInfo:
 		if e.Name != "" {
-			rs.add(l, "system", cairn.MetaText, "Session named "+strconv.Quote(e.Name), "", nil)
+			rs.Add(l, "system", cairn.MetaText, "Session named "+strconv.Quote(e.Name), "", nil)
 		}
 	case typeLabel:
 		if e.Label != nil && *e.Label != "" {
-			rs.add(l, "system", cairn.MetaText, "Label "+strconv.Quote(*e.Label)+" on entry "+e.TargetID, "", nil)
+			rs.Add(l, "system", cairn.MetaText, "Label "+strconv.Quote(*e.Label)+" on entry "+e.TargetID, "", nil)
 		}
 	}
 }
@@ -179,7 +179,7 @@ func (b *builder) message(rs *roundState, l *cairn.Line, id string, m *message) 
 	switch m.Role {
 	case "user":
 		if t := text(ps); strings.TrimSpace(t) != "" {
-			rs.add(l, "user", cairn.UserText, t, "", nil)
+			rs.Add(l, "user", cairn.UserText, t, "", nil)
 			rs.prompted = true
 		}
 	case "assistant":
@@ -191,24 +191,24 @@ func (b *builder) message(rs *roundState, l *cairn.Line, id string, m *message) 
 			switch p.Type {
 			case "thinking":
 				if strings.TrimSpace(p.Thinking) != "" {
-					rs.add(l, "assistant", cairn.Thinking, p.Thinking, msgID, nil)
+					rs.Add(l, "assistant", cairn.Thinking, p.Thinking, msgID, nil)
 				}
 			case "text":
 				if strings.TrimSpace(p.Text) != "" {
-					rs.add(l, "assistant", cairn.AssistantText, p.Text, msgID, nil)
+					rs.Add(l, "assistant", cairn.AssistantText, p.Text, msgID, nil)
 				}
 			case "toolCall":
 				rs.addCall(l, msgID, p.ID, p.Name, p.Arguments)
 			}
 		}
 		if m.ErrorMessage != "" {
-			rs.add(l, "system", cairn.MetaText, "Error ("+m.StopReason+"): "+m.ErrorMessage, "", nil)
+			rs.Add(l, "system", cairn.MetaText, "Error ("+m.StopReason+"): "+m.ErrorMessage, "", nil)
 		}
 		if m.Usage != nil {
 			rs.Usage.Set(rs.Round.Seq, msgID, m.Model, m.Usage.usage())
 		}
 	case "toolResult":
-		rs.add(l, "user", cairn.ToolResult, text(ps), "", func(bl *cairn.Block) {
+		rs.Add(l, "user", cairn.ToolResult, text(ps), "", func(bl *cairn.Block) {
 			bl.ToolID, bl.ToolName, bl.IsError = m.ToolCallID, m.ToolName, m.IsError
 		})
 	case "bashExecution":
@@ -216,15 +216,15 @@ func (b *builder) message(rs *roundState, l *cairn.Line, id string, m *message) 
 		if m.ExitCode != nil {
 			t += "\n(exit " + strconv.Itoa(*m.ExitCode) + ")"
 		}
-		rs.add(l, "user", cairn.MetaText, t, "", nil)
+		rs.Add(l, "user", cairn.MetaText, t, "", nil)
 	case "compactionSummary":
-		rs.add(l, "system", cairn.CompactionBlock, "Conversation compacted by the client ("+
+		rs.Add(l, "system", cairn.CompactionBlock, "Conversation compacted by the client ("+
 			strconv.FormatInt(m.TokensBefore, 10)+" tokens before)\n\n"+m.Summary, "", nil)
 	case "branchSummary":
-		rs.add(l, "system", cairn.MetaText, "Branch summary:\n\n"+m.Summary, "", nil)
+		rs.Add(l, "system", cairn.MetaText, "Branch summary:\n\n"+m.Summary, "", nil)
 	default: // custom, hookMessage (format 2), and roles to come
 		if t := text(ps); strings.TrimSpace(t) != "" {
-			rs.add(l, "system", cairn.MetaText, t, "", nil)
+			rs.Add(l, "system", cairn.MetaText, t, "", nil)
 		}
 	}
 }
@@ -235,30 +235,8 @@ func (rs *roundState) addCall(l *cairn.Line, msgID, id, name string, args json.R
 	if json.Compact(&c, args) == nil && c.String() != "null" {
 		input = c.String()
 	}
-	rs.add(l, "assistant", cairn.ToolUse, input, msgID, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
+	rs.Add(l, "assistant", cairn.ToolUse, input, msgID, func(bl *cairn.Block) { bl.ToolName, bl.ToolID = name, id })
 	rs.Round.AddTool(name)
-}
-
-func (rs *roundState) add(l *cairn.Line, role string, kind cairn.BlockKind, content, msgID string, set func(*cairn.Block)) {
-	bl := &cairn.Block{
-		SessionID: rs.Round.SessionID, RoundSeq: rs.Round.Seq, LineNo: l.No, Index: len(rs.Blocks),
-		Role: role, Kind: kind, Timestamp: l.Timestamp, Content: content, MessageID: msgID,
-	}
-	if set != nil {
-		set(bl)
-	}
-	rs.Blocks = append(rs.Blocks, bl)
-	r := rs.Round
-	switch kind {
-	case cairn.UserText:
-		if r.UserPreview == "" {
-			r.UserPreview = Preview(content)
-		}
-	case cairn.AssistantText:
-		if p := Preview(content); p != "" {
-			r.AgentPreview = p
-		}
-	}
 }
 
 // Finish implements [cairn.RoundBuilder]. The open round is returned every
@@ -283,7 +261,7 @@ func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.M
 }
 
 // PreviewLen is the number of characters kept in a round's previews.
-const PreviewLen = 80
+const PreviewLen = cairn.RoundPreviewLen
 
 // Preview returns the first [PreviewLen] characters of s with whitespace
 // collapsed, ending in "…" when cut.

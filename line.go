@@ -1,9 +1,11 @@
 package cairn
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // LineStatus says how well a raw line parsed. Every line is stored whatever
@@ -49,6 +51,21 @@ type LineStore interface {
 	// one session, for copying or verifying it. Returns ENOTFOUND if the
 	// session does not exist.
 	FindAllLines(ctx context.Context, sessionID string) ([]*Line, error)
+}
+
+// LineText is a raw line's text as a reader of a JSONL transcript parses
+// it: without the white space around it, status LineBlank when nothing is
+// left, LineInvalidUTF8 with each invalid byte a replacement character,
+// LineOK otherwise.
+func LineText(raw []byte) ([]byte, LineStatus) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil, LineBlank
+	}
+	if !utf8.Valid(t) {
+		return bytes.ToValidUTF8(t, []byte("\uFFFD")), LineInvalidUTF8
+	}
+	return t, LineOK
 }
 
 // LineProblem is what an import reports of a line stored with status: ""

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"cairn"
 )
@@ -213,14 +212,9 @@ const (
 // parseLine reads one JSONL line: its record and type, or a status saying
 // why it has none.
 func parseLine(raw []byte) (*record, string, cairn.LineStatus) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return nil, "", cairn.LineBlank
-	}
-	status := cairn.LineOK
-	if !utf8.Valid(t) {
-		status = cairn.LineInvalidUTF8
-		t = bytes.ToValidUTF8(t, []byte("\uFFFD"))
+	t, status := cairn.LineText(raw)
+	if status == cairn.LineBlank {
+		return nil, "", status
 	}
 	var r record
 	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &r) != nil {

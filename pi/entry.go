@@ -1,11 +1,9 @@
 package pi
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"cairn"
 )
@@ -140,14 +138,9 @@ func text(ps []part) string {
 
 // parseLine reads one line: the entry, its type, and its status.
 func parseLine(raw []byte) (*entry, string, cairn.LineStatus) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return nil, "", cairn.LineBlank
-	}
-	status := cairn.LineOK
-	if !utf8.Valid(t) {
-		status = cairn.LineInvalidUTF8
-		t = bytes.ToValidUTF8(t, []byte("\uFFFD"))
+	t, status := cairn.LineText(raw)
+	if status == cairn.LineBlank {
+		return nil, "", status
 	}
 	var e entry
 	if t[0] != '{' || json.Unmarshal(t, &e) != nil {

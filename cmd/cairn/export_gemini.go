@@ -30,15 +30,9 @@ func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat
 			return nil, err
 		}
 	}
-	dir := f.out
-	if dir == "" {
-		dir = gemini.ChatsDir(m.geminiHome(), cwd)
-	} else if !filepath.IsAbs(dir) {
-		wd, err := m.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(wd, dir)
+	dir, err := m.outDir(f, gemini.ChatsDir(m.geminiHome(), cwd))
+	if err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, x.FileName(now))
 	if err := writeAtomic(path, lines, 0o600); err != nil {

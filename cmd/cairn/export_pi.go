@@ -44,15 +44,9 @@ func (m *Main) exportPi(ctx context.Context, st *store, f *surgeryFlags, mat *ca
 			return nil, err
 		}
 	}
-	dir := f.out
-	if dir == "" {
-		dir = pi.ProjectDir(pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))[0], cwd)
-	} else if !filepath.IsAbs(dir) {
-		wd, err := m.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(wd, dir)
+	dir, err := m.outDir(f, pi.ProjectDir(pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))[0], cwd))
+	if err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, x.FileName(now))
 	if err := writeAtomic(path, lines, 0o600); err != nil {

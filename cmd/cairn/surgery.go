@@ -402,15 +402,9 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 		return nil, err
 	}
 	home := filepath.Join(projects, claudecode.ProjectDirName(cwd)) // where the client looks
-	dir := f.out
-	if dir == "" {
-		dir = home
-	} else if !filepath.IsAbs(dir) {
-		wd, err := m.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(wd, dir)
+	dir, err := m.outDir(f, home)
+	if err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, id+".jsonl")
 	if err := writeAtomic(path, lines, 0o600); err != nil {
@@ -481,6 +475,22 @@ func (m *Main) claudeProjectsDir() (string, error) {
 		}
 	}
 	return claudecode.ProjectsDir(home), nil
+}
+
+// outDir is the folder an export is written to: --out, relative to the
+// working directory, else home, where the client looks for its sessions.
+func (m *Main) outDir(f *surgeryFlags, home string) (string, error) {
+	switch {
+	case f.out == "":
+		return home, nil
+	case filepath.IsAbs(f.out):
+		return f.out, nil
+	}
+	wd, err := m.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, f.out), nil
 }
 
 // writeAtomic writes lines to a temporary file beside path and renames it,

@@ -15,11 +15,11 @@ import (
 // allowed everywhere but the root, which imports the standard library only.
 var layers = map[string][]string{
 	"cairn":            {},
-	"cairn/claudecode": {"cairn", "cairn/internal/readrule"},
-	"cairn/codex":      {"cairn", "cairn/internal/readrule"},
+	"cairn/claudecode": {"cairn", "cairn/internal/readrule", "cairn/internal/uuid"},
+	"cairn/codex":      {"cairn", "cairn/internal/readrule", "cairn/internal/uuid"},
 	"cairn/opencode":   {"cairn", "cairn/internal/readrule"},
-	"cairn/gemini":     {"cairn", "cairn/internal/jsonw", "cairn/internal/readrule"},
-	"cairn/pi":         {"cairn", "cairn/internal/jsonw"},
+	"cairn/gemini":     {"cairn", "cairn/internal/jsonw", "cairn/internal/readrule", "cairn/internal/uuid"},
+	"cairn/pi":         {"cairn", "cairn/internal/jsonw", "cairn/internal/uuid"},
 	"cairn/sqlite":     {"cairn", "cairn/internal/porter"},
 	"cairn/postgres":   {"cairn"},
 	"cairn/inscribe":   {"cairn", "cairn/internal/readrule"},
@@ -42,6 +42,8 @@ var layers = map[string][]string{
 	// Leaves: JSON written as clients in JavaScript write it, for the
 	// adapters that write their sessions.
 	"cairn/internal/jsonw": {},
+	// Leaves: the uuids clients name sessions with, made and checked.
+	"cairn/internal/uuid": {},
 	// Edges that pick no adapter: cmd/cairn hands them the stores (and
 	// the viewer its exporter).
 	"cairn/mcp":     {"cairn", "cairn/assemble", "cairn/workspace", "cairn/surgery", "cairn/export", "cairn/retention"},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"cairn/internal/uuid"
 )
 
 // CheckResumable returns an error naming the first line that breaks what
@@ -41,7 +43,7 @@ func CheckResumable(sessionID string, lines [][]byte) error {
 		if l.SessionID != sessionID {
 			return fmt.Errorf("line %d: sessionId %q, want %q", n, l.SessionID, sessionID)
 		}
-		if !uuidRE().MatchString(l.UUID) || seen[l.UUID] {
+		if !uuid.Valid(l.UUID) || seen[l.UUID] {
 			return fmt.Errorf("line %d: uuid %q is not a fresh uuid", n, l.UUID)
 		}
 		if l.IsSidechain {

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Claude Code session
@@ -59,15 +59,7 @@ type Exporter struct {
 }
 
 // NewUUID returns a random version 4 uuid.
-func NewUUID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func NewUUID() string { return uuid.New() }
 
 // TimeFormat is how exported lines stamp their time, as Claude Code does.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
@@ -87,7 +79,7 @@ type outLine struct {
 // EINVALID if nothing of m can be resumed: no full round that ends on a
 // completed assistant turn.
 func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
-	if x.SessionID == "" || !uuidRE().MatchString(x.SessionID) {
+	if x.SessionID == "" || !uuid.Valid(x.SessionID) {
 		return nil, cairn.Errorf(cairn.EINVALID, "Export needs a session uuid, got %q.", x.SessionID)
 	}
 	newUUID := x.NewUUID

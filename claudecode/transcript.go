@@ -10,15 +10,14 @@ package claudecode
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"cairn"
+	"cairn/internal/uuid"
 )
 
 // Format is the Claude Code transcript format. It implements
@@ -26,10 +25,6 @@ import (
 type Format struct{}
 
 var _ cairn.Transcript = Format{}
-
-var uuidRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-})
 
 // Identify implements [cairn.Transcript]. A main session is named by its
 // file (Claude Code names a file after its session), else by the sessionId
@@ -57,7 +52,7 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 		if first != nil {
 			parent = first.SessionID
 		}
-		if dir := filepath.Dir(path); filepath.Base(dir) == "subagents" && uuidRE().MatchString(filepath.Base(filepath.Dir(dir))) {
+		if dir := filepath.Dir(path); filepath.Base(dir) == "subagents" && uuid.Valid(filepath.Base(filepath.Dir(dir))) {
 			parent = filepath.Base(filepath.Dir(dir))
 		}
 		agentID := strings.TrimPrefix(stem, "agent-")
@@ -68,7 +63,7 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 			return nil, cairn.Errorf(cairn.EINVALID, "%s: a subagent transcript without a sessionId", path)
 		}
 		s.ID, s.Parent, s.AgentID, s.Lineage = parent+"-agent-"+agentID, parent, agentID, cairn.LineageSubagent
-	case uuidRE().MatchString(stem):
+	case uuid.Valid(stem):
 		s.ID = stem
 	case first != nil:
 		s.ID = first.SessionID

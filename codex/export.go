@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn"
+	"cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Codex rollout that the
@@ -97,7 +98,7 @@ type outItem struct {
 // EINVALID if nothing of m can be resumed: no full round with an assistant
 // message.
 func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
-	if !uuidRE().MatchString(x.ThreadID) {
+	if !uuid.Valid(x.ThreadID) {
 		return nil, cairn.Errorf(cairn.EINVALID, "Export needs a thread uuid, got %q.", x.ThreadID)
 	}
 	now := x.Now

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"cairn"
+	"cairn/internal/uuid"
 )
 
 // Format is the Codex rollout format. It implements [cairn.Transcript].
@@ -29,9 +30,6 @@ type Format struct{}
 var _ cairn.Transcript = Format{}
 
 var (
-	uuidRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	})
 	rolloutRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$`)
 	})
@@ -49,7 +47,7 @@ func IsRollout(path string, head [][]byte) bool {
 		if status == cairn.LineBlank {
 			continue
 		}
-		return p != nil && p.kind == "session_meta" && p.item.ID != "" && uuidRE().MatchString(p.item.ID)
+		return p != nil && p.kind == "session_meta" && p.item.ID != "" && uuid.Valid(p.item.ID)
 	}
 	return false
 }

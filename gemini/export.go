@@ -2,21 +2,18 @@ package gemini
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"cairn"
 	"cairn/internal/jsonw"
 	"cairn/internal/readrule"
+	"cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Gemini CLI session that
@@ -54,19 +51,7 @@ type Exporter struct {
 
 // NewSessionID returns a fresh random uuid (version 4), as the client names
 // sessions.
-func NewSessionID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-var uuidRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-})
+func NewSessionID() string { return uuid.New() }
 
 // ProjectHash is the SHA-256 of a project's folder, as the client records
 // it in every session (and named the project's folder under tmp/ before
@@ -165,7 +150,7 @@ type textPart struct {
 // Returns EINVALID if nothing of m can be resumed: no full round with a
 // model turn.
 func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
-	if !uuidRE().MatchString(x.SessionID) {
+	if !uuid.Valid(x.SessionID) {
 		return nil, cairn.Errorf(cairn.EINVALID, "Export needs a session uuid, got %q.", x.SessionID)
 	}
 	if x.Blocks == nil {

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"cairn"
 	"cairn/internal/jsonw"
+	"cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a new pi session file
@@ -71,19 +71,7 @@ type Crossing struct {
 }
 
 // NewSessionID returns a fresh random uuid (version 4).
-func NewSessionID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-var uuidRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-})
+func NewSessionID() string { return uuid.New() }
 
 // FileName is the session's file name, as pi names its own:
 // <time, its colons and dots dashes>_<id>.jsonl.
@@ -122,7 +110,7 @@ type out struct {
 // Lines returns the session's lines, each with its newline. Returns
 // EINVALID if nothing of m can be resumed: no full round with a reply.
 func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
-	if !uuidRE().MatchString(x.SessionID) {
+	if !uuid.Valid(x.SessionID) {
 		return nil, cairn.Errorf(cairn.EINVALID, "Export needs a session uuid, got %q.", x.SessionID)
 	}
 	if x.Blocks == nil {

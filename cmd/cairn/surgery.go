@@ -14,7 +14,6 @@ import (
 	"cairn"
 	"cairn/claudecode"
 	"cairn/export"
-	"cairn/inscribe"
 	"cairn/redact"
 	"cairn/surgery"
 )
@@ -410,20 +409,8 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	if err := writeAtomic(path, lines, 0o600); err != nil {
 		return nil, err
 	}
-	im := &inscribe.Importer{Store: struct {
-		cairn.InscriptionStore
-		cairn.LineStore
-	}{st.inscription, st.lines}, Format: transcripts{}}
-	if fr, problems := im.ImportFile(ctx, path); fr.Error != "" {
-		return nil, fmt.Errorf("register %s: %s", path, fr.Error)
-	} else if len(problems) > 0 {
-		return nil, fmt.Errorf("register %s: line %d: %s", path, problems[0].Line, problems[0].Reason)
-	}
-	var parents []string
-	for _, s := range mat.Sources {
-		parents = append(parents, s.ID)
-	}
-	if err := st.sessions.SetLineage(ctx, id, lineageOf(mat), parents, mat.Operation, mat.Recipe()); err != nil {
+	parents, err := m.register(ctx, st, path, id, mat)
+	if err != nil {
 		return nil, err
 	}
 	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}

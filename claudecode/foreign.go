@@ -10,13 +10,9 @@ import (
 	"cairn"
 )
 
-// A Crossing counts what a session of another harness (Codex) lost on its
-// way into a Claude Code export.
-type Crossing struct {
-	ThinkingDropped int `json:"thinking_dropped"`
-	CallsMapped     int `json:"calls_mapped"`
-	CallsAsText     int `json:"calls_as_text"`
-}
+// A Crossing counts what a session of another harness lost on its way
+// into a Claude Code export ([cairn.Crossing]).
+type Crossing = cairn.Crossing
 
 // keep returns the lines of a full round: its own lines for a Claude Code
 // round, lines made from its blocks for a round of another harness.

@@ -49,12 +49,9 @@ type Exporter struct {
 	Crossed Crossing
 }
 
-// A Crossing counts what did not cross from one harness to another.
-type Crossing struct {
-	ThinkingDropped int `json:"thinking_dropped"`
-	CallsMapped     int `json:"calls_mapped"`
-	CallsAsText     int `json:"calls_as_text"`
-}
+// A Crossing counts what did not cross into a Codex export
+// ([cairn.Crossing]).
+type Crossing = cairn.Crossing
 
 // NewThreadID returns a fresh uuid of version 7, as Codex names threads:
 // its first bytes are the time, so names sort by creation.

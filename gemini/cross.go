@@ -6,15 +6,9 @@ import (
 	"cairn"
 )
 
-// A Crossing counts what a session of another harness (Claude Code, Codex)
-// lost on its way into a Gemini CLI export: thinking dropped (it belongs to
-// the other vendor's model), tool calls that became Gemini CLI's own, and
-// calls rendered as text.
-type Crossing struct {
-	ThinkingDropped int `json:"thinking_dropped"`
-	CallsMapped     int `json:"calls_mapped"`
-	CallsAsText     int `json:"calls_as_text"`
-}
+// A Crossing counts what a session of another harness lost on its way
+// into a Gemini CLI export ([cairn.Crossing]).
+type Crossing = cairn.Crossing
 
 // toGeminiCall maps another harness's tool call to Gemini CLI's tools:
 // Claude Code's Bash, Codex's exec_command and shell become

@@ -61,14 +61,9 @@ type Exporter struct {
 	Crossed Crossing
 }
 
-// A Crossing counts what rounds lost on their way into a pi export:
-// thinking dropped, other harnesses' tool calls that became pi's own, and
-// calls rendered as text.
-type Crossing struct {
-	ThinkingDropped int `json:"thinking_dropped"`
-	CallsMapped     int `json:"calls_mapped"`
-	CallsAsText     int `json:"calls_as_text"`
-}
+// A Crossing counts what rounds of another harness lost on their way
+// into a pi export ([cairn.Crossing]).
+type Crossing = cairn.Crossing
 
 // NewSessionID returns a fresh random uuid (version 4).
 func NewSessionID() string { return uuid.New() }

@@ -51,9 +51,7 @@ func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat 
 	}
 	e := &exported{ID: x.ThreadID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
 		Resume: "cd " + cairn.ShellQuote(cwd) + " && codex resume " + x.ThreadID}
-	if c := x.Crossed; c != (codex.Crossing{}) {
-		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentCodex), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
-	}
+	e.Crossed = crossedInto(mat, cairn.AgentCodex, x.Crossed)
 	return e, nil
 }
 

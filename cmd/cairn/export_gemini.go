@@ -52,9 +52,7 @@ func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat
 	if f.out != "" {
 		e.Note = "the client finds a session only in its project's chats folder (" + gemini.ChatsDir(m.geminiHome(), cwd) + "): move the file there to resume it"
 	}
-	if c := x.Crossed; c != (gemini.Crossing{}) {
-		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentGemini), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
-	}
+	e.Crossed = crossedInto(mat, cairn.AgentGemini, x.Crossed)
 	return e, nil
 }
 

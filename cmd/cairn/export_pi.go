@@ -58,9 +58,7 @@ func (m *Main) exportPi(ctx context.Context, st *store, f *surgeryFlags, mat *ca
 	}
 	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
 		Resume: "cd " + cairn.ShellQuote(cwd) + " && pi --session " + cairn.ShellQuote(path)}
-	if c := x.Crossed; c != (pi.Crossing{}) {
-		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentPi), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
-	}
+	e.Crossed = crossedInto(mat, cairn.AgentPi, x.Crossed)
 	return e, nil
 }
 

@@ -360,6 +360,15 @@ type crossing struct {
 	Mapped, AsText, ThinkingDropped int
 }
 
+// crossedInto is what c counts of mat's rounds of harnesses other than
+// own, which an export for own took in: nothing when c counts nothing.
+func crossedInto(mat *cairn.Materialization, own string, c cairn.Crossing) crossing {
+	if c == (cairn.Crossing{}) {
+		return crossing{}
+	}
+	return crossing{From: foreignAgent(mat, own), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
+}
+
 // resumeCwd is the folder an output resumes in: --cwd, else the source
 // session's. One that does not exist is named in a warning: the resume
 // command cds there.
@@ -415,9 +424,7 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	}
 	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}
 	e.Resume, e.Note = resumeCommand(path, home, cwd, id)
-	if c := x.Crossed; c != (claudecode.Crossing{}) {
-		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentClaudeCode), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
-	}
+	e.Crossed = crossedInto(mat, cairn.AgentClaudeCode, x.Crossed)
 	return e, nil
 }
 

@@ -18,8 +18,16 @@ type Source struct {
 	Lines      int    // lines inscribed
 	HeadHash   []byte // hash of the file's first bytes (up to HeadSize)
 	TailHash   []byte // hash of the bytes just before Offset (up to TailSize)
-	Sum        []byte // SHA-256 of every byte before Offset, as read; nil if inscribed before sums were kept
 	Generation int    // bumped each time a rewritten file is re-inscribed
+
+	// Sum is the SHA-256 of the bytes before Offset, as read: either its
+	// digest (32 bytes, what stores written before kept) or, longer, the
+	// hash's state (crypto/sha256's MarshalBinary) after the prefix's
+	// whole 64-byte blocks, the bytes after them being TailHash's, from
+	// which a hook's import carries the hash on without reading the
+	// prefix again; nil if inscribed before sums were kept. Only package
+	// inscribe reads it; stores keep its bytes as they are.
+	Sum []byte
 }
 
 // A SourceKey is what identifies a session read from a transcript: the

@@ -89,6 +89,17 @@ type Importer struct {
 	Keep cairn.KeepStore
 	Now  func() time.Time
 
+	// Live is for the hooks inscribing the session they run in, which
+	// the client is appending to: a file at the path stored whose size
+	// and head and tail windows are as stored, and whose stored Sum is a
+	// hash's state, is taken to begin with what was inscribed without its
+	// prefix being read again, the hash carried on from that state (a
+	// Stop hook of a 1 GB session read all of it). Every other import
+	// (cairn import, serve --watch, a reindex) reads the whole prefix, so
+	// an edit a live import's windows missed makes a new generation
+	// there. See [windows.load].
+	Live bool
+
 	keepOnce sync.Once
 	keepN    int
 	keepErr  error
@@ -305,7 +316,7 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 		}
 		stored := *src
 		prev, fr.Status = &stored, StatusAppended
-		same, err := win.load(f, size, src)
+		same, err := win.load(f, size, src, im.Live && src.Path == path)
 		if err != nil {
 			return nil, err
 		}

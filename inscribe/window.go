@@ -3,6 +3,7 @@ package inscribe
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"errors"
 	"hash"
 	"io"
@@ -18,11 +19,20 @@ import (
 // holds when a batch is stored, is what lets a later import notice a file
 // that changed under this one. The tail is kept as the lines read (never
 // changed once read), not copied.
+//
+// The running hash is fed whole 64-byte blocks only (full), the bytes read
+// after the last of them kept aside (rest, fewer than 64, also the tail
+// window's last bytes): its state then holds no byte of the file, only
+// SHA-256's chaining values and a length, and is what a batch stores as
+// Sum (see [sumState]), so that a live import carries the hash on from it
+// without reading the prefix again, and a store shared under Redact never
+// keeps a raw byte in it.
 type windows struct {
 	head []byte
 	tail [][]byte
 	n    int       // bytes in tail
-	full hash.Hash // every byte read from the file's start
+	full hash.Hash // every whole 64-byte block read from the file's start
+	rest []byte    // the bytes read after full's, fewer than sha256.BlockSize
 }
 
 // load reads the stored prefix of f and reports whether it hashes as src
@@ -33,18 +43,36 @@ type windows struct {
 // costs about 75 ms on 2 cores (SHA-256 with the CPU's instructions, from
 // the page cache; BenchmarkReimport_Unchanged), against 0.25 ms for the
 // windows alone.
-func (w *windows) load(f *os.File, size int64, src *cairn.Source) (bool, error) {
+//
+// live (a hook inscribing the session it runs in, [Importer.Live], the
+// file at the path stored) trusts a prefix whose windows hash as src says
+// when src.Sum is a hash's state: the hash carries on from that state and
+// the prefix is not read (0.25 ms at any size). An edit the windows miss
+// is then seen by the next import that is not live, whose full read no
+// longer matches the state carried on: a new generation, nothing lost. A
+// Sum that is a digest (a store written before states were kept) is
+// checked by the full read, once: its next commit stores a state.
+func (w *windows) load(f *os.File, size int64, src *cairn.Source, live bool) (bool, error) {
 	if size < src.Offset {
 		return false, nil
 	}
 	if same, err := w.loadWindows(f, src); !same || err != nil {
 		return false, err
 	}
+	aligned := src.Offset &^ (sha256.BlockSize - 1)
+	last := w.tail[0]
+	w.rest = append([]byte(nil), last[len(last)-int(src.Offset-aligned):]...)
+	if live {
+		if h := resumeSum(src.Sum); h != nil {
+			w.full = h
+			return true, nil
+		}
+	}
 	w.full = sha256.New()
-	if _, err := io.Copy(w.full, io.NewSectionReader(f, 0, src.Offset)); err != nil {
+	if _, err := io.Copy(w.full, io.NewSectionReader(f, 0, aligned)); err != nil {
 		return false, err
 	}
-	return src.Sum == nil || bytes.Equal(w.full.Sum(nil), src.Sum), nil
+	return src.Sum == nil || sameSum(w.full, w.rest, src.Sum), nil
 }
 
 // loadWindows reads the head and tail windows of the stored prefix and
@@ -69,10 +97,7 @@ func (w *windows) add(b []byte) {
 	if n := cairn.HeadSize - len(w.head); n > 0 {
 		w.head = append(w.head, b[:min(n, len(b))]...)
 	}
-	if w.full == nil {
-		w.full = sha256.New()
-	}
-	w.full.Write(b)
+	w.hash(b)
 	w.tail = append(w.tail, b)
 	w.n += len(b)
 	drop := 0
@@ -85,9 +110,29 @@ func (w *windows) add(b []byte) {
 	}
 }
 
-// sums returns the SHA-256 of the head window, of the tail window and of
-// every byte read (nil before a byte was).
-func (w *windows) sums() (head, tail, full []byte) {
+// hash feeds b to the running hash a whole block at a time, keeping what
+// is left of the last block in rest.
+func (w *windows) hash(b []byte) {
+	if w.full == nil {
+		w.full = sha256.New()
+	}
+	if len(w.rest) > 0 {
+		k := min(sha256.BlockSize-len(w.rest), len(b))
+		w.rest, b = append(w.rest, b[:k]...), b[k:]
+		if len(w.rest) < sha256.BlockSize {
+			return
+		}
+		w.full.Write(w.rest)
+		w.rest = w.rest[:0]
+	}
+	whole := len(b) &^ (sha256.BlockSize - 1)
+	w.full.Write(b[:whole])
+	w.rest = append(w.rest, b[whole:]...)
+}
+
+// sums returns the SHA-256 of the head window, of the tail window, and
+// the running hash's state to store as Sum (nil before a byte was read).
+func (w *windows) sums() (head, tail, sum []byte) {
 	h := sha256.Sum256(w.head)
 	t := sha256.New()
 	skip := max(0, w.n-cairn.TailSize)
@@ -97,9 +142,9 @@ func (w *windows) sums() (head, tail, full []byte) {
 		skip -= cut
 	}
 	if w.full != nil {
-		full = w.full.Sum(nil)
+		sum = sumState(w.full)
 	}
-	return h[:], t.Sum(nil), full
+	return h[:], t.Sum(nil), sum
 }
 
 // readAt returns f's bytes from..to, or an error if f is shorter.
@@ -183,4 +228,46 @@ func (r *run) committedProblems() []Problem {
 		}
 	}
 	return out
+}
+
+// sumState returns what a batch stores as [cairn.Source.Sum] for a running
+// hash of whole blocks: its state (crypto/sha256's MarshalBinary, longer
+// than a digest, holding no byte of the file since full has no partial
+// block). It covers the prefix's whole 64-byte blocks; the bytes after
+// them are the tail window's last, which TailHash covers.
+func sumState(full hash.Hash) []byte {
+	state, err := full.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic("inscribe: SHA-256's state does not marshal: " + err.Error())
+	}
+	return state
+}
+
+// resumeSum returns the running hash a stored Sum is the state of, or nil
+// for a digest (32 bytes: every store written before states were kept) or
+// a state that does not unmarshal.
+func resumeSum(sum []byte) hash.Hash {
+	if len(sum) <= sha256.Size {
+		return nil
+	}
+	h := sha256.New()
+	if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(sum) != nil {
+		return nil
+	}
+	return h
+}
+
+// sameSum reports whether the prefix hashed as full (its whole blocks)
+// and rest (the bytes after them) is the one a stored Sum was taken of:
+// a digest is compared with the digest of every byte, a state's digest
+// with full's (the same whole blocks; rest is the tail window's, compared
+// by TailHash). Every comparison of a file with a stored Sum is this one.
+func sameSum(full hash.Hash, rest, sum []byte) bool {
+	if len(sum) == sha256.Size {
+		h := resumeSum(sumState(full))
+		h.Write(rest)
+		return bytes.Equal(h.Sum(nil), sum)
+	}
+	h := resumeSum(sum)
+	return h != nil && bytes.Equal(h.Sum(nil), full.Sum(nil))
 }

@@ -46,7 +46,7 @@ func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
 	if gemini.IsSession(ev.Transcript, nil) {
 		format = gemini.Format{}
 	}
-	im := &inscribe.Importer{Store: st.Import, Format: format,
+	im := &inscribe.Importer{Store: st.Import, Format: format, Live: true,
 		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },
 		EngagementSince: t.EngagementSince, FrameSince: t.FrameSince, Folders: l.Folders, Redact: l.Redact}
 	rep, err := im.Import(ctx, paths)

@@ -40,7 +40,8 @@ function planSentences(r) {
   if (p.whole.length) keep.push(`${roundsText(p.whole)} whole`);
   if (p.part.length) keep.push(`the prompt and the last steps of ${roundsText(p.part)} (the earlier steps as index lines)`);
   out.push(keep.length ? `It keeps ${keep.join(", and ")}.` : "It keeps no round in full.");
-  if (p.indexed.length) out.push(`${capital(roundsText(p.indexed))} become one index line each: the agent sees what each did and can print any of it in full with cairn inject.`);
+  if (p.indexed.length === 1) out.push(`${capital(roundsText(p.indexed))} becomes one index line: the agent sees what it did and can print it in full with cairn inject.`);
+  else if (p.indexed.length) out.push(`${capital(roundsText(p.indexed))} become one index line each: the agent sees what each did and can print any of it in full with cairn inject.`);
   if (p.dropped) out.push(`${plural(p.dropped, "older round")} ${p.dropped === 1 ? "is" : "are"} only named in runs, to fit the budget (cairn rounds lists them).`);
   const named = p.whole.length + p.part.length + p.indexed.length + (p.dropped || 0);
   const left = Math.max(0, p.source_rounds - named);

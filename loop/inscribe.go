@@ -19,7 +19,8 @@ import (
 // Inscribe inscribes the session's transcript and its sub-agents' from
 // where the last import stopped, new rounds tagged with the active
 // engagement and frame, and returns the session's last round (nil when
-// nothing is written yet).
+// nothing is written yet). It is a live import ([inscribe.Importer.Live]):
+// the prefix already stored is checked by its windows, not read again.
 func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
 	if ev.Transcript == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "The hook input has no transcript_path.")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -71,15 +70,7 @@ func TestWindows_LoadSum(t *testing.T) {
 				if c.edited {
 					b[cairn.HeadSize+10] ^= 1
 				}
-				path := filepath.Join(t.TempDir(), "t.jsonl")
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				f, err := os.Open(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
+				f := writeOpen(t, filepath.Join(t.TempDir(), "t.jsonl"), b)
 				w := &windows{}
 				got, err := w.load(f, int64(len(b)), c.src, c.live)
 				if got != c.want || err != nil {

@@ -43,30 +43,30 @@ func TestWindows_Holds(t *testing.T) {
 			if c.at >= 0 {
 				b[c.at] ^= 1
 			}
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := writeOpen(t, path, b)
 			if got, err := snap.holds(f, int64(len(data))); got != c.want || err != nil {
 				t.Fatalf("holds = %v, %v; want %v", got, err, c.want)
 			}
 		})
 	}
 	t.Run("Shorter", func(t *testing.T) {
-		if err := os.WriteFile(path, data[:len(data)-1], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f := writeOpen(t, path, data[:len(data)-1])
 		if got, err := snap.holds(f, int64(len(data))); got || err == nil {
 			t.Fatalf("holds = %v, %v; want errChanged", got, err)
 		}
 	})
+}
+
+// writeOpen writes b to path and opens it for reading until the test ends.
+func writeOpen(t *testing.T, path string, b []byte) *os.File {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

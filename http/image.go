@@ -23,11 +23,6 @@ type ImageFunc func(raw []byte, n, max int) (mediaType string, data []byte, err 
 // image is never redacted, so a viewer that redacts (beyond loopback)
 // serves none: a screenshot shows what a redactor cannot find.
 func (s *Server) handleImage(w http.ResponseWriter, r *http.Request) {
-	line, err := strconv.Atoi(r.PathValue("line"))
-	if err != nil || line < 1 {
-		Error(w, r, cairn.Errorf(cairn.EINVALID, "Line %q: want a line number.", r.PathValue("line")))
-		return
-	}
 	n, err := strconv.Atoi(r.PathValue("n"))
 	if err != nil || n < 0 {
 		Error(w, r, cairn.Errorf(cairn.EINVALID, "Image %q: want an image number.", r.PathValue("n")))
@@ -37,15 +32,11 @@ func (s *Server) handleImage(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, cairn.Errorf(cairn.ENOTFOUND, "This viewer shows no images."))
 		return
 	}
-	lines, err := s.Lines.FindLines(r.Context(), r.PathValue("id"), line, line)
-	if err != nil {
-		Error(w, r, err)
-		return
-	} else if len(lines) == 0 {
-		Error(w, r, cairn.Errorf(cairn.ENOTFOUND, "The session has no line %d.", line))
+	raw, ok := s.storedLine(w, r)
+	if !ok {
 		return
 	}
-	typ, data, err := s.Image(lines[0].Raw, n, MaxImageBytes)
+	typ, data, err := s.Image(raw, n, MaxImageBytes)
 	if err != nil {
 		Error(w, r, err)
 		return
@@ -57,4 +48,23 @@ func (s *Server) handleImage(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "private, max-age=3600")
 	w.WriteHeader(http.StatusOK)
 	w.Write(data)
+}
+
+// storedLine reads the raw line a request names ({id}, {line}), else
+// answers the request with why not.
+func (s *Server) storedLine(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	line, err := strconv.Atoi(r.PathValue("line"))
+	if err != nil || line < 1 {
+		Error(w, r, cairn.Errorf(cairn.EINVALID, "Line %q: want a line number.", r.PathValue("line")))
+		return nil, false
+	}
+	lines, err := s.Lines.FindLines(r.Context(), r.PathValue("id"), line, line)
+	if err != nil {
+		Error(w, r, err)
+		return nil, false
+	} else if len(lines) == 0 {
+		Error(w, r, cairn.Errorf(cairn.ENOTFOUND, "The session has no line %d.", line))
+		return nil, false
+	}
+	return lines[0].Raw, true
 }

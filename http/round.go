@@ -19,6 +19,7 @@ func (s *Server) registerRoundRoutes() {
 	s.mux.HandleFunc("GET /api/sessions/{id}/rounds", s.handleRounds)
 	s.mux.HandleFunc("GET /api/sessions/{id}/rounds/{seq}", s.handleRound)
 	s.mux.HandleFunc("GET /api/sessions/{id}/lines/{line}/images/{n}", s.handleImage)
+	s.mux.HandleFunc("GET /api/sessions/{id}/lines/{line}/patch", s.handlePatch)
 }
 
 // A RoundLine is a round without its blocks, as one line of the timeline:

@@ -73,6 +73,9 @@ type Server struct {
 	Resume func(s *cairn.Session) string
 	// Image, when set, serves the images of a stored line: see [ImageFunc].
 	Image ImageFunc
+	// Patch, when set, serves the hunks recorded for an edit: see
+	// [PatchFunc].
+	Patch PatchFunc
 	// Retention, when set, serves GET /api/sessions/{id}/retention: what
 	// `cairn eval retention` measures, by the same function.
 	Retention RetentionFunc
@@ -160,6 +163,7 @@ var HeavyRoutes = []string{
 var PageRoutes = []string{
 	"GET /api/sessions/{id}/rounds/{seq}",
 	"GET /api/sessions/{id}/lines/{line}/images/{n}",
+	"GET /api/sessions/{id}/lines/{line}/patch",
 }
 
 // NewServer returns a Server with its routes registered.

@@ -166,3 +166,24 @@ function patchView(text) {
   flush();
   return pre;
 }
+
+// recordedPatch asks for the hunks Claude Code recorded with an Edit's or
+// a MultiEdit's result (structuredPatch: the file's lines around the
+// edit, numbered as in the file, which "has been updated successfully"
+// does not tell) and, when the line holds them, shows them in place of
+// views, the diffs drawn from the edit's input. A refused edit, or a
+// result without them, keeps its views.
+function recordedPatch(tool, views, result) {
+  if (!/^(Edit|MultiEdit)$/.test(tool) || !result || result.is_error || !result.line || !result.session_id || !views.length) return views;
+  api("GET", `/api/sessions/${encodeURIComponent(result.session_id)}/lines/${result.line}/patch`).then((data) => {
+    if (!data.hunks || !data.hunks.length) return;
+    const pre = el("pre", { class: "diff numbered recorded" });
+    for (const h of data.hunks) {
+      pre.append(el("span", { class: "fold" }, `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@\n`));
+      diffRows(pre, h.lines.map((l) => [/^[-+]/.test(l) ? l[0] : " ", l.slice(1)]), { old: h.old_start, new: h.new_start });
+    }
+    views[0].replaceWith(pre);
+    for (const v of views.slice(1)) v.remove();
+  }, () => {});
+  return views;
+}

@@ -402,9 +402,9 @@ function richView(tool, input, use, result) {
       return [el("pre", { class: "cmd" }, "$ " + shellCommand(input)), input.workdir ? el("div", { class: "path mono" }, "in " + input.workdir) : "", resultPre()];
     case "edit":
       return [el("div", { class: "path mono" }, path, input.replace_all || input.replaceAll ? " (every occurrence)" : ""), failed(),
-        diffView(input.old_string ?? input.oldString, input.new_string ?? input.newString, result)];
+        recordedPatch(tool, [diffView(input.old_string ?? input.oldString, input.new_string ?? input.newString, result)], result)];
     case "multiedit":
-      return [el("div", { class: "path mono" }, path), failed(), (input.edits || []).map((e) => diffView(e.old_string, e.new_string, result))];
+      return [el("div", { class: "path mono" }, path), failed(), recordedPatch(tool, (input.edits || []).map((e) => diffView(e.old_string, e.new_string, result)), result)];
     case "write": {
       const text = input.content || "";
       return [el("div", { class: "path mono" }, path, ` · ${plural(text.split("\n").length, "line")}`), clamped(text, (t) => codeBlock(t, langOf(path))), failed()];

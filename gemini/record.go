@@ -70,6 +70,9 @@ type toolCall struct {
 	Args   json.RawMessage `json:"args"`
 	Result json.RawMessage `json:"result"`
 	Status string          `json:"status"`
+	// AgentID is the session of the subagent the call ran (0.61 and
+	// later: its file is chats/<this session>/<AgentID>.jsonl).
+	AgentID string `json:"agentId"`
 }
 
 // A part is one part of a message's content.

@@ -329,7 +329,7 @@ func (b *builder) message(rs *roundState, l *cairn.Line, r *record) {
 				failed = failed || c.Status == "error"
 				b.answered[c.ID] = true
 				rs.add(l, id, "user", cairn.ToolResult, text, "", func(bl *cairn.Block) {
-					bl.ToolID, bl.ToolName, bl.IsError = c.ID, c.Name, failed
+					bl.ToolID, bl.ToolName, bl.IsError, bl.AgentID = c.ID, c.Name, failed, c.AgentID
 				})
 			}
 		}

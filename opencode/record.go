@@ -110,6 +110,10 @@ type part struct {
 		Input  json.RawMessage `json:"input"`
 		Output string          `json:"output"`
 		Error  string          `json:"error"`
+		// Metadata.SessionID is the subagent session a task call ran.
+		Metadata struct {
+			SessionID string `json:"sessionId"`
+		} `json:"metadata"`
 	} `json:"state"`
 	Filename string `json:"filename"`
 	URL      string `json:"url"`

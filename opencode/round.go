@@ -190,10 +190,12 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, id string, p *part) {
 		rs.Round.AddTool(p.Tool)
 		switch p.State.Status {
 		case "completed":
-			rs.Add(l, "user", cairn.ToolResult, p.State.Output, "", func(bl *cairn.Block) { bl.ToolName, bl.ToolID = p.Tool, callID })
+			rs.Add(l, "user", cairn.ToolResult, p.State.Output, "", func(bl *cairn.Block) {
+				bl.ToolName, bl.ToolID, bl.AgentID = p.Tool, callID, p.State.Metadata.SessionID
+			})
 		case "error":
 			rs.Add(l, "user", cairn.ToolResult, p.State.Error, "", func(bl *cairn.Block) {
-				bl.ToolName, bl.ToolID, bl.IsError = p.Tool, callID, true
+				bl.ToolName, bl.ToolID, bl.IsError, bl.AgentID = p.Tool, callID, true, p.State.Metadata.SessionID
 			})
 		}
 	case "file":

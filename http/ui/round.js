@@ -373,7 +373,7 @@ function toolKind(tool) {
     case "Read": case "read_file": case "read": case "view": return "read";
     case "apply_patch": return "patch";
     case "TodoWrite": case "todowrite": case "update_plan": case "write_todos": return "todo";
-    case "Task": case "Agent": return "agent";
+    case "Task": case "Agent": case "task": return "agent";
     case "Grep": case "Glob": case "grep": case "glob": case "search_file_content": case "list_directory": case "ls": return "search";
   }
   return "";
@@ -397,7 +397,9 @@ function richView(tool, input, use, result) {
   const resultPre = () => result ? term(out, result.is_error ? "err" : "") : el("p", { class: "muted" }, "No result in this round.");
   const path = input.file_path || input.filePath || input.notebook_path || input.absolute_path || input.path || "";
   const failed = () => result && result.is_error ? resultPre() : "";
-  switch (toolKind(tool)) {
+  // A call whose result names the subagent it ran is an agent call,
+  // whatever the harness names it (Gemini CLI names it by the agent).
+  switch (result && result.agent_id ? "agent" : toolKind(tool)) {
     case "shell":
       return [el("pre", { class: "cmd" }, "$ " + shellCommand(input)), input.workdir ? el("div", { class: "path mono" }, "in " + input.workdir) : "", resultPre()];
     case "edit":
@@ -430,7 +432,8 @@ function richView(tool, input, use, result) {
     }
     case "agent": {
       return [input.subagent_type ? el("span", { class: "badge subagent" }, input.subagent_type) : "", subagentView(result),
-        input.prompt ? el("details", { class: "think" }, el("summary", {}, "prompt"), clamped(input.prompt, markdown)) : "",
+        input.prompt ? el("details", { class: "think" }, el("summary", {}, "prompt"), clamped(input.prompt, markdown))
+          : use ? el("details", { class: "think" }, el("summary", {}, "input"), el("pre", { class: "input" }, input.__text !== undefined ? input.__text : JSON.stringify(input, null, 2))) : "",
         result ? el("div", { class: "text" }, clamped(out, markdown)) : ""];
     }
     case "search":

@@ -1,0 +1,80 @@
+package http_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/gemini"
+	"cairn/inscribe"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A Gemini CLI session whose call ran a subagent (0.61 records the
+// subagent's session id on the call, agentId; the subagent's file is
+// chats/<parent>/<agentId>.jsonl), as the client writes them.
+const (
+	geminiParent = "3c1d0000-0000-4000-8000-00000000a001"
+	geminiChild  = "3c1d0000-0000-4000-8000-00000000c002"
+)
+
+var geminiParentLines = `{"sessionId":"` + geminiParent + `","projectHash":"ab","startTime":"2026-11-25T10:00:00.000Z","lastUpdated":"2026-11-25T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-11-25T10:00:01.000Z","type":"user","content":[{"text":"Find where the config is read."}]}
+{"id":"g1","timestamp":"2026-11-25T10:00:02.000Z","type":"gemini","content":"","model":"gemini-3.1-pro-preview","toolCalls":[{"id":"codebase_investigator__call_1","name":"codebase_investigator","args":{"objective":"Find where the config is read."},"result":[{"functionResponse":{"id":"codebase_investigator__call_1","name":"codebase_investigator","response":{"output":"Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\nconfig.go reads it."}}}],"status":"success","timestamp":"2026-11-25T10:00:09.000Z","agentId":"` + geminiChild + `"}]}
+{"id":"g2","timestamp":"2026-11-25T10:00:10.000Z","type":"gemini","content":"It is read in config.go.","model":"gemini-3.1-pro-preview"}
+`
+
+var geminiChildLines = `{"sessionId":"` + geminiChild + `","projectHash":"ab","startTime":"2026-11-25T10:00:02.500Z","lastUpdated":"2026-11-25T10:00:02.500Z","kind":"subagent"}
+{"id":"su1","timestamp":"2026-11-25T10:00:03.000Z","type":"user","content":[{"text":"Find where the config is read."}]}
+{"id":"sg1","timestamp":"2026-11-25T10:00:04.000Z","type":"gemini","content":"","model":"gemini-3.1-pro-preview","toolCalls":[{"id":"grep_search__call_2","name":"grep_search","args":{"pattern":"ReadConfig"},"result":[{"functionResponse":{"id":"grep_search__call_2","name":"grep_search","response":{"output":"config.go:12: func ReadConfig"}}}],"status":"success","timestamp":"2026-11-25T10:00:05.000Z"}]}
+{"id":"sg2","timestamp":"2026-11-25T10:00:06.000Z","type":"gemini","content":"config.go reads it.","model":"gemini-3.1-pro-preview"}
+`
+
+// A subagent of another harness opens in place too (issue 46, point 8):
+// Gemini CLI's call, named by its agent (codebase_investigator), holds
+// the subagent's session its record names.
+func TestBrowserGeminiSubagentInPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	chats := filepath.Join(t.TempDir(), ".gemini", "tmp", "work", "chats")
+	parent := filepath.Join(chats, "session-2026-11-25T10-00-3c1d0000.jsonl")
+	child := filepath.Join(chats, geminiParent, geminiChild+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(child), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{parent: geminiParentLines, child: geminiChildLines} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	im := &inscribe.Importer{Store: st.importer.Store, Format: gemini.Format{}}
+	for _, path := range []string{parent, child} {
+		if fr, problems := im.ImportFile(context.Background(), path); fr.Error != "" || fr.Stored == 0 {
+			t.Fatalf("import %s: %s %v", path, fr.Error, problems)
+		}
+	}
+
+	Step(t, ctx, "open the parent", chromedp.Navigate(s.URL()+"/#/session/"+geminiParent+"?round=1"))
+	call := `document.querySelector('.round[data-seq="1"] details.call[data-tool="codebase_investigator"]')`
+	Wait(t, ctx, "the call", call)
+	Step(t, ctx, "open the call", jsClick(`.round[data-seq="1"] details.call[data-tool="codebase_investigator"] summary`))
+	Wait(t, ctx, "the subagent in place", call+`.querySelector("details.subagent-inline")`)
+	if got := Eval[string](t, ctx, call+`.querySelector(".subagent-link").getAttribute("href")`); got != "#/session/"+geminiChild {
+		t.Fatalf("the subagent's link %q", got)
+	}
+	Step(t, ctx, "open the subagent", jsClick(`.round[data-seq="1"] details.subagent-inline summary`))
+	Wait(t, ctx, "the subagent's steps", call+`.querySelectorAll("details.subagent-inline .sub-step").length > 0`)
+	if got := Eval[string](t, ctx, `[...`+call+`.querySelectorAll("details.subagent-inline details.call")].map(d => d.dataset.tool).join(" ")`); got != "grep_search" {
+		t.Errorf("the subagent's calls %q, want its grep_search", got)
+	}
+	if got := Eval[string](t, ctx, call+`.querySelector("details.think pre.input").textContent`); !strings.Contains(got, `"objective": "Find where the config is read."`) {
+		t.Errorf("the call's input %q", got)
+	}
+	Screenshot(t, ctx, Artifacts(t), "gemini-subagent-inline")
+}

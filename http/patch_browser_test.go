@@ -1,6 +1,11 @@
 package http_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
 
 // A real Edit whose result says only "has been updated successfully" is
 // numbered from the hunks Claude Code recorded with it (structuredPatch,
@@ -27,6 +32,40 @@ func TestBrowserRecordedEditLines(t *testing.T) {
 		{"the last line's number", `[...` + pre + `.querySelectorAll("span[data-n]")].pop().dataset.n`, "8"},
 	} {
 		if got := Eval[string](t, ctx, `String(`+c.expr+`)`); got != c.want {
+			t.Errorf("%s: %q, want %q", c.what, got, c.want)
+		}
+	}
+}
+
+// A real MultiEdit (claude-code-viewer's session, six edits of
+// CLAUDE.md) is shown as the three hunks Claude Code recorded, numbered
+// as in the file, in place of six diffs without numbers.
+func TestBrowserRecordedMultiEdit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := mustOpenPatchServer(t)
+	mustImportShared(t, st, "d-kimuson__claude-code-viewer")
+	Step(t, ctx, "open the session", chromedp.Navigate(s.URL()+"/#/session/"+ccvSession))
+	Wait(t, ctx, "rounds listed", `document.querySelectorAll("#timeline .round").length > 0`)
+	seq := evalAwait(t, ctx, `(async () => { for (const r of view.rounds) { const d = await api("GET", "/api/sessions/"+view.id+"/rounds/"+r.seq); if (d.blocks.some(b => b.tool_name === "MultiEdit" && b.kind === "tool-use")) return String(r.seq); } return "" })()`)
+	if seq == "" {
+		t.Fatal("no round calls MultiEdit")
+	}
+	Step(t, ctx, "open the round", chromedp.Navigate(s.URL()+"/#/session/"+ccvSession+"?round="+seq))
+	call := `document.querySelector('.round[data-seq="` + seq + `"] details.call[data-tool="MultiEdit"]')`
+	Wait(t, ctx, "the call", call)
+	Step(t, ctx, "open it", chromedp.Evaluate[chromedp.Void](call+`.open = true`))
+	Wait(t, ctx, "the recorded hunks", call+`.querySelector("pre.diff.recorded")`)
+	Screenshot(t, ctx, Artifacts(t), "recorded-multiedit")
+	for _, c := range []struct{ what, expr, want string }{
+		{"one diff, not six", call + `.querySelectorAll("pre.diff").length`, "1"},
+		{"the hunks", `[...` + call + `.querySelectorAll("pre.diff .fold")].filter(f => f.textContent.startsWith("@@")).map(f => f.textContent.trim()).join(" | ")`, "@@ -1,44 +1,68 @@ | @@ -62,16 +86,18 @@ | @@ -93,5 +119,7 @@"},
+		{"the first change's line", call + `.querySelector("pre.diff .add").dataset.n`, "4"},
+		{"its words marked", `[...` + call + `.querySelector("pre.diff .add").querySelectorAll(".wd")].map(w => w.textContent).join("")`, "15.5.2"},
+	} {
+		if got := Eval[string](t, ctx, `String(`+c.expr+`)`); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.what, got, c.want)
 		}
 	}

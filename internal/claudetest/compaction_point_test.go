@@ -41,7 +41,7 @@ func TestCompactionPoint(t *testing.T) {
 func compactsAfter(t *testing.T, bin, cairnBin string, tokens int64) bool {
 	api := fakeapi.New()
 	defer api.Close()
-	api.Summary = "SUMMARY of the session"
+	api.SetSummary("SUMMARY of the session")
 	home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
 	mustCairn(t, cairnBin, proj, "install", "claude")
 	first := claudetest.Run(t, bin, home, proj, api.URL, "-p", "the first prompt")

@@ -109,7 +109,7 @@ func generateFirst(t *testing.T, bin string, flags []string) []string {
 			{{Type: "text", Text: "Nothing is left: the 40 parts exist and every one returns its own number (no `return 0` remains)."}},
 		}},
 	)
-	api.Summary = longSummary
+	api.SetSummary(longSummary)
 	calls, fullAt := 0, 90
 	fmt.Sscan(envOr("CAIRN_LONG_FULL_AT", "90"), &fullAt)
 	api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
@@ -140,7 +140,7 @@ func generateFirst(t *testing.T, bin string, flags []string) []string {
 			fakeapi.Turn{Match: "pricing notes", Steps: partSteps("notes", "note", 15, "md")},
 			fakeapi.Turn{Match: "reports from the notes", Steps: partSteps("reports", "report", 15, "md")},
 		)
-		api.Summary = longSummary
+		api.SetSummary(longSummary)
 		api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
 		run(nil, "--session-id", longManual, "-p", "Write the pricing notes: fifteen of them, notes/note_01.md to note_15.md, each written, read back, edited and checked.")
 		run(nil, "--resume", longManual, "-p", "/compact")

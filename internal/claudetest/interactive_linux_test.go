@@ -71,7 +71,7 @@ func interactive(t *testing.T, c claudetest.Client, cairnBin string) {
 		{{Type: "text", Text: interShown}},
 	}})
 	defer api.Close()
-	api.Summary = interSummary
+	api.SetSummary(interSummary)
 	home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
 	out := mustCairn(t, cairnBin, proj, "install", "claude", "--statusline")
 	if !strings.Contains(out, "MCP server approval installed") {

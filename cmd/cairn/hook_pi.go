@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"cairn"
+	"cairn/inscribe"
 	"cairn/loop"
+	"cairn/pi"
 )
 
 // A piCompaction is what cairn's pi extension sends at
@@ -91,24 +92,22 @@ func (m *Main) piCompact(ctx context.Context) error {
 }
 
 // piSessionID reads the id of a pi session file's header line, which is
-// the session's id in the store.
+// the session's id in the store: the file opened under the rule the
+// import applies to a path it is given ([inscribe.Open]), its first line
+// read by [pi.Format.Identify] as the import reads it.
 func piSessionID(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := inscribe.Open(path, nil)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	line, err := r.ReadBytes('\n')
+	line, err := bufio.NewReader(f).ReadBytes('\n')
 	if err != nil && len(line) == 0 {
 		return "", err
 	}
-	var h struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
+	s, err := pi.Format{}.Identify(path, [][]byte{line})
+	if err != nil {
+		return "", err
 	}
-	if err := json.Unmarshal(line, &h); err != nil || h.Type != "session" || h.ID == "" {
-		return "", fmt.Errorf("%s: no pi session header", path)
-	}
-	return h.ID, nil
+	return s.ID, nil
 }

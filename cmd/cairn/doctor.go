@@ -339,15 +339,14 @@ func (m *Main) checkOthers() []finding {
 		data, err := readSettings(path)
 		return err == nil && !missing(data)
 	}
+	noGeminiHooks := func(b []byte) bool {
+		_, c, err := claudecode.EditHooks(b, gemini.HookEvents, geminiHookEntries("cairn"))
+		return c || err != nil
+	}
 	installed := map[string]bool{
 		"codex": has(filepath.Join(m.codexHome(), "config.toml"), func(b []byte) bool { _, c, err := codex.InstallMCP(b, "cairn"); return c || err != nil }),
-		"gemini": has(gemini.SettingsPath(m.geminiHome(), project, false), func(b []byte) bool {
-			_, c, err := claudecode.EditHooks(b, gemini.HookEvents, geminiHookEntries("cairn"))
-			return c || err != nil
-		}) || has(gemini.SettingsPath(m.geminiHome(), project, true), func(b []byte) bool {
-			_, c, err := claudecode.EditHooks(b, gemini.HookEvents, geminiHookEntries("cairn"))
-			return c || err != nil
-		}),
+		"gemini": has(gemini.SettingsPath(m.geminiHome(), project, false), noGeminiHooks) ||
+			has(gemini.SettingsPath(m.geminiHome(), project, true), noGeminiHooks),
 	}
 	if _, err := os.Stat(opencode.PluginPath(project)); err == nil {
 		installed["opencode"] = true

@@ -1,11 +1,14 @@
 package loop
 
 import (
+	"bufio"
 	"context"
 	"strings"
 
 	"cairn"
 	"cairn/export"
+	"cairn/inscribe"
+	"cairn/pi"
 	"cairn/surgery"
 )
 
@@ -69,4 +72,25 @@ func PiFirstKept(l PiLeaf, firstKept string) string {
 		return l.ID
 	}
 	return firstKept
+}
+
+// PiSessionID reads the id of a pi session file's header line, which is
+// the session's id in the store: the file opened under the rule the
+// import applies to a path it is given ([inscribe.Open]), its first line
+// read by [pi.Format.Identify] as the import reads it.
+func PiSessionID(path string) (string, error) {
+	f, err := inscribe.Open(path, nil)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return "", err
+	}
+	s, err := pi.Format{}.Identify(path, [][]byte{line})
+	if err != nil {
+		return "", err
+	}
+	return s.ID, nil
 }

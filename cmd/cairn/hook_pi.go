@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,9 +8,7 @@ import (
 	"strings"
 
 	"cairn"
-	"cairn/inscribe"
 	"cairn/loop"
-	"cairn/pi"
 )
 
 // A piCompaction is what cairn's pi extension sends at
@@ -65,7 +62,7 @@ func (m *Main) piCompact(ctx context.Context) error {
 		cwd := in.Cwd
 		m.Getwd = func() (string, error) { return cwd, nil }
 	}
-	id, err := piSessionID(in.SessionFile)
+	id, err := loop.PiSessionID(in.SessionFile)
 	if err != nil {
 		return err
 	}
@@ -89,25 +86,4 @@ func (m *Main) piCompact(ctx context.Context) error {
 	return json.NewEncoder(stdout).Encode(piCompactionReply{
 		Summary: md, FirstKeptEntryID: loop.PiFirstKept(in.Leaf, in.FirstKeptEntryID), Session: id, Tokens: mat.Tokens, Budget: mat.Budget,
 	})
-}
-
-// piSessionID reads the id of a pi session file's header line, which is
-// the session's id in the store: the file opened under the rule the
-// import applies to a path it is given ([inscribe.Open]), its first line
-// read by [pi.Format.Identify] as the import reads it.
-func piSessionID(path string) (string, error) {
-	f, err := inscribe.Open(path, nil)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return "", err
-	}
-	s, err := pi.Format{}.Identify(path, [][]byte{line})
-	if err != nil {
-		return "", err
-	}
-	return s.ID, nil
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func TestCommandLine(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestDamaged_Lost: what a person reads of damaged lines, by cause.

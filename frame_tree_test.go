@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var t0 = time.Date(2026, 3, 19, 10, 0, 0, 0, time.UTC)

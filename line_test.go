@@ -3,7 +3,7 @@ package cairn_test
 import (
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func TestLineText(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func TestParseFidelity(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func TestSearchText(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestReviewReason pins the reason a todo review is due, in words a person

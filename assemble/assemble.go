@@ -24,7 +24,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Context is an assembled context.

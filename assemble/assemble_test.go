@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/assemble"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

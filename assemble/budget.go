@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A doc is an assembled context before rendering: its items, each at a

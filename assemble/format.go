@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Format is how an assembled context is written.

@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn"
-	"cairn/assemble"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
 )
 
 // bigTree returns n frames in a tree of realistic shape: a root, then

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // jsonFormat writes one JSON object: the frames in view as a flat list in

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/assemble"
-	"cairn/claudecode"
-	"cairn/mock"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/mock"
 )
 
 // realRounds parses a public transcript into rounds with their blocks.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // markdownFormat writes the context for people: the core, the stack as a

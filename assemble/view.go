@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A View is what an assembled context is made from: the mission, the frame

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // xmlFormat writes the seed's <stack-context>: the path from the root to

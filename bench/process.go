@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 // A Command is one whole process to time: what a person or a hook waits
@@ -101,10 +101,10 @@ func Build(out, pkg string) error { return goBuild("", out, pkg) }
 // the lean build (-tags lean), and cairn-full, the complete build, beside
 // it.
 func BuildCairn(out string) error {
-	if err := goBuild("", out, "cairn/cmd/cairn", "-tags", "lean"); err != nil {
+	if err := goBuild("", out, "github.com/cairn-dev/cairn/cmd/cairn", "-tags", "lean"); err != nil {
 		return err
 	}
-	return goBuild("", filepath.Join(filepath.Dir(out), "cairn-full"), "cairn/cmd/cairn")
+	return goBuild("", filepath.Join(filepath.Dir(out), "cairn-full"), "github.com/cairn-dev/cairn/cmd/cairn")
 }
 
 func goBuild(dir, out, pkg string, flags ...string) error {

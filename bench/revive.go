@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 // A Footprint is what one whole process took: wall and CPU time, and its

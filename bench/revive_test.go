@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/bench"
+	"github.com/cairn-dev/cairn/bench"
 )
 
 // TestReviveFootprint times `cairn revive` as a person runs it, whole

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // LocalSettingsFile is the project's settings file that is the user's own

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // CheckResumable returns an error naming the first line that breaks what

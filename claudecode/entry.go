@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Claude Code session

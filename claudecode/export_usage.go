@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // describeUsage rewrites the usage out's assistant lines report so that it

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Crossing counts what a session of another harness lost on its way

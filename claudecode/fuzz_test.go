@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/google/go-cmp/cmp"
 )
 

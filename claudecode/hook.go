@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Hook events cairn handles. Claude Code names the event in the input's

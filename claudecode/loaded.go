@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Loaded is what the client sends the model when it resumes a session

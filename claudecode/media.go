@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/go-json-experiment/json/jsontext"
 )

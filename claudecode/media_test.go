@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // image is an image part of n bytes, base64-encoded as the client writes it.

@@ -1,7 +1,7 @@
 package claudecode
 
 import (
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/go-json-experiment/json/jsontext"
 )

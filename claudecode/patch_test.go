@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // EditPatch reads the hunks a real Edit's result line records

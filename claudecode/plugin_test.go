@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // pluginDir is the repository's Claude Code plugin (.claude-plugin/).

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestResultsFromRounds drafts results from every sample and public

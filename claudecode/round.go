@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/go-json-experiment/json/jsontext"
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Settings files are shared with people and other tools: cairn edits them

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // shapeParse is what a test reads of one transcript's parse: its rounds

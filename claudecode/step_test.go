@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestSteps checks, on every sample and public transcript, that steps tile

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestSuggestRules runs the suggestion rules over every sample and public

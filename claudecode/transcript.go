@@ -16,8 +16,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"cairn"
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // Format is the Claude Code transcript format. It implements

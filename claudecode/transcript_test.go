@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/google/go-cmp/cmp"
 )
 

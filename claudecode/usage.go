@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Occupancy is how full the client's context is: see [cairn.Occupancy].

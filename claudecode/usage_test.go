@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // TestLastOccupancy reads the occupancy at the end of the real long,

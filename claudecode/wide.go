@@ -3,7 +3,7 @@ package claudecode
 import (
 	"iter"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/go-json-experiment/json/jsontext"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/google/go-cmp/cmp"
 )

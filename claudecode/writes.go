@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/go-json-experiment/json"
 )

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // TestLastWrites reads the writes at the end of every sample and public

@@ -1,10 +1,11 @@
 package codex
 
 import (
-	"cairn"
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-dev/cairn"
 )
 
 // A crossCall is a Claude Code tool call rendered as Codex's own: a shell

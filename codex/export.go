@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Codex rollout that the

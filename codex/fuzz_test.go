@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"cairn"
-	"cairn/codex"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
 )
 
 // FuzzBuilder feeds arbitrary lines to the builder: it never panics, every

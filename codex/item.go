@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A rolloutLine is one line of a rollout: {timestamp, type, payload}, with

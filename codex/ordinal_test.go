@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/codex"
-	"cairn/inscribe"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // A rollout of numbered lines (a Codex source's own, "ordinal" on every

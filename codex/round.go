@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // PreviewLen is the number of characters kept in a round's previews.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // MCPServerName is the name cairn's MCP server has in config.toml.

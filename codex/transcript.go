@@ -20,8 +20,8 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // Format is the Codex rollout format. It implements [cairn.Transcript].

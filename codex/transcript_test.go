@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/codex"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // IndexTimeFormat is the minute-precision UTC time of an index line.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // ledgerHeadings introduce the ledger's kinds, in the order shown.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Markdown writes a session's rounds, with their blocks, for people.

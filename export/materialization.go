@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // MaterializationMarkdown writes a surgical materialization for people: its

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // input is a tool input as the client writes it: JSON with the keys in

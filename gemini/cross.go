@@ -3,7 +3,7 @@ package gemini
 import (
 	"encoding/json"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Crossing counts what a session of another harness lost on its way

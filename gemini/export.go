@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/internal/jsonw"
-	"cairn/internal/readrule"
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/jsonw"
+	"github.com/cairn-dev/cairn/internal/readrule"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a Gemini CLI session that

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"cairn"
-	"cairn/gemini"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/gemini"
 )
 
 // FuzzBuilder feeds arbitrary input to the reader, as JSONL lines and as a

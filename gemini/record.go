@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A record is one line of a JSONL session, or one message of a .json

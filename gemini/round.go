@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A builder turns a session's lines into rounds in file order. It

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
-	"cairn/internal/readrule"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/readrule"
 )
 
 // Format is the Gemini CLI session format. It implements

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/gemini"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/gemini"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // Stalled is how many connections the floods open, and ServeBudget how

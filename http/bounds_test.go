@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	cairnhttp "cairn/http"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // TestEveryRouteBounded: each route's input whose work grows with it (a

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"

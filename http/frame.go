@@ -3,8 +3,8 @@ package http
 import (
 	"net/http"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (s *Server) registerFrameRoutes() {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/mock"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/mock"
 )
 
 func TestFrames(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	cairnhttp "cairn/http"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // probe sends n requests at once, each on a connection of its own, and

@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	cairnhttp "cairn/http"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 func TestGuard(t *testing.T) {

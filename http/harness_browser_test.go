@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/codex"
-	"cairn/gemini"
-	"cairn/inscribe"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/opencode"
 
 	"github.com/chromedp/chromedp"
 )

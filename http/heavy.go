@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // DefaultMaxSessionBlocks is how many blocks a session may have for the

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	cairnhttp "cairn/http"
-	"cairn/retention"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 // TestSessionTooLarge: retention and surgery refuse a session of more

@@ -31,7 +31,7 @@ import (
 	"log"
 	"net/http"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // codes maps each domain error code to its HTTP status.

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // HugeBlocks is the size of the round a page is read from, and the

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // MaxImageBytes bounds the bytes of an image the viewer serves: the

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn/claudecode"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // imageSession is the id of the session [mustImportImages] stores.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/bench"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn/bench"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 
 	"github.com/chromedp/chromedp"
 )

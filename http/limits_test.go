@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	cairnhttp "cairn/http"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // TestRoundBlocksPaged: a round of many blocks comes a page at a time,

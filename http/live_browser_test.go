@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/inscribe"
 
 	"github.com/chromedp/chromedp"
 )

@@ -3,7 +3,7 @@ package http
 import (
 	"net/http"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A PatchFunc returns the hunks a harness recorded for an edit in a

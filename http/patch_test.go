@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // mustOpenPatchServer serves the long real sessions with the Claude Code

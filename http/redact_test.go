@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // TestServer_Redact: beyond loopback the viewer needs a redactor, and

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"cairn"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 // RetentionFunc measures what each way of continuing a session keeps of

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
-	"cairn"
-	"cairn/export"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // PageSize is how many rounds one page of a session's timeline holds when

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (s *Server) registerSearchRoutes() {

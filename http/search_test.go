@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/mock"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/mock"
 )
 
 func TestSearch(t *testing.T) {

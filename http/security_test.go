@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	cairnhttp "cairn/http"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 func TestIsLoopback(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
-	"cairn/http/ui"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/http/ui"
 )
 
 // ShutdownTimeout is the time given for outstanding requests to finish

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	cairnhttp "cairn/http"
-	"cairn/inscribe"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // The sample transcripts: four main sessions and one subagent.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (s *Server) registerSessionRoutes() {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/mock"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/mock"
 )
 
 func TestSessions(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	cairnhttp "cairn/http"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 
 	"github.com/chromedp/chromedp"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 
 	"github.com/chromedp/chromedp"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/gemini"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/inscribe"
 
 	"github.com/chromedp/chromedp"
 )

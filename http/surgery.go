@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // An Exported is a session an action wrote for an agent to resume or, for

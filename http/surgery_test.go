@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // children returns the sessions surgery cut from parent.

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/mock"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/mock"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // MustPost posts body to path, wants 200 and decodes the JSON answer.

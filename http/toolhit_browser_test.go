@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"

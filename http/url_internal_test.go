@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestLoginURLBeyondLoopback pins that a server listening on every

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn/surgery"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"

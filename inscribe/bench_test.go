@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // BenchmarkImport measures import throughput of a 20 MB session into a

@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A FullStore is a whole store as [Copy] reads and writes it.

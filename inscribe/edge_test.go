@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 const sid = "0b0b0b0b-0000-4000-8000-000000000001"

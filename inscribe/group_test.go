@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // manySessions writes n small sessions into dir, each a copy of a sample

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // resolve sets sess.ID to the session the file at path feeds, by its

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // TestImport_SameNameElsewhere: a transcript with the same uuid file name

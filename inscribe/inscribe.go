@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Store is what an import needs of the store.

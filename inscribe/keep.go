@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // StatusDropped is a file not read because the store lets its session go:

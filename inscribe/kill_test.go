@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn/claudecode"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // The kill test re-executes the test binary as a child that imports with

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // TestImport_LiveTrustsThePrefix: a live import (a hook's) of a file whose

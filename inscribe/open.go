@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/internal/readrule"
+	"github.com/cairn-dev/cairn/internal/readrule"
 )
 
 // ErrRefused marks a path [Open] does not read: a link out of the

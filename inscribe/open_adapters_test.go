@@ -16,13 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/gemini"
-	"cairn/inscribe"
-	"cairn/internal/readrule"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/readrule"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // outsideMark is what a file outside the client's folder holds in place

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // sid2 is a session that lives outside the transcript folder.

@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/internal/pgtest"
-	"cairn/postgres"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // bothStores is what the partial-copy tests read of a store, SQLite's or

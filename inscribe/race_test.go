@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // bigFile returns n chained lines, each about 1 KiB, so that a small

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A ReindexStore is what [Reindex] needs of a store: its sessions, and the

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // fakeReindexStore holds sessions, some of whose lines are damaged.

@@ -5,7 +5,7 @@ import (
 	"os"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Sweeper is a store whose killed writers may leave blocks no reader

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // sumWindows returns the windows of data read line by line and the

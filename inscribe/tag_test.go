@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // TestImporter_Tag checks auto-tagging: rounds inscribed while an engagement

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // Watch imports a transcript as it grows and says which session changed;

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // windows holds the bytes a source's hashes cover, as they were read: the

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestWindows_Holds: the check before a batch is stored sees a change of

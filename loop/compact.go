@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // preCompact inscribes everything before the compaction drops it. A

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // A Change is what a session changed, as its end says it and

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // TestSessionChangeBounded: the line a session's end writes names a few of

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/assemble"
-	"cairn/claudecode"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // exhaustion is seed 004's error recovery. After a tool call (and at

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // givenOnce returns what SessionStart gives a conversation of text, cairn's

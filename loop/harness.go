@@ -1,8 +1,8 @@
 package loop
 
 import (
-	"cairn/claudecode"
-	"cairn/gemini"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
 )
 
 // FromClaude is the moment a Claude Code hook's input stands for.

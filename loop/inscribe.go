@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/gemini"
-	"cairn/inscribe"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // Inscribe inscribes the session's transcript and its sub-agents' from

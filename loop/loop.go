@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/inscribe"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // A Kind is a moment of a live session.

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/sqlite"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // harnesses are those whose hooks reach the loop: each decision they

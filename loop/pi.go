@@ -5,11 +5,11 @@ import (
 	"context"
 	"strings"
 
-	"cairn"
-	"cairn/export"
-	"cairn/inscribe"
-	"cairn/pi"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // Compaction is cairn's compaction of session for a harness that lets

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // pressure is a prompt's check of the context the

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/assemble"
-	"cairn/claudecode"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // ContextChars is what a session start's context may take: Claude Code

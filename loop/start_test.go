@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // TestWriteFullContext_Concurrent: SessionStarts of one session at once

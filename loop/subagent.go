@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // Sub-agents, seen with claude 2.1.197 and 2.1.330: PreToolUse (matcher

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"cairn"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // suggestLookback is how many of a frame's unread rounds the area rule

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // ShortID is a session id's first eight characters, as notes name it.

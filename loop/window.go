@@ -1,8 +1,8 @@
 package loop
 
 import (
-	"cairn"
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // Occupancy returns how full the context of session, written at

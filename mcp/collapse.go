@@ -3,7 +3,7 @@ package mcp
 import (
 	"context"
 
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // collapseNote says, after a pop, how much context collapsing the popped

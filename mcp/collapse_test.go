@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestPopCollapse: popping a frame whose rounds are in the acting session

@@ -24,12 +24,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn"
-	"cairn/assemble"
-	"cairn/export"
-	"cairn/retention"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/retention"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"cairn/retention"
 	"context"
 	"errors"
 	"os"
@@ -10,14 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	cairnmcp "cairn/mcp"
-	"cairn/mock"
-	"cairn/sqlite"
-	"cairn/storetest"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	cairnmcp "github.com/cairn-dev/cairn/mcp"
+	"github.com/cairn-dev/cairn/mock"
+	"github.com/cairn-dev/cairn/retention"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
+	"github.com/cairn-dev/cairn/workspace"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )

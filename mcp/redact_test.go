@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/redact"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestRedact: with Redact and RedactHits set (cairn mcp --redact, the

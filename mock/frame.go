@@ -3,7 +3,7 @@ package mock
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var _ cairn.FrameStore = (*FrameStore)(nil)

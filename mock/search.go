@@ -3,7 +3,7 @@ package mock
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var _ cairn.Searcher = (*Searcher)(nil)

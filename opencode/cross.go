@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // toOpencodeCall maps a call of another harness to opencode's own tools:

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"cairn"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // TestCrossCalls checks each mapping between opencode's tools and the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // An Exporter writes a [cairn.Materialization] as an opencode session the

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // crossed is a Claude Code round as blocks: a prompt, a step with text and

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // FuzzBuilder feeds arbitrary lines to the builder after a session record:

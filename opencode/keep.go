@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // keepRound returns a whole round of an opencode session at full fidelity

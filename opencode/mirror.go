@@ -11,7 +11,7 @@ import (
 	"slices"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Mirror brings the canonical logs of every session in an opencode data

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // copyDB copies a sample's opencode.db into a scratch data folder.

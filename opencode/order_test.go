@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/opencode"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // shape is the session's messages in order, each its role and its parts'

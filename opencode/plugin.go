@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // PluginMarker opens the plugin file cairn writes; uninstall removes a

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/internal/readrule"
+	"github.com/cairn-dev/cairn/internal/readrule"
 )
 
 // TestReadRule_SwapBetweenCheckAndOpen: opencode.db (or its folder)

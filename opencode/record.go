@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Kinds of record a line holds.

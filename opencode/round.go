@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // PreviewLen is the number of characters kept in a round's previews.

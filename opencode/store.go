@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/internal/readrule"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/readrule"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
 )

@@ -3,8 +3,8 @@ package opencode_test
 import (
 	"testing"
 
-	"cairn"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // A task call's result names the subagent session it ran, as opencode

@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Format is the canonical log of an opencode session. It implements

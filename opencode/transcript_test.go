@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/internal/readrule"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/readrule"
 )
 
 // Target is what an export needs to know of the store it goes into.

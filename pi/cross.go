@@ -3,7 +3,7 @@ package pi
 import (
 	"encoding/json"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // toPiCall maps another harness's tool call to pi's built-in tools:

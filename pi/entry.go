@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Entry types of a session file (docs/session-format.md). The header is

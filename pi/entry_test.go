@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/pi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 // doc is a session written from docs/session-format.md (format 2, where

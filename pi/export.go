@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
-	"cairn/internal/jsonw"
-	"cairn/internal/uuid"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/jsonw"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // An Exporter writes a [cairn.Materialization] as a new pi session file

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/pi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 // TestExporterLines writes a Claude Code round crossing into pi: a prompt

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"cairn"
-	"cairn/pi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 // FuzzBuilder feeds arbitrary lines to the reader after a header: it never

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Format is pi's session format. It implements [cairn.Transcript] and

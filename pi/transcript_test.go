@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/pi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -1,6 +1,6 @@
 package pi
 
-import "cairn"
+import "github.com/cairn-dev/cairn"
 
 // OffPath returns the numbers of a session's lines that lie off its
 // active path: entries of the tree that the walk from the leaf pi resumes

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/postgres"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/storetest"
 
 	"github.com/jackc/pgx/v5"
 )

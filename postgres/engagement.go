@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // EngagementStore implements [cairn.EngagementStore].

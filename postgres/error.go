@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )

@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
-	"cairn"
-	"cairn/internal/pgtest"
-	"cairn/postgres"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/storetest"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"

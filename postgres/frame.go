@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // FrameStore implements [cairn.FrameStore].

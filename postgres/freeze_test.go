@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/pgtest"
-	"cairn/postgres"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 // A freezer is a TCP proxy to a PostgreSQL server that can freeze it as

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/jackc/pgx/v5"
 )

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/jackc/pgx/v5"
 )

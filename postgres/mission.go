@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )

@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/pgtest"
-	"cairn/postgres"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/storetest"
 
 	"github.com/jackc/pgx/v5"
 )

@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // relayoutBlocks is how many blocks (by id) one transaction of

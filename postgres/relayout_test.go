@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/internal/pgtest"
-	"cairn/postgres"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Searcher implements [cairn.Searcher] with PostgreSQL's text search.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // StatsStore implements [cairn.StatsStore].

@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TagStore implements [cairn.TagStore].

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/postgres"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/postgres"
 )
 
 // TestOpen_SilentServer: a server that accepts connections and never

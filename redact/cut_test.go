@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/redact"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // secretSample is a secret one rule finds, in the line it was found in.

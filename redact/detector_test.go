@@ -12,7 +12,7 @@ import (
 
 	"github.com/zricethezav/gitleaks/v8/detect"
 
-	"cairn/redact"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // The detector with gitleaks' rules (not cairn's own) finds exactly what gitleaks' detect.DetectString finds with

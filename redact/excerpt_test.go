@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/redact"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // A password in a URL is found by cairn's own rule, which gitleaks'

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"cairn/redact"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // Secrets planted in a prompt (an AWS key, an Anthropic key, a GitHub

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 // builder makes blocks of one round: each assistant block opens a step

@@ -60,8 +60,8 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // Category groups probes so figures can be set beside the compactor's.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"cairn"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 // TestProbeRules checks the rules that keep probes specific: an error's

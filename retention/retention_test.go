@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

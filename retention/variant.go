@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // A Client is what the eval needs of the harness that resumes an output,

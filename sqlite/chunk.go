@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // chunkSize bounds the raw bytes in one chunk, so that reading one line

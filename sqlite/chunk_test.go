@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 // TestViews_DamagedChunk: a chunk whose bytes no longer decode fails the

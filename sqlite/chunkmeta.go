@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A packed meta (chunks of codecPacked) holds the same fields as the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Blocks store their kind and role as a small integer (migration 0016):

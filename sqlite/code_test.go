@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestCodes: every kind and role cairn knows is stored as a number and

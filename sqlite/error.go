@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"modernc.org/sqlite"
 )

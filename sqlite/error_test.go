@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 
 	driver "modernc.org/sqlite"
 )

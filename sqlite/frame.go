@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // FrameStore implements [cairn.FrameStore].

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 var now = time.Date(2026, 3, 19, 10, 0, 0, 0, time.UTC)

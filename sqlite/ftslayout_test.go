@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/rusage"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 // TestFTSLayouts measures the search index's layouts on the store named

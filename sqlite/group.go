@@ -6,7 +6,7 @@ import (
 	"math"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Group commit. An import parses several files at once, and each of its

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // inscribeHeld inscribes ins at once, each from a goroutine of its own,

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	modernc "modernc.org/sqlite"
 )

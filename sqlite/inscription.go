@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // InscriptionStore implements [cairn.InscriptionStore].

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // KeepStore implements [cairn.KeepStore].

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 // lengthsSession is a session of rounds rounds whose prompts and answers

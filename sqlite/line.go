@@ -3,7 +3,7 @@ package sqlite
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // LineStore implements [cairn.LineStore].

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // MissionStore implements [cairn.MissionStore].

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestOpen_UnderWriter: opening an up-to-date store and reading it never

@@ -9,7 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/klauspost/compress/zstd"
 )

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
-	insc "cairn/inscribe"
+	"github.com/cairn-dev/cairn/claudecode"
+	insc "github.com/cairn-dev/cairn/inscribe"
 )
 
 // smallTables are the tables whose size does not grow with the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/porter"
+	"github.com/cairn-dev/cairn/internal/porter"
 )
 
 // stemsByFTS5 returns the terms FTS5's porter tokenizer makes of words,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestPublish_PartlyDropped: an import whose staged range lost its first

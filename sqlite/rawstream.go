@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A rawStream hands the raw bytes of a range of a session's lines,

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"testing"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestOpen_ReadOnly: a store whose file and folder this user may not

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // refillMigrations are the migrations that rebuild the search index in a

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 
 	"github.com/google/go-cmp/cmp"
 )

@@ -9,7 +9,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // ReindexSession implements [cairn.InscriptionStore]: a session of at most

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // relayoutChunks is how many chunks one transaction of [DB.Relayout]

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 // The sessions of the retire tests: a huge one between two small ones.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // RoundStore implements [cairn.RoundStore].

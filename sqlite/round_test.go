@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // BenchmarkCountRounds counts the rounds of a frame that holds 3,400

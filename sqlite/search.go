@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	modernc "modernc.org/sqlite"
 )

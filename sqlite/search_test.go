@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/rusage"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // BenchmarkSearch searches a store of 400 sessions × 100 rounds (80,000

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // SessionStore implements [cairn.SessionStore].

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	"github.com/klauspost/compress/zstd"
 )

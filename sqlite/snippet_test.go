@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 
 	"github.com/klauspost/compress/zstd"
 )

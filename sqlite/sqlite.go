@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 
 	_ "modernc.org/sqlite" // the pure-Go driver: cairn installs with `go install`, no C toolchain
 )

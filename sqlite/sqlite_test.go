@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 // MustOpenDB returns a new, migrated store in a temporary folder, with a

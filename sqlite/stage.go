@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Staged blocks. A batch is one transaction (AGENTS.md, rule 3), but the

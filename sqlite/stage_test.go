@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"testing"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
 )
 
 // TestConformance_Staged runs the conformance suite with every

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // StatsStore implements [cairn.StatsStore].

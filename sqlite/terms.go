@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"cairn/internal/porter"
+	"github.com/cairn-dev/cairn/internal/porter"
 )
 
 // A query word of three characters or more matches the words it begins

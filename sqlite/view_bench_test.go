@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // BenchmarkFindRound reads the rounds of a long real session (2.9 MB)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // indexTokens returns the distinct tokens the index tokenizer (unicode61,

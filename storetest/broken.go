@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // driverText is what SQLite, PostgreSQL, their Go drivers and the

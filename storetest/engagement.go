@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // testEngagements checks that engagement phases are replaced whole, read

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // now is the clock of the frame operations under test.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func testInscribe(t *testing.T, open Open) {

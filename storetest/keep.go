@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // testKeep checks what a store says it holds, its keep setting, and that

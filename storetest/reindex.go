@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // Reindex rebuilds every session of st with rebuild, as `cairn reindex`

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func testRounds(t *testing.T, open Open) {

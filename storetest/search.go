@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func testSearch(t *testing.T, open Open) {

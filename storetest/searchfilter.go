@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // testSearchNarrow: a search keeps the kinds of block (SearchQuery.Kinds)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func testSession(t *testing.T, open Open) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Store is a backend's implementation of every store interface.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func testTags(t *testing.T, open Open) {

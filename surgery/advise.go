@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // DefaultWindow is the context window advice assumes, in tokens.

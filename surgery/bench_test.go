@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/internal/rusage"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // BenchmarkExport_5000 is a surgical export of a 5,000-round session from

@@ -1,6 +1,6 @@
 package surgery
 
-import "cairn"
+import "github.com/cairn-dev/cairn"
 
 // PieceBlocks returns the blocks of a full piece of session s, rebuilt from
 // the piece's lines by the reader of s's harness and condensed to fidelity

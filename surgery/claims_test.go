@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestHeaderClaims (issue 41 b): every claim the header a resumed agent

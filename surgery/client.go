@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Window returns the context window of a model: 1M tokens when its name

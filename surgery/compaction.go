@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // BeforeCompaction says what an operation keeps of a round's content that

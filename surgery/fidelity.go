@@ -3,7 +3,7 @@ package surgery
 import (
 	"strconv"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Apply returns a copy of r whose blocks are rendered at fidelity f: user

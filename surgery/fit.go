@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"cairn"
-	"cairn/export"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
 )
 
 // Limits bound what an operation writes.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Finished reports whether a frame's rounds may collapse into one entry:

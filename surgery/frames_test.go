@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/export"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestCompressFrames collapses the compact session's finished frames: round

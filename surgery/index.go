@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"cairn"
-	"cairn/export"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
 )
 
 // The layered index: every step an output leaves out is named by an

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // ledgerRound builds a round from (kind, tool, content, isError) rows: each

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Matrix is the engagement × agent view of tagged rounds: who did what,

@@ -3,7 +3,7 @@ package surgery_test
 import (
 	"testing"
 
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestShortNames pins that a session and its subagents get labels that

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/export"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // longGenerated lists the sessions of ../testdata/long (made by the real

@@ -3,7 +3,7 @@ package surgery
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Revive returns what revive gives a fresh agent: the session with the

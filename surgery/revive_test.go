@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestReviveRemnantNoCeiling (issue 41 a): a session the client compacted

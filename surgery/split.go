@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Shared is the engagement of rounds every child of a split sees as an

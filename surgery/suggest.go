@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A Candidate is a round full-text search suggests for an engagement.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
-	"cairn/export"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
 )
 
 // Summary returns the text a resumed agent reads first: what operation cut

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // fullWindow is what the last reply of the session TestExport_UsageIsOwnSize

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A WindowCandidate is a round whose start falls inside an engagement

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var _ cairn.BoardStore = (*Workspace)(nil)

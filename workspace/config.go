@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // ConfigFile is .cairn/config: settings of the workspace, one "key =

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // .cairn/engagement.md holds the engagement state: which workstream is

@@ -3,7 +3,7 @@ package workspace
 import (
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Exit is checkpoint-on-exit, for a session that ends: it writes c on the

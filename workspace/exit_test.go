@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestExit_AutoBounded: however many times sessions end, the board keeps

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // TestInit_GitIgnore asks git itself which files of a workspace init's

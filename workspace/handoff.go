@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Hand-offs follow the seed's sub-agent protocol: the parent writes the

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // DefaultLockTimeout is how long a writer waits for another to finish.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // mission.json and mission_progress.txt are the mission as plain files at

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // pressureDir holds, per session, the highest pressure threshold the

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // DefaultPrimeChars is the default budget of [Workspace.Prime]: about 1,500

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestSituation_SymlinkOutside: a folder inside the workspace that is a

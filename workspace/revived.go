@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // revivedDir holds, per session, the line naming the session cairn

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A schema is the shape a JSON workspace file must have. It is checked by

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // sessionsDir holds, per session, the relay files' state when its latest

@@ -3,7 +3,7 @@ package workspace
 import (
 	"sort"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // EndSession is the sync a session's end runs by itself, when nobody ran

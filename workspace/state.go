@@ -1,7 +1,7 @@
 package workspace
 
 import (
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var _ cairn.StateStore = (*Workspace)(nil)

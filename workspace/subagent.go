@@ -3,7 +3,7 @@ package workspace
 import (
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // The client's sub-agents follow the same hand-off protocol as children

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // A SuggestState is what the suggestion rules remember of a frame, in

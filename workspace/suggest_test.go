@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // TestUpdateSuggestState_Unchanged: a state left as it was is not written

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // syncedFiles are the files whose change counts as something recorded.

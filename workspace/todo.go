@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var _ cairn.TodoStore = (*Workspace)(nil)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 var _ cairn.TraceStore = (*Workspace)(nil)

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // Dir is the folder that marks a workspace; it holds the lock, traces,

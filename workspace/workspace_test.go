@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // TestMain lets the test binary act as one of several writers in

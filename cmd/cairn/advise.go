@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"cairn"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runAdvise(ctx context.Context, args []string) error {

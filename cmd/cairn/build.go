@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // cairn is built two ways. The complete build (go build ./cmd/cairn) has

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/bench"
+	"github.com/cairn-dev/cairn/bench"
 )
 
 // TestNeedsFull: the invocations the lean build hands to cairn-full.

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (m *Main) runCompressFrames(ctx context.Context, args []string) error {

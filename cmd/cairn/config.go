@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/sqlite"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // StoreDir is the workspace folder that marks a cairn workspace and holds

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/assemble"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/assemble"
 )
 
 func (m *Main) runContext(ctx context.Context, args []string) error {

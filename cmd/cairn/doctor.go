@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/gemini"
-	"cairn/opencode"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // A finding is one thing doctor checked: ok, a warning (something not set

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runEngage(ctx context.Context, args []string) error {

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 func (m *Main) runEval(ctx context.Context, args []string) error {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestEvalRetention runs eval retention on a long auto-compacted public

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
-	"cairn"
-	"cairn/export"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 func (m *Main) runExport(ctx context.Context, args []string) error {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"cairn"
-	"cairn/codex"
-	"cairn/inscribe"
-	"cairn/opencode"
-	"cairn/pi"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // exportCodex writes one materialization as a Codex rollout under

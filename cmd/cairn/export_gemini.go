@@ -4,9 +4,9 @@ import (
 	"context"
 	"path/filepath"
 
-	"cairn"
-	"cairn/gemini"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // exportGemini writes one materialization as a Gemini CLI session in the

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/opencode"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // exportOpencode writes one materialization as a session in opencode's

@@ -4,10 +4,10 @@ import (
 	"context"
 	"path/filepath"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/pi"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // exportPi writes one materialization as a new pi session in the working

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // frameFlags are the flags the frame commands share.

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/surgery"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runPop(ctx context.Context, args []string) error {

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runPush(ctx context.Context, args []string) error {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // statusMark shows a frame's status at a glance.

@@ -5,7 +5,7 @@ package main
 import (
 	"time"
 
-	"cairn/postgres"
+	"github.com/cairn-dev/cairn/postgres"
 )
 
 // lean is false in the complete build: it has every command and store

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runHandoff(ctx context.Context, args []string) error {

@@ -9,10 +9,10 @@ import (
 	"io"
 	"strings"
 
-	"cairn/claudecode"
-	"cairn/gemini"
-	"cairn/loop"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // A hookError is a hook that failed. Claude Code treats exit code 2 as

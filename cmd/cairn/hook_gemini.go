@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/claudecode"
-	"cairn/gemini"
-	"cairn/loop"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/loop"
 )
 
 // runGeminiHook runs "cairn hook --agent gemini EVENT": Gemini CLI's hook

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"cairn"
-	"cairn/loop"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/loop"
 )
 
 // A piCompaction is what cairn's pi extension sends at

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestHookExitCode pins that a failing hook exits 1, which Claude Code

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn"
-	"cairn/codex"
-	"cairn/gemini"
-	"cairn/inscribe"
-	"cairn/opencode"
-	"cairn/pi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/pi"
 
 	"golang.org/x/term"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // sourcesHome is a HOME with a Claude Code session, a Gemini CLI session

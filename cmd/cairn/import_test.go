@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 const samples = "../../testdata/claudecode"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runInit(ctx context.Context, args []string) error {

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/claudecode"
-	"cairn/internal/readrule"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/internal/readrule"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // installFlags are what install and uninstall share.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"cairn/codex"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 const installCodexHelp = `

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"cairn/claudecode"
-	"cairn/gemini"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
 )
 
 const installGeminiHelp = `

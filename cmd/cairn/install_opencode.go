@@ -1,6 +1,6 @@
 package main
 
-import "cairn/opencode"
+import "github.com/cairn-dev/cairn/opencode"
 
 const installOpencodeHelp = `
 "cairn install opencode" sets opencode up. opencode has no hooks; its

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 
-	"cairn/pi"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 const installPiHelp = `

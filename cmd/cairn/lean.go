@@ -6,7 +6,7 @@ import (
 	"context"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // lean is true in the lean build (go build -tags lean), the one installed

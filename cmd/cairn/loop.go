@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/gemini"
-	"cairn/loop"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // exhaustionEnv sets how many empty writes in a row mean the context ran

@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func main() {

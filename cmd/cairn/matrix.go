@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (m *Main) runMatrix(ctx context.Context, args []string) error {

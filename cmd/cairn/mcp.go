@@ -11,11 +11,11 @@ import (
 	"net/http"
 	"time"
 
-	"cairn"
-	cairnhttp "cairn/http"
-	"cairn/mcp"
-	"cairn/redact"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/mcp"
+	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/retention"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )

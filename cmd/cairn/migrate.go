@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 func (m *Main) runMigrate(ctx context.Context, args []string) error {

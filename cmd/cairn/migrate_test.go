@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
 )
 
 func TestMigrate(t *testing.T) {

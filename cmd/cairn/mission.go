@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runMission(ctx context.Context, args []string) error {

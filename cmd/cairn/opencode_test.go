@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // runEnv runs cairn with args and the environment env (nothing else) and

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runPhase(ctx context.Context, args []string) error {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/pi"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 // TestPiCLI drives the commands over the session the real pi 0.73.1 wrote

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runPrime(ctx context.Context, args []string) error {

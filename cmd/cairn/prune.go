@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 func (m *Main) runPrune(ctx context.Context, args []string) error {

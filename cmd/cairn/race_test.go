@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // raceLine is line n of a growing transcript of session id.

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/export"
-	"cairn/loop"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runRecover(ctx context.Context, args []string) error {

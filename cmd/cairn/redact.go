@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"cairn"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // redactUsage is --redact's help, the same on every command.

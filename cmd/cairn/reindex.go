@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 func (m *Main) runReindex(ctx context.Context, args []string) error {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (m *Main) runRevive(ctx context.Context, args []string) error {

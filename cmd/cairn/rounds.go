@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
-	"cairn/export"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (m *Main) runRounds(ctx context.Context, args []string) error {

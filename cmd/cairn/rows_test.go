@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/export"
+	"github.com/cairn-dev/cairn/export"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )

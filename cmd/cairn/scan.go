@@ -7,8 +7,8 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"cairn"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // A ScanRule is what `cairn scan` found for one redaction rule.

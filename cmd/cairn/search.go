@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
-	"cairn/export"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 func (m *Main) runSearch(ctx context.Context, args []string) error {

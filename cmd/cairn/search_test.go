@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 // TestSearchRoughEdges pins what a person typing a search expects: a word

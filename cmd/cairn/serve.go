@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn"
-	"cairn/claudecode"
-	cairnhttp "cairn/http"
-	"cairn/inscribe"
-	"cairn/redact"
-	"cairn/retention"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/retention"
 )
 
 func (m *Main) runServe(ctx context.Context, args []string) error {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	cairnhttp "cairn/http"
+	"github.com/cairn-dev/cairn"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 )
 
 // startServe runs "cairn serve" with args over store, with Claude Code's

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runSessions(ctx context.Context, args []string) error {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"cairn"
-	"cairn/export"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
 )
 
 func (m *Main) runShow(ctx context.Context, args []string) error {

@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (m *Main) runSplit(ctx context.Context, args []string) error {

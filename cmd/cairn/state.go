@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runState(ctx context.Context, args []string) error {

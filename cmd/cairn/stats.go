@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runStats(ctx context.Context, args []string) error {

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"cairn"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runStatusline(ctx context.Context, args []string) error {

@@ -18,9 +18,9 @@ import (
 	"syscall"
 	"testing"
 
-	"cairn/internal/pgtest"
-	"cairn/postgres"
-	"cairn/storetest"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/storetest"
 
 	"github.com/jackc/pgx/v5"
 )

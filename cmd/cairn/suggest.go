@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"cairn"
-	"cairn/loop"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/loop"
 )
 
 func (m *Main) runSuggest(ctx context.Context, args []string) error {

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/export"
-	"cairn/redact"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // surgeryFlags are the flags every surgical command shares: where the

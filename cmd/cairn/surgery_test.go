@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
+	"github.com/cairn-dev/cairn/claudecode"
 )
 
 // cli runs cairn commands against one store, with HOME in a temporary folder.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runSync(ctx context.Context, args []string) error {

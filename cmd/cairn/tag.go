@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 func (m *Main) runTag(ctx context.Context, args []string) error {

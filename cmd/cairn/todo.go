@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"cairn"
-	"cairn/workspace"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 func (m *Main) runTodo(ctx context.Context, args []string) error {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn"
+	"github.com/cairn-dev/cairn"
 )
 
 func (m *Main) runTrace(ctx context.Context, args []string) error {

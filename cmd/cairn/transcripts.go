@@ -3,12 +3,12 @@ package main
 import (
 	"iter"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/gemini"
-	"cairn/opencode"
-	"cairn/pi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/pi"
 )
 
 // transcripts reads every harness's files: a Codex rollout (by its name or

@@ -31,7 +31,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/bench"
+	"github.com/cairn-dev/cairn/bench"
 )
 
 //go:embed versions.env

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestCompactionPoint measures where the real client compacts by itself

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/export"
-	"cairn/inscribe"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 const (

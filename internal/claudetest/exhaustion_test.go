@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestExhaustion scripts an agent whose context has run out: it writes a

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestCompressFrames works in frame A with the real client (a detail is

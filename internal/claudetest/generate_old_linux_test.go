@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/claudecode"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 var generateOld = flag.Bool("old", false, "regenerate testdata/shapes/claude-1.0 with Claude Code "+oldVersion+" ($CAIRN_CLAUDE_1_0)")

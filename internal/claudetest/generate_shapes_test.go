@@ -3,8 +3,8 @@ package claudetest_test
 import (
 	"testing"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // shapeFlags are the client flags of sessions 152 to 155: TodoWrite

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 var (

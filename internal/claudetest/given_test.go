@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // perResume is what a resume may add to cairn's context in a request: a

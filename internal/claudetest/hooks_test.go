@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/bench"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/bench"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // marker is in the success criteria of the frame the project works on, so

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestInteractive drives the real client as people use it: interactively,

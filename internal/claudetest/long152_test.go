@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // Session 152: a whole round before the compacted one. A Go ledger:

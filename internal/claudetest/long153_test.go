@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // Session 153: /compact at a round's end, then "continue". Weather

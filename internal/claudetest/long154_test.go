@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // Session 154: several compactions. A translation catalog checked by a

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // Session 155: a 1M-window session with no compaction. An incident

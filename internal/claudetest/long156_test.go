@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/claudecode"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // Sessions 156 to 159: the shapes issue 41 names, each in its own scratch

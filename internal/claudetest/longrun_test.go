@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // A longRun scripts one autonomous run of the fake API, one assistant

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // The 1.0.x sessions of testdata/shapes/claude-1.0 are made by this release

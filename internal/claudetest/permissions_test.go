@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestSubagentRunsCairn has the real client's agent delegate to a

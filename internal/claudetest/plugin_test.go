@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestPlugin installs the repository's Claude Code plugin with the real

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestPreCompactExhaustion has the real client run out of context (the stand-in API

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestQuietResume (issue #42, 2g): a session resumed when nothing changed

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestSubagentSession finds out what tells a sub-agent's own cairn

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/internal/claudetest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestSubagent has the real client's agent start a sub-agent with cairn

@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/internal/codextest"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/internal/codextest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // longClaude is a Claude Code session the real client wrote: one prompt,
@@ -235,7 +235,7 @@ func overheadTokens(t *testing.T, body []byte) int {
 func mustBuildCairn(tb testing.TB) string {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cairn-dev/cairn/cmd/cairn").CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

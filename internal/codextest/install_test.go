@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/codex"
-	"cairn/internal/codextest"
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/internal/codextest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestInstallMCP has the real client read a config.toml that install

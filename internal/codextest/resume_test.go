@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/export"
-	"cairn/inscribe"
-	"cairn/internal/codextest"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/codextest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestResumeExport cuts the real client's sample with every surgical

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/codex"
-	"cairn/inscribe"
-	"cairn/internal/codextest"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/codextest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 var update = flag.Bool("update", false, "rewrite the samples in testdata/codex from the real client")

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"cairn"
-	"cairn/export"
-	"cairn/inscribe"
-	"cairn/internal/fakeapi"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // A source is a session a harness's real client wrote: three prompts,

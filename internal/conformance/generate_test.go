@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/fakeapi"
-	"cairn/internal/geminitest"
-	"cairn/internal/opencodetest"
-	"cairn/internal/pitest"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/geminitest"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/internal/pitest"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // TestGenerateSources rewrites testdata/: a session of three prompts, each

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 func TestServer(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
 )
 
 // TestResponses checks the Responses stand-in's script: the first request

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/gemini"
-	"cairn/internal/fakeapi"
-	"cairn/internal/geminitest"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/geminitest"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestResumeSurvivesCleanup writes a revived session as cairn does, two

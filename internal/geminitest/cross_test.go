@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/gemini"
-	"cairn/internal/claudetest"
-	"cairn/internal/codextest"
-	"cairn/internal/fakeapi"
-	"cairn/internal/geminitest"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/codextest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/geminitest"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // geminiName is the Gemini CLI tool each crossing tool becomes.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/internal/fakeapi"
-	"cairn/internal/geminitest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/geminitest"
 )
 
 // userSettings is a project's .gemini/settings.json before cairn: the

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn/internal/fakeapi"
-	"cairn/internal/geminitest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/geminitest"
 )
 
 var update = flag.Bool("update", false, "write new sample sessions made by the real clients into gemini/testdata")

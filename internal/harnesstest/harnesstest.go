@@ -29,10 +29,10 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/inscribe"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // A Sample is a session file the harness's real client wrote.

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/internal/claudetest"
-	"cairn/internal/codextest"
-	"cairn/internal/fakeapi"
-	"cairn/internal/opencodetest"
-	"cairn/opencode"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/codextest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // TestCrossToOpencode continues the real codex's session in opencode: the

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn/internal/opencodetest"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // TestGenerateSamples rewrites opencode/testdata/<release>/: the data

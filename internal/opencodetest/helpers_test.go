@@ -5,15 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/codex"
-	"cairn/inscribe"
-	"cairn/internal/fakeapi"
-	"cairn/internal/opencodetest"
-	"cairn/opencode"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/codex"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // A rig is one client with its scratch home, the stand-in it talks to and

@@ -9,9 +9,9 @@ import (
 	"reflect"
 	"testing"
 
-	"cairn"
-	"cairn/internal/opencodetest"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/opencode"
 
 	_ "modernc.org/sqlite"
 )

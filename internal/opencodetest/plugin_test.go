@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/internal/claudetest"
-	"cairn/internal/opencodetest"
-	"cairn/opencode"
+	"github.com/cairn-dev/cairn/internal/claudetest"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/opencode"
 )
 
 // TestPlugin installs cairn's plugin with the built cairn and has each

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/internal/fakeapi"
-	"cairn/internal/opencodetest"
-	"cairn/opencode"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/opencodetest"
+	"github.com/cairn-dev/cairn/opencode"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // continueMark is the prompt a resumed session is continued with.

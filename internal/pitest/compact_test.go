@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/internal/fakeapi"
-	"cairn/internal/pitest"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/pitest"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestCompaction has pi compact a session (its window made small in

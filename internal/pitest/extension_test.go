@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"cairn/internal/fakeapi"
-	"cairn/internal/pitest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/pitest"
 )
 
 // buildCairn builds the cairn command as users install it.
 func buildCairn(tb testing.TB) string {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, "cairn/cmd/cairn").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cairn-dev/cairn/cmd/cairn").CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"cairn/internal/fakeapi"
-	"cairn/internal/pitest"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/pitest"
 )
 
 // Format2 is a release that writes session format 2 (entries with ids,

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"cairn"
-	"cairn/inscribe"
-	"cairn/internal/fakeapi"
-	"cairn/internal/pitest"
-	"cairn/pi"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/pitest"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // newImporter returns a scratch store and an importer of pi's sessions

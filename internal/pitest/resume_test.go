@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/internal/fakeapi"
-	"cairn/internal/pitest"
-	"cairn/pi"
-	"cairn/sqlite"
-	"cairn/surgery"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/fakeapi"
+	"github.com/cairn-dev/cairn/internal/pitest"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/surgery"
 )
 
 // claudeTools is a Claude Code session with Bash, Read, Edit and Write.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/claudecode"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
 )
 
 // badInputs returns the parsers' fuzz corpora (claudecode/testdata/fuzz/*,

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/inscribe"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/inscribe"
 
 	"github.com/google/go-cmp/cmp"
 )

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"cairn"
-	"cairn/claudecode"
-	"cairn/inscribe"
-	"cairn/internal/pgtest"
-	"cairn/postgres"
-	"cairn/sqlite"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 var full = flag.Bool("full", os.Getenv("CAIRN_RELIABILITY") == "full", "run the full configuration (100 kills, 8 processes for 60 s)")

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/bench"
-	"cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/bench"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 // The figures of issue #30, one row per corpus: import (MB/s), peak RSS,

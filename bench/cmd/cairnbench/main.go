@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/bench"
-	"cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/bench"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 func main() {
@@ -215,10 +215,10 @@ func buildBinaries(dir string) (binaries, error) {
 	if err := bench.BuildCairn(b.cairn); err != nil {
 		return b, err
 	}
-	if err := bench.Build(b.floor, "cairn/bench/cmd/startupfloor"); err != nil {
+	if err := bench.Build(b.floor, "github.com/cairn-dev/cairn/bench/cmd/startupfloor"); err != nil {
 		return b, err
 	}
-	if err := bench.Build(b.searchFloor, "cairn/bench/cmd/searchfloor"); err != nil {
+	if err := bench.Build(b.searchFloor, "github.com/cairn-dev/cairn/bench/cmd/searchfloor"); err != nil {
 		return b, err
 	}
 	var err error

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/bench"
+	"github.com/cairn-dev/cairn/bench"
 )
 
 func main() {

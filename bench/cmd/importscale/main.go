@@ -21,8 +21,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/bench"
-	"cairn/internal/rusage"
+	"github.com/cairn-dev/cairn/bench"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 func main() {

@@ -27,7 +27,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn/internal/porter"
+	"github.com/cairn-dev/cairn/internal/porter"
 
 	_ "modernc.org/sqlite"
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every release target builds and vets without cgo: Linux, macOS and
-# Windows on amd64 and arm64, both builds of cmd/cairn (lean: cairn; full:
-# cairn-full) and every package's tests (go vet with GOOS set compiles
+# Windows on amd64 and arm64, both builds (cmd/cairn -tags lean: cairn;
+# cmd/cairn-full) and every package's tests (go vet with GOOS set compiles
 # them). Run by .ci/run; alone: .ci/cross.sh [GOOS/GOARCH ...].
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ for t in "${targets[@]}"; do
   echo "-- $goos/$goarch"
   export CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch
   go vet ./...
-  go vet -tags lean ./cmd/cairn
-  go build -o /dev/null ./cmd/cairn
+  go vet -tags lean ./cmd/cairn ./internal/cli
+  go build -o /dev/null ./cmd/cairn-full
   go build -tags lean -o /dev/null ./cmd/cairn
 done

@@ -104,7 +104,7 @@ func BuildCairn(out string) error {
 	if err := goBuild("", out, "github.com/cairn-dev/cairn/cmd/cairn", "-tags", "lean"); err != nil {
 		return err
 	}
-	return goBuild("", filepath.Join(filepath.Dir(out), "cairn-full"), "github.com/cairn-dev/cairn/cmd/cairn")
+	return goBuild("", filepath.Join(filepath.Dir(out), "cairn-full"), "github.com/cairn-dev/cairn/cmd/cairn-full")
 }
 
 func goBuild(dir, out, pkg string, flags ...string) error {

@@ -31,7 +31,7 @@ if [ -n "$host" ]; then
   ld="-s -w -X main.version=$version -X main.commit=$commit"
   exe=; [ "$goos" = windows ] && exe=.exe
   CGO_ENABLED=0 go build -trimpath -tags lean -ldflags "$ld" -o "$dist/cairn_${goos}_${goarch}/cairn$exe" ./cmd/cairn
-  CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$dist/cairn-full_${goos}_${goarch}/cairn-full$exe" ./cmd/cairn
+  CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$dist/cairn-full_${goos}_${goarch}/cairn-full$exe" ./cmd/cairn-full
 elif [ -z "$version" ] && [ -f "$dist/metadata.json" ]; then
   version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' "$dist/metadata.json")
 fi

@@ -62,7 +62,7 @@ func subagentSession(t *testing.T, c claudetest.Client, cairnBin string) {
 			continue
 		}
 		if parent[name] != v {
-			t.Errorf("claude %s: the sub-agent's shell has %s=%q, the parent's %q: something that tells them apart; make cairn's session resolution (cmd/cairn/config.go) use it", c.Version, name, v, parent[name])
+			t.Errorf("claude %s: the sub-agent's shell has %s=%q, the parent's %q: something that tells them apart; make cairn's session resolution (internal/cli/config.go) use it", c.Version, name, v, parent[name])
 		}
 	}
 

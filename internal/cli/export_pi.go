@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/surgery"
+)
+
+// exportPi writes one materialization as a new pi session in the working
+// directory's folder under pi's sessions folder (or --out DIR) and
+// inscribes it with its lineage. Rounds of other harnesses cross from
+// their blocks: Gemini CLI's and opencode's calls as Claude Code's first.
+func (m *Main) exportPi(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
+	cwd, err := m.resumeCwd(f, mat)
+	if err != nil {
+		return nil, err
+	}
+	now := m.now()
+	native, crossed := nativeBlocksAt(mat.Fidelity, mat), blocksAt(mat.Fidelity, mat)
+	x := &pi.Exporter{SessionID: pi.NewSessionID(), Cwd: cwd, Summary: surgery.Summary(mat), Now: now,
+		Blocks: func(p *cairn.Piece) ([]*cairn.Block, error) {
+			switch mat.Source(p.Round.SessionID).Agent {
+			case cairn.AgentPi:
+				return native(p)
+			case cairn.AgentGemini:
+				blocks, err := native(p)
+				return claudecode.GeminiBlocks(blocks), err
+			}
+			return crossed(p)
+		}}
+	if len(mat.Sources) == 1 && mat.Sources[0].Agent == cairn.AgentPi {
+		x.ParentSession = mat.Sources[0].Path
+	}
+	lines, err := x.Lines(mat)
+	if err != nil {
+		return nil, err
+	}
+	if f.redact {
+		if lines, err = m.redactLines(lines); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := m.outDir(f, pi.ProjectDir(pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))[0], cwd))
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, x.FileName(now))
+	if err := writeAtomic(path, lines, 0o600); err != nil {
+		return nil, err
+	}
+	parents, err := m.register(ctx, st, path, x.SessionID, mat)
+	if err != nil {
+		return nil, err
+	}
+	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
+		Resume: "cd " + cairn.ShellQuote(cwd) + " && pi --session " + cairn.ShellQuote(path)}
+	e.Crossed = crossedInto(mat, cairn.AgentPi, x.Crossed)
+	return e, nil
+}
+
+// followActivePath leaves out of each piece of a pi session the lines off
+// the session's active path (pi.OffPath): the branches the person left,
+// which pi does not send either. They stay in the store, searchable and
+// shown; a client resuming the output continues the branch pi would.
+func (m *Main) followActivePath(ctx context.Context, st *store, mat *cairn.Materialization) error {
+	offs := map[string]map[int]bool{}
+	for _, s := range mat.Sources {
+		if s.Agent != cairn.AgentPi {
+			continue
+		}
+		lines, err := st.lines.FindAllLines(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		offs[s.ID] = pi.OffPath(lines)
+	}
+	for _, p := range mat.Pieces {
+		off := offs[p.Round.SessionID]
+		if len(off) == 0 {
+			continue
+		}
+		var kept []*cairn.Line
+		for _, l := range p.Lines {
+			if !off[l.No] {
+				kept = append(kept, l)
+			}
+		}
+		p.Lines = kept
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/gemini"
+	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/workspace"
+)
+
+// exhaustionEnv sets how many empty writes in a row mean the context ran
+// out (default [cairn.DefaultExhaustionRun]; 0 turns the check off). Put
+// it in .claude/settings.json's "env" to set it for a project.
+const exhaustionEnv = "CAIRN_EXHAUSTION_WRITES"
+
+// liveLoop wires the live loop for w: the store the hook opens once
+// ([Main.openStore]), the transcript folders, redaction, the export of a
+// revived session and the mission's files. w may be nil (outside a
+// workspace: the status line, advise).
+func (m *Main) liveLoop(w *workspace.Workspace) (*loop.Loop, error) {
+	l := &loop.Loop{Workspace: w, Owner: m.Getenv("CAIRN_AGENT"), Now: m.now, Getenv: m.Getenv,
+		Folders: m.transcriptDirs(), Warn: m.Stderr, ExhaustionRun: cairn.DefaultExhaustionRun}
+	if v := m.Getenv(exhaustionEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, cairn.Errorf(cairn.EINVALID, "$%s is %q: give a number of empty writes in a row, or 0 to turn the check off.", exhaustionEnv, v)
+		}
+		l.ExhaustionRun = n
+	}
+	if wd, err := m.Getwd(); err == nil {
+		l.Wd = wd
+	}
+	// $CAIRN_REDACT: every hook stores lines with secrets replaced (a
+	// shared store).
+	var err error
+	if l.Redact, err = lineRedactor(m.Getenv("CAIRN_REDACT") != ""); err != nil {
+		return nil, err
+	}
+	var st *store
+	l.Open = func() (*loop.Stores, error) {
+		if st == nil {
+			// A hook's store is opened once and closed by runHook; a
+			// borrowed one's Close does nothing.
+			opened, err := m.openStore("")
+			if err != nil {
+				return nil, err
+			}
+			st = opened
+		}
+		return st.loop(), nil
+	}
+	l.Export = func(ctx context.Context, _ *loop.Stores, mat *cairn.Materialization, dir, cwd string) (string, error) {
+		e, err := m.exportClaude(ctx, st, &surgeryFlags{out: dir, cwd: cwd}, mat)
+		if err != nil {
+			return "", err
+		}
+		return e.Resume, nil
+	}
+	l.SyncMission = func(ctx context.Context, _ *loop.Stores) error {
+		_, err := m.syncMission(ctx, st, true)
+		return err
+	}
+	return l, nil
+}
+
+// loop returns the stores the live loop reads and records in.
+func (s *store) loop() *loop.Stores {
+	return &loop.Stores{Sessions: s.sessions, Rounds: s.rounds, Lines: s.lines, Inscription: s.inscription,
+		Frames: s.frames, Missions: s.missions, Engagements: s.engagements, Import: importStore{s.inscription, s.lines}}
+}
+
+// transcriptDirs returns the folders a client keeps transcripts in, the
+// only ones a hook reads: Claude Code's projects folder under $HOME or
+// $CLAUDE_CONFIG_DIR, and the folders $CAIRN_TRANSCRIPT_DIRS lists
+// (separated by the path list separator).
+func (m *Main) transcriptDirs() []string {
+	var dirs []string
+	if home := m.Getenv("HOME"); home != "" {
+		dirs = append(dirs, claudecode.ProjectsDir(home))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, claudecode.ProjectsDir(home))
+	}
+	if cfg := m.Getenv("CLAUDE_CONFIG_DIR"); cfg != "" {
+		dirs = append(dirs, filepath.Join(cfg, "projects"))
+	}
+	if home := m.Getenv("HOME"); home != "" || m.Getenv("GEMINI_CLI_HOME") != "" {
+		dirs = append(dirs, gemini.TmpDir(gemini.Home(m.Getenv, home)))
+	}
+	for _, d := range filepath.SplitList(m.Getenv("CAIRN_TRANSCRIPT_DIRS")) {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// occupancy is [loop.Loop.Occupancy] for the commands that measure a
+// session's context (advise, the status line); w may be nil.
+func (m *Main) occupancy(w *workspace.Workspace, session, transcript string) (*cairn.Occupancy, error) {
+	l := &loop.Loop{Workspace: w, Getenv: m.Getenv, Folders: m.transcriptDirs()}
+	return l.Occupancy(session, transcript)
+}
+
+// window is [loop.Loop.Window]; w may be nil.
+func (m *Main) window(w *workspace.Workspace, session, model string, tokens int64) cairn.Window {
+	l := &loop.Loop{Workspace: w, Getenv: m.Getenv}
+	return l.Window(session, model, tokens)
+}
+
+// activeTagsSince is what an import run by hand tags new rounds with
+// ([loop.ActiveTags]).
+func (m *Main) activeTagsSince(ctx context.Context, w *workspace.Workspace, st *store) (cairn.Inscription, error) {
+	return loop.ActiveTags(ctx, w, st.frames, m.Getenv("CAIRN_AGENT"), m.now())
+}
+
+func shortID(id string) string        { return loop.ShortID(id) }
+func clipLine(s string, n int) string { return loop.ClipLine(s, n) }
+func thousands(n int64) string        { return loop.Thousands(n) }

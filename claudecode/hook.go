@@ -126,9 +126,12 @@ func jsonProblem(err error, n int) string {
 	return "it does not decode"
 }
 
-// A HookOutput is what a hook prints on stdout for Claude Code to act on.
+// A HookOutput is what a hook prints on stdout for Claude Code (and
+// Gemini CLI, which reads the same fields) to act on.
 type HookOutput struct {
 	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
+	// SystemMessage is shown to the person, never sent to the model.
+	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
 // HookSpecificOutput carries text to add to the agent's context.
@@ -137,10 +140,18 @@ type HookSpecificOutput struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
-// WriteAdditionalContext writes the output that adds text to the context
-// at event (SessionStart or UserPromptSubmit), as one JSON line.
-func WriteAdditionalContext(w io.Writer, event, text string) error {
-	out := HookOutput{HookSpecificOutput: &HookSpecificOutput{HookEventName: event, AdditionalContext: text}}
+// WriteHookOutput writes, as one JSON line, agent as the text added to the
+// context at event (SessionStart or UserPromptSubmit) and person as the
+// systemMessage the client shows the person; nothing when both are empty.
+// One object carries both: the client reads one answer per hook.
+func WriteHookOutput(w io.Writer, event, agent, person string) error {
+	if agent == "" && person == "" {
+		return nil
+	}
+	out := HookOutput{SystemMessage: person}
+	if agent != "" {
+		out.HookSpecificOutput = &HookSpecificOutput{HookEventName: event, AdditionalContext: agent}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)

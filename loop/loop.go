@@ -41,6 +41,7 @@ const (
 const (
 	ClaudeCode = cairn.AgentClaudeCode
 	Gemini     = cairn.AgentGemini
+	Pi         = cairn.AgentPi
 )
 
 // Where a session starts from ([Event.Source]), as Claude Code names them.
@@ -54,7 +55,7 @@ const (
 // An Event is one moment of a live session, harness-neutral.
 type Event struct {
 	Kind       Kind
-	Harness    string // ClaudeCode, Gemini
+	Harness    string // ClaudeCode, Gemini, Pi
 	Session    string // the client's session id
 	Transcript string // the session's file
 	Cwd        string
@@ -62,6 +63,10 @@ type Event struct {
 	Trigger    string // PreCompact: "auto" (the context ran out) or "manual"
 	Reason     string // End: why the session ended
 	Prompt     string // Prompt: the person's words alone
+	// Occupancy is the context as the client measures it (pi: its
+	// estimate, its model's window and compaction point); nil: read from
+	// the transcript's end (Claude Code).
+	Occupancy *cairn.Occupancy
 
 	Tool      string          // ToolCall: the tool's name
 	ToolInput json.RawMessage // ToolCall: its input
@@ -132,11 +137,15 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 	switch ev.Kind {
 	case Start:
 		text, err := l.start(ctx, ev)
-		return Reply{Agent: text}, err
+		return Reply{Agent: text, Person: l.personAtStart(ev)}, err
 	case Prompt:
 		return l.prompt(ctx, ev)
 	case TurnEnd:
-		if _, err := l.Inscribe(ctx, ev); err != nil || ev.Harness != ClaudeCode {
+		last, err := l.Inscribe(ctx, ev)
+		if err == nil && last != nil {
+			err = l.noteWrites(ctx, last.SessionID)
+		}
+		if err != nil || ev.Harness != ClaudeCode {
 			return Reply{}, err
 		}
 		return l.exhaustion(ctx, ev)
@@ -171,14 +180,16 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 // inscribes.
 func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 	var notes []string
+	var person string
 	if ev.Harness == ClaudeCode {
-		note, err := l.pressure(ctx, ev)
+		r, err := l.pressure(ctx, ev)
 		if err != nil {
 			return Reply{}, err
 		}
-		if note != "" {
-			notes = append(notes, note)
+		if r.Agent != "" {
+			notes = append(notes, r.Agent)
 		}
+		person = r.Person
 	}
 	line, err := l.suggest(ctx, ev.Prompt)
 	if err != nil {
@@ -187,7 +198,7 @@ func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 	if line != "" {
 		notes = append(notes, line)
 	}
-	return Reply{Agent: strings.Join(notes, "\n")}, nil
+	return Reply{Agent: strings.Join(notes, "\n"), Person: person}, nil
 }
 
 func (l *Loop) now() time.Time {

@@ -16,34 +16,36 @@ import (
 // [surgery.CollapseShare] of the context, the command that resumes a
 // revived session it prepared with them collapsed); else "". Reading the occupancy costs
 // a read of the transcript's end; the transcript is inscribed and advise
-// run only on a crossing.
-func (l *Loop) pressure(ctx context.Context, in Event) (string, error) {
+// run only on a crossing. When the note names a revived session, the
+// person is shown the command that resumes it ([Loop.personOnce]): only
+// the person can run it.
+func (l *Loop) pressure(ctx context.Context, in Event) (Reply, error) {
 	cfg, err := l.Workspace.ReadConfig()
 	if err != nil {
-		return "", err
+		return Reply{}, err
 	}
 	if len(cfg.Pressure) == 0 || in.Transcript == "" || in.Session == "" {
-		return "", nil
+		return Reply{}, nil
 	}
 	occ, err := l.Occupancy(in.Session, in.Transcript)
 	if err != nil {
-		return "", err // the transcript is refused
+		return Reply{}, err // the transcript is refused
 	}
 	if occ == nil {
-		return "", nil // no reply so far
+		return Reply{}, nil // no reply so far
 	}
 	crossed, err := l.Workspace.Crossed(in.Session, occ.Percent(), cfg.Pressure)
 	if err != nil || crossed == 0 {
-		return "", err
+		return Reply{}, err
 	}
 	// Advise reads the stored session: bring it up to the transcript's end
 	// first. This is the one prompt of a crossing that waits for it.
 	if _, err := l.Inscribe(ctx, in); err != nil {
-		return "", err
+		return Reply{}, err
 	}
 	st, err := l.Open()
 	if err != nil {
-		return pressureNote(occ, crossed, in.Session, nil, nil), nil
+		return Reply{Agent: pressureNote(occ, crossed, in.Session, nil, nil)}, nil
 	}
 	// Finished frames holding a share of the context, or a context at the
 	// point where the client compacts before the next request: a revived
@@ -56,11 +58,12 @@ func (l *Loop) pressure(ctx context.Context, in Event) (string, error) {
 	}
 	if full := occ.Percent() >= 100; pays || full {
 		if resume, weight, err := l.revive(ctx, st, in, in.Session, occ.Tokens); err == nil && resume != "" && (weight != nil || full) {
-			return pressureNote(occ, crossed, in.Session, nil, &collapseNote{weight, resume}), nil
+			c := &collapseNote{weight, resume}
+			return Reply{Agent: pressureNote(occ, crossed, in.Session, nil, c), Person: l.personOnce(in.Session, resume, crossingForPerson(occ, c))}, nil
 		}
 	}
 	advice, _ := surgery.AdviseAt(ctx, st.Surgery(), in.Session, occ)
-	return pressureNote(occ, crossed, in.Session, advice, nil), nil
+	return Reply{Agent: pressureNote(occ, crossed, in.Session, advice, nil)}, nil
 }
 
 // A collapseNote is the revived session the pressure hook prepared, and

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -138,24 +137,15 @@ func (m *Main) hook(ctx context.Context, event string) error {
 	return writeClaudeReply(m.Stdout, event, r)
 }
 
-// writeClaudeReply encodes a reply as Claude Code reads it: the agent's
-// text as additionalContext, where the event takes it, else (Stop) as the
-// systemMessage the person sees; the person's as systemMessage.
+// writeClaudeReply encodes a reply as Claude Code reads it, in one
+// object: the agent's text as additionalContext, where the event takes
+// it, else (Stop) as the systemMessage the person sees; the person's as
+// systemMessage.
 func writeClaudeReply(out io.Writer, event string, r loop.Reply) error {
-	switch event {
-	case claudecode.Stop:
-		if r.Agent != "" {
-			return json.NewEncoder(out).Encode(map[string]string{"systemMessage": r.Agent})
-		}
-	default:
-		if r.Agent != "" {
-			return claudecode.WriteAdditionalContext(out, event, r.Agent)
-		}
+	if event == claudecode.Stop {
+		return claudecode.WriteHookOutput(out, event, "", strings.TrimSpace(r.Agent+"\n"+r.Person))
 	}
-	if r.Person != "" {
-		return json.NewEncoder(out).Encode(map[string]string{"systemMessage": r.Person})
-	}
-	return nil
+	return claudecode.WriteHookOutput(out, event, r.Agent, r.Person)
 }
 
 // hookInput reads a hook's input and the workspace of its cwd; nil and no

@@ -46,8 +46,8 @@ func (m *Main) geminiHook(ctx context.Context, event string) error {
 		return err
 	}
 	r, err := l.Handle(ctx, loop.FromGemini(in))
-	if err != nil || r.Agent == "" {
+	if err != nil {
 		return err
 	}
-	return claudecode.WriteAdditionalContext(m.Stdout, event, r.Agent)
+	return claudecode.WriteHookOutput(m.Stdout, event, r.Agent, r.Person)
 }

@@ -1,0 +1,62 @@
+package loop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/workspace"
+)
+
+// What the person is told ([Reply.Person]) is what only the person can
+// do: resume a revived session. The agent is told the same command, but
+// cannot run it; the client shows the person's text (Claude Code's and
+// Gemini CLI's hook systemMessage) without sending it to the model.
+
+// resumeCommand finds the command a text names for resuming a session.
+var resumeCommand = regexp.MustCompile(`claude --resume [0-9A-Za-z-]+`)
+
+// crossingForPerson is what the person is shown of a pressure crossing
+// whose note names a revived session.
+func crossingForPerson(occ *cairn.Occupancy, c *collapseNote) string {
+	kept := "the recent rounds in full and the rest as an index"
+	if c.weight != nil {
+		kept = fmt.Sprintf("the finished frames (%s) collapsed to their results", strings.Join(c.weight.Frames, ", "))
+	}
+	when := fmt.Sprintf("cairn: the context is %d%% of the way to where the client compacts it (%s tokens).", occ.Percent(), Thousands(occ.Tokens))
+	if c.weight == nil {
+		when = fmt.Sprintf("cairn: the context is full (%s tokens): the client compacts it before the next request.", Thousands(occ.Tokens))
+	}
+	return fmt.Sprintf("%s A revived session is ready, %s. Only you can switch to it: %s", when, kept, c.resume)
+}
+
+// personAtStart is what the person is shown when a session starts: after
+// an automatic compaction, the revived session cairn prepared.
+func (l *Loop) personAtStart(ev Event) string {
+	line := revivedLine(l.Workspace, ev)
+	if line == "" {
+		return ""
+	}
+	return l.personOnce(ev.Session, line, "cairn: "+line+" Only you can switch to it.")
+}
+
+// personOnce returns text unless the resume command it names is the one
+// the person was last shown for session, and records it as shown: a
+// crossing and the compaction after it, or a later manual compaction
+// finding the same revived session, show it once. The record is
+// .cairn/context/<session>.shown; one that cannot be kept shows text.
+func (l *Loop) personOnce(session, resume, text string) string {
+	key := resumeCommand.FindString(resume)
+	if key == "" || session == "" || strings.ContainsAny(session, `/\.`) || l.Workspace == nil {
+		return text
+	}
+	path := filepath.Join(l.Workspace.Root, workspace.Dir, "context", session+".shown")
+	if data, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(data)) == key {
+		return ""
+	}
+	_ = replaceFile(path, []byte(key+"\n"))
+	return text
+}

@@ -3,13 +3,10 @@ package loop
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/surgery"
 	"github.com/cairn-dev/cairn/workspace"
 )
@@ -65,19 +62,23 @@ func (c *Change) String() string {
 }
 
 // changed gathers what the session changed: its relay files' changes
-// since its runs started, the files its transcript's end wrote (the last
-// 256 KiB: [claudecode.LastWrites]), and its frames.
-func (l *Loop) changed(ctx context.Context, in Event) (*Change, error) {
+// since its runs started, the files its stored rounds wrote, every one
+// of them, before and after the client's compactions
+// ([Loop.sessionWrites]; session is its id in the store, "" when nothing
+// is stored), and its frames.
+func (l *Loop) changed(ctx context.Context, session string) (*Change, error) {
 	w := l.Workspace
-	files, err := l.wroteFiles(in, w.Root)
+	st, err := l.Open()
 	if err != nil {
 		return nil, err
+	}
+	var files []string
+	if session != "" {
+		if files, err = l.sessionWrites(ctx, st, session); err != nil {
+			return nil, err
+		}
 	}
 	rel, err := w.SessionChanged(files)
-	if err != nil {
-		return nil, err
-	}
-	st, err := l.Open()
 	if err != nil {
 		return nil, err
 	}
@@ -107,38 +108,6 @@ func ChangeOf(rel *workspace.SessionChanges, frames []*cairn.Frame, session stri
 	return c
 }
 
-// wroteFiles returns the files the transcript's main chain wrote or
-// edited at its end, with content and without error, relative to root
-// when inside it.
-func (l *Loop) wroteFiles(in Event, root string) ([]string, error) {
-	if in.Transcript == "" {
-		return nil, nil
-	}
-	f, err := l.OpenTranscript(in.Transcript)
-	if f == nil {
-		return nil, err
-	}
-	defer f.Close()
-	calls, err := claudecode.LastWrites(f)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, call := range calls {
-		if call.Failed || call.Empty || call.Path == "" {
-			continue
-		}
-		p := call.Path
-		if r, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			p = filepath.ToSlash(r)
-		}
-		if !slices.Contains(files, p) {
-			files = append(files, p)
-		}
-	}
-	return files, nil
-}
-
 // end inscribes what is left, checkpoints on exit (what the session
 // changed, on the current board), then syncs: state.json names this
 // session as the last one and the relay files' changes are recorded
@@ -157,7 +126,11 @@ func (l *Loop) end(ctx context.Context, in Event) error {
 	if last != nil {
 		done += fmt.Sprintf(" after %d rounds; last: %q", last.Seq, ClipLine(last.UserPreview, 100))
 	}
-	c, err := l.changed(ctx, in)
+	session := ""
+	if last != nil {
+		session = last.SessionID
+	}
+	c, err := l.changed(ctx, session)
 	if err != nil {
 		return err
 	}

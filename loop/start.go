@@ -85,13 +85,30 @@ func (l *Loop) start(ctx context.Context, ev Event) (string, error) {
 	if text, err = givenOnce(w, ev.Session, ev.Source, text); err != nil {
 		return "", err
 	}
-	if err := w.StartSession(); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
-		return "", err // EINVALID: no session id that names a file, nothing to compare at its end
+	if err := l.startRun(ctx, st, ev); err != nil {
+		return "", err
 	}
 	if line := revivedLine(w, ev); line != "" {
 		text = strings.TrimRight(text, "\n") + "\n\n" + line + "\n"
 	}
 	return text, nil
+}
+
+// startRun records where a run of the session starts, for its end: the
+// relay files' state (after a compaction, once what the run before it
+// changed is kept: the conversation goes on, and its end names what was
+// decided before the compaction too) and the start of its writes record.
+func (l *Loop) startRun(ctx context.Context, st *Stores, ev Event) error {
+	w := l.Workspace
+	if ev.Source == FromCompact {
+		if _, err := w.SessionChanged(nil); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+			return err
+		}
+	}
+	if err := w.StartSession(); err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+		return err // EINVALID: no session id that names a file, nothing to compare at its end
+	}
+	return l.beginWrites(ctx, st, ev.Session)
 }
 
 // currentBoard returns the board of the situation the session is in, or

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	cairnhttp "github.com/cairn-dev/cairn/http"
 
@@ -104,6 +105,35 @@ func TestBrowserSessionsFit(t *testing.T) {
 		// its own, the projects in the order of their first session.
 		Step(t, ctx, "group by project", chromedp.Click(chromedp.CSS("#session-group")))
 		Wait(t, ctx, "grouped", `location.hash.includes("group=project") && document.querySelectorAll("#sessions tr.group-row").length > 3`)
+		headingsShown := func(how string) {
+			t.Helper()
+			// Each heading shows, its project's path readable, at every width.
+			if hidden := Eval[[]string](t, ctx, `[...document.querySelectorAll("#sessions tr.group-row")].filter(r => r.offsetHeight < 8 || r.querySelector("th").offsetWidth < 100 || !r.innerText.includes("session")).map(r => r.dataset.project + ": " + r.offsetHeight + "×" + r.offsetWidth)`); len(hidden) > 0 {
+				Screenshot(t, ctx, dir, "sessions-grouped-"+itoa(int(w))+"-hidden")
+				t.Fatalf("grouped at %d px (%s): %d project headings not shown: %v", w, how, len(hidden), hidden)
+			}
+		}
+		headingsShown("ticked")
+		// The same list loaded afresh from its address, on a phone as a
+		// phone reports itself (mobile, touch, 3 pixels a point).
+		mobile := emulate(w, 900, "light")
+		if w < 700 {
+			mobile = chromedp.EmulateViewport(w, 900, chromedp.EmulateMobile, chromedp.EmulateScale(3), chromedp.EmulateTouch)
+		}
+		Step(t, ctx, "reload grouped", mobile, chromedp.Navigate(s.URL()+"/?fresh#/?group=project"))
+		Wait(t, ctx, "grouped again", `document.querySelector("#session-group").checked && document.querySelectorAll("#sessions tr.group-row").length > 3`)
+		headingsShown("loaded")
+		// Grouped right after the plain list was asked for, as the screens
+		// test does: the plain list's answer, arriving late, must not be
+		// drawn under the grouped page's ticked box.
+		Step(t, ctx, "plain then grouped", chromedp.Evaluate[chromedp.Void](`location.hash = "#/?sort=rounds"; setTimeout(() => { location.hash = "#/?sort=rounds&group=project"; }, 0)`))
+		Wait(t, ctx, "grouped after plain", `location.hash.endsWith("group=project") && document.querySelectorAll("#sessions tr.group-row").length > 3`)
+		Step(t, ctx, "settle", chromedp.Sleep(300*time.Millisecond))
+		if n := Eval[int](t, ctx, `document.querySelectorAll("#main table").length`); n != 1 {
+			Screenshot(t, ctx, dir, "sessions-grouped-"+itoa(int(w))+"-stale")
+			t.Fatalf("grouped after plain at %d px: %d lists on the page", w, n)
+		}
+		headingsShown("after plain")
 		groups := Eval[[]string](t, ctx, `(() => { const out = []; let g = ""; for (const r of document.querySelectorAll("#sessions tr")) { if (r.classList.contains("group-row")) { g = r.dataset.project; out.push("# " + g); } else if (r.classList.contains("session-row") && !r.classList.contains("child")) { if (r.dataset.project !== g) out.push("misplaced " + r.dataset.id); } } return out; })()`)
 		seen := map[string]bool{}
 		for _, g := range groups {

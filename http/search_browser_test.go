@@ -78,3 +78,41 @@ func TestBrowserSearchLands(t *testing.T) {
 		t.Fatal("no hit labels the compaction agent")
 	}
 }
+
+// The header's search box says which page is shown: the query on the
+// search page, nothing on the sessions list or a session, the query again
+// when the reader goes back to the search.
+func TestBrowserSearchBoxFollowsPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	mustImportLong(t, st)
+	dir := Artifacts(t)
+	box := func() string { return Eval[string](t, ctx, `document.querySelector("#global-search input").value`) }
+
+	Step(t, ctx, "open the viewer", chromedp.Navigate(s.URL()+"/#/"))
+	Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row").length > 0`)
+	Step(t, ctx, "search", chromedp.Click(chromedp.CSS("#global-search input")), chromedp.KeyEvent("mix"+kb.Enter))
+	Wait(t, ctx, "hits", `location.hash.startsWith("#/search") && document.querySelectorAll("#hits .hit").length > 0`)
+	if got := box(); got != "mix" {
+		t.Fatalf("on the search page the box holds %q", got)
+	}
+	Step(t, ctx, "to the sessions", chromedp.Click(chromedp.CSS(`nav a[data-nav="sessions"]`)))
+	Wait(t, ctx, "sessions listed", `!location.hash.startsWith("#/search") && document.querySelectorAll("#sessions .session-row").length > 0`)
+	Screenshot(t, ctx, dir, "search-box-on-sessions")
+	if got := box(); got != "" {
+		t.Fatalf("on the sessions page the box holds %q", got)
+	}
+	Step(t, ctx, "back to the search", chromedp.Evaluate[chromedp.Void](`history.back()`))
+	Wait(t, ctx, "hits again", `location.hash.startsWith("#/search") && document.querySelectorAll("#hits .hit").length > 0`)
+	if got := box(); got != "mix" {
+		t.Fatalf("back on the search page the box holds %q", got)
+	}
+	Step(t, ctx, "a session", chromedp.Click(chromedp.CSS(`#hits .hit a[href^="#/session/"]`)))
+	Wait(t, ctx, "the session", `document.getElementById("timeline")`)
+	if got := box(); got != "" {
+		t.Fatalf("on a session the box holds %q", got)
+	}
+}

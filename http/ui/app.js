@@ -22,6 +22,16 @@ async function api(method, path, body) {
   return data;
 }
 
+// pageGet is a page's GET. The reader may have gone to another page by the
+// time the answer arrives, and a page no longer shown must not draw on the
+// one that is: its answer is then a failure, which route drops.
+async function pageGet(path) {
+  const gen = generation;
+  const data = await api("GET", path);
+  if (gen !== generation) throw new Error("this page is no longer shown");
+  return data;
+}
+
 // el builds an element: el("a", {href: "#"}, "text", child…).
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -92,9 +102,10 @@ function route() {
   const parts = path.split("/").filter(Boolean);
   const page = parts[0] || "sessions";
   for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.nav === page || (page === "session" && a.dataset.nav === "sessions"));
-  // Keys like n and N work on the page a search leads to, not in the box.
+  // Keys like n and N work on the page a search leads to, not in the box;
+  // the box holds the query of the search page and nothing elsewhere.
   const box = document.querySelector("#global-search input");
-  if (page !== "search" && document.activeElement === box) box.blur();
+  if (page !== "search") { if (document.activeElement === box) box.blur(); box.value = ""; }
   main.replaceChildren();
   const pages = { sessions: sessionsPage, session: sessionPage, search: searchPage, matrix: matrixPage, frames: framesPage };
   const fn = pages[page];
@@ -197,7 +208,7 @@ async function sessionsPage(params) {
   q.set("offset", offset);
   q.set("limit", 50);
   q.set("tree", "true");
-  const data = await api("GET", "/api/sessions?" + q);
+  const data = await pageGet("/api/sessions?" + q);
   if (data.total === 0) {
     const filters = [];
     if (params.get("in")) filters.push(`whose project contains “${params.get("in")}”`);
@@ -273,7 +284,7 @@ const tokensTitle = (u) => u ? `${u.input_tokens} input, ${u.cache_read_input_to
 let view = null;
 
 async function sessionPage(params, id) {
-  const data = await api("GET", "/api/sessions/" + encodeURIComponent(id));
+  const data = await pageGet("/api/sessions/" + encodeURIComponent(id));
   const s = data.session;
   view = { id: s.id, session: s, children: data.children, rounds: [], selected: new Set(), anchor: null, next: 0, loading: false, fidelity: params.get("fidelity") || "full", find: params.get("find") || "", cursor: null };
   showTitle();
@@ -626,7 +637,7 @@ function agentBadge(agentID, parent) {
 
 async function matrixPage() {
   main.append(el("h1", {}, "Engagement × agent"));
-  const mx = await api("GET", "/api/matrix");
+  const mx = await pageGet("/api/matrix");
   if (!mx.rows || !mx.rows.length) return main.append(el("p", { class: "empty" }, "No tagged rounds yet: select rounds in a session and tag them."));
   main.append(el("p", { class: "muted" }, "Rows are engagement phases (cairn engagement phase NAME), columns agent roles; a subagent's rounds name the round whose call spawned it."));
   // A session is named by its title, shortened; its id is a hover away.
@@ -652,7 +663,7 @@ async function matrixPage() {
 
 async function framesPage() {
   main.append(el("h1", {}, "Frames"));
-  const data = await api("GET", "/api/frames");
+  const data = await pageGet("/api/frames");
   if (!data.frames.length) return main.append(el("p", { class: "empty" }, 'No frames yet. Start one with: cairn push "TITLE" --criteria "what done means"'));
   const tree = el("div", { class: "tree", id: "frames" });
   for (const f of data.frames) {

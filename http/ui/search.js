@@ -56,7 +56,6 @@ function hitCount(data, offset, last) {
 const SearchPage = 50;
 
 async function searchPage(params) {
-  const gen = generation;
   const q = params.get("q") || "";
   const box = document.querySelector("#global-search input");
   if (document.activeElement !== box) box.value = q; // the reader may have typed on
@@ -66,8 +65,7 @@ async function searchPage(params) {
   const offset = Number(params.get("offset") || 0);
   const filters = new URLSearchParams();
   for (const k of searchFilterKeys) if (params.get(k)) filters.set(k, params.get(k));
-  const data = await api("GET", `/api/search?limit=${SearchPage}&offset=${offset}&q=${encodeURIComponent(q)}${filters.toString() ? "&" + filters : ""}`);
-  if (gen !== generation) return; // the reader typed on: a newer search shows
+  const data = await pageGet(`/api/search?limit=${SearchPage}&offset=${offset}&q=${encodeURIComponent(q)}${filters.toString() ? "&" + filters : ""}`);
   if (!data.hits.length) announce(offset ? `No more hits for ${q}.` : `No hits for ${q}.`);
   if (!data.hits.length) return main.append(el("p", { class: "empty", id: "no-hits" }, offset ? `No more hits for “${q}”: there are ${data.total}. ` : `No round matches “${q}”${filters.toString() ? " with these filters" : ""}.`, offset ? el("a", { href: "#/search?q=" + encodeURIComponent(q) }, "Back to the first") : ""));
   const list = el("div", { class: "hits", id: "hits" });

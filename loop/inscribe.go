@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/gemini"
 	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/workspace"
 )
 
@@ -46,6 +47,8 @@ func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
 	var format cairn.Transcript = claudecode.Format{}
 	if gemini.IsSession(ev.Transcript, nil) {
 		format = gemini.Format{}
+	} else if ev.Harness == Pi {
+		format = pi.Format{}
 	}
 	im := &inscribe.Importer{Store: st.Import, Format: format, Live: true,
 		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },
@@ -101,15 +104,17 @@ func (l *Loop) OpenTranscript(path string) (*os.File, error) {
 }
 
 // ActiveTags returns what new rounds are tagged with: the workspace's
-// active engagement and owner's frame in progress at now (each "" if
+// active engagement (none when w is nil) and owner's frame in progress at now (each "" if
 // none), with the times they began: rounds from before are not theirs.
 func ActiveTags(ctx context.Context, w *workspace.Workspace, frames cairn.FrameStore, owner string, now time.Time) (cairn.Inscription, error) {
 	var t cairn.Inscription
-	switch e, err := w.FindEngagement(); {
-	case err != nil:
-		return t, err
-	case e != nil && e.Active:
-		t.EngagementID, t.EngagementSince = e.ID, e.Started
+	if w != nil {
+		switch e, err := w.FindEngagement(); {
+		case err != nil:
+			return t, err
+		case e != nil && e.Active:
+			t.EngagementID, t.EngagementSince = e.ID, e.Started
+		}
 	}
 	switch f, err := cairn.ActiveFrame(ctx, frames, owner, now); cairn.ErrorCode(err) {
 	case "":

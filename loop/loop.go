@@ -181,8 +181,12 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 	var notes []string
 	var person string
-	if ev.Harness == ClaudeCode {
-		r, err := l.pressure(ctx, ev)
+	if ev.Harness == ClaudeCode || ev.Harness == Pi {
+		pressure := l.pressure
+		if ev.Harness == Pi {
+			pressure = l.piPressure
+		}
+		r, err := pressure(ctx, ev)
 		if err != nil {
 			return Reply{}, err
 		}

@@ -3,6 +3,7 @@ package loop
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -93,4 +94,71 @@ func PiSessionID(path string) (string, error) {
 		return "", err
 	}
 	return s.ID, nil
+}
+
+// A PiHook is what cairn's pi extension says of a moment of pi's session
+// (pi/extension/cairn.ts): the event ("start" at session_start, after a
+// compaction; "prompt" at before_agent_start; "end" at session_shutdown),
+// the session's id and file, pi's working folder, session_start's and
+// session_shutdown's reason, whether the session held messages when it
+// started, the prompt, and the context as pi measures it
+// (ctx.getContextUsage: its estimate, 0 when unknown, and the model's
+// window) with pi's compaction setting.
+type PiHook struct {
+	Event, Session, File, Cwd, Reason, Prompt, Model string
+	Resumed                                          bool
+	Tokens, Window                                   int64
+	Compaction                                       pi.Compaction
+}
+
+// FromPi is the moment a pi hook stands for: "start" a session's start,
+// from new unless pi resumed, reloaded or forked a conversation (or it
+// already held messages: pi starts a session it loads with reason
+// "startup"), or after a compaction; "prompt" a prompt, with the context's
+// occupancy at pi's own window and compaction point when pi gave one;
+// "end" the session's end.
+func FromPi(h PiHook) Event {
+	ev := Event{Harness: Pi, Session: h.Session, Transcript: h.File, Cwd: h.Cwd, Reason: h.Reason, Prompt: h.Prompt}
+	switch h.Event {
+	case "start":
+		ev.Kind, ev.Source = Start, FromNew
+		switch {
+		case h.Reason == "compact":
+			ev.Source = FromCompact
+		case h.Resumed || h.Reason == "resume" || h.Reason == "reload" || h.Reason == "fork":
+			ev.Source = FromResume
+		}
+	case "prompt":
+		ev.Kind = Prompt
+		if at := h.Compaction.CompactAt(h.Window); at > 0 && h.Tokens > 0 {
+			ev.Occupancy = &cairn.Occupancy{Tokens: h.Tokens, Model: h.Model,
+				Window: cairn.Window{Size: h.Window, CompactAt: at, Source: "pi"}}
+		}
+	case "end":
+		ev.Kind = End
+	}
+	return ev
+}
+
+// piPressure is a pi prompt's pressure note: when the context pi measures
+// has crossed a threshold of .cairn/config since the last prompt, the
+// figure at pi's own compaction point and what cairn's compaction will
+// keep, for the agent, and the figure for the person.
+func (l *Loop) piPressure(_ context.Context, in Event) (Reply, error) {
+	occ := in.Occupancy
+	if occ == nil || in.Session == "" {
+		return Reply{}, nil
+	}
+	cfg, err := l.Workspace.ReadConfig()
+	if err != nil || len(cfg.Pressure) == 0 {
+		return Reply{}, err
+	}
+	crossed, err := l.Workspace.Crossed(in.Session, occ.Percent(), cfg.Pressure)
+	if err != nil || crossed == 0 {
+		return Reply{}, err
+	}
+	agent := fmt.Sprintf("cairn: your context is %d%% of the way to where pi compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% pi compacts it with cairn's compaction: the recent rounds in full, the rest as an index, each round one cairn inject %s ROUND away.",
+		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed, in.Session)
+	person := fmt.Sprintf("cairn: context %d%% of the way to pi's compaction (%s of %s tokens)", occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt))
+	return Reply{Agent: agent + beforeThat(in.Session, true), Person: person}, nil
 }

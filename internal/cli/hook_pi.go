@@ -3,12 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/pi"
+	"github.com/cairn-dev/cairn/workspace"
 )
 
 // A piCompaction is what cairn's pi extension sends at
@@ -25,6 +29,21 @@ type piCompaction struct {
 	Leaf             loop.PiLeaf `json:"leaf"`
 }
 
+// A piInput is what the extension sends at any event: a compaction's
+// fields, and the session's id, session_start's or session_shutdown's
+// reason, whether the session held messages at its start, the prompt, and
+// the context as pi measures it (ctx.getContextUsage; tokens 0 when pi
+// does not know) with its model.
+type piInput struct {
+	piCompaction
+	SessionID string `json:"session_id"`
+	Reason    string `json:"reason"`
+	Resumed   bool   `json:"resumed"`
+	Prompt    string `json:"prompt"`
+	Model     string `json:"model"`
+	Tokens    int64  `json:"tokens"`
+}
+
 // A piCompactionReply is cairn's compaction: the summary pi puts first in
 // the context and the entry pi keeps from.
 type piCompactionReply struct {
@@ -35,55 +54,137 @@ type piCompactionReply struct {
 	Budget           int64  `json:"budget"`
 }
 
-// runPiHook runs "cairn hook --agent pi compact": it inscribes the pi
-// session and prints cairn's compaction of it (piCompactionReply), the
-// session revived for pi within [loop.PiBudget] as markdown: continuation
-// block, index, the last rounds in full. Any failure exits non-zero and
-// the extension lets pi compact by itself.
-func (m *Main) runPiHook(ctx context.Context, args []string) error {
-	if len(args) != 1 || args[0] != "compact" {
-		return &hookError{fmt.Errorf("hook --agent pi takes one EVENT: compact")}
+// A piReply is what the extension does with a moment's [loop.Reply]: the
+// agent's text becomes a message in pi's context, the person's a
+// notification.
+type piReply struct {
+	Agent  string `json:"agent,omitempty"`
+	Person string `json:"person,omitempty"`
+}
+
+// piHookEvents are the events "cairn hook --agent pi" takes.
+const piHookEvents = "start, prompt, compact, end"
+
+func isPiHookEvent(name string) bool {
+	switch name {
+	case "start", "prompt", "compact", "end":
+		return true
 	}
-	if err := m.piCompact(ctx); err != nil {
-		return &hookError{fmt.Errorf("hook pi compact: %s", strings.Join(strings.Fields(errorText(err)), " "))}
+	return false
+}
+
+// runPiHook runs "cairn hook --agent pi EVENT" for cairn's pi extension:
+// start (session_start, and after a compaction), prompt
+// (before_agent_start), end (session_shutdown) go through the live loop
+// and print a piReply, nothing outside a workspace; compact
+// (session_before_compact) inscribes the session and prints cairn's
+// compaction of it (piCompactionReply), the session revived for pi within
+// [loop.PiBudget] as markdown: continuation block, index, the last rounds
+// in full. Any failure exits non-zero and the extension goes on without
+// cairn (pi compacting by itself).
+func (m *Main) runPiHook(ctx context.Context, args []string) error {
+	if len(args) != 1 || !isPiHookEvent(args[0]) {
+		return &hookError{fmt.Errorf("hook --agent pi takes one EVENT: %s", piHookEvents)}
+	}
+	event := args[0]
+	m.inHook = true
+	defer func() {
+		if m.hookStore != nil {
+			m.hookStore.Close()
+			m.hookStore = nil
+		}
+	}()
+	if err := m.piHook(ctx, event); err != nil {
+		return &hookError{fmt.Errorf("hook pi %s: %s", event, strings.Join(strings.Fields(errorText(err)), " "))}
 	}
 	return nil
 }
 
-func (m *Main) piCompact(ctx context.Context) error {
-	var in piCompaction
+func (m *Main) piHook(ctx context.Context, event string) error {
+	var in piInput
 	if err := json.NewDecoder(m.Stdin).Decode(&in); err != nil {
 		return err
-	}
-	if in.SessionFile == "" {
-		return fmt.Errorf("no session_file")
 	}
 	if in.Cwd != "" {
 		cwd := in.Cwd
 		m.Getwd = func() (string, error) { return cwd, nil }
 	}
-	id, err := loop.PiSessionID(in.SessionFile)
+	wd, err := m.Getwd()
 	if err != nil {
 		return err
 	}
-	stdout := m.Stdout
-	m.Stdout = io.Discard
-	err = m.runImport(ctx, []string{in.SessionFile})
-	m.Stdout = stdout
+	var w *workspace.Workspace
+	if root, ok := workspace.Find(wd); ok {
+		w = workspace.New(root)
+		w.Now = m.now
+	}
+	if event == "compact" {
+		return m.piCompact(ctx, &in, w)
+	}
+	if w == nil {
+		return nil // not a cairn project: stay out of the way
+	}
+	l, session, err := m.piLoop(&in, w)
 	if err != nil {
 		return err
 	}
-	st, err := m.openStore("")
+	home := m.Getenv("HOME")
+	h := loop.PiHook{Event: event, Session: session, File: in.SessionFile, Cwd: wd, Reason: in.Reason, Prompt: in.Prompt,
+		Model: in.Model, Resumed: in.Resumed, Tokens: in.Tokens, Window: in.Window,
+		Compaction: pi.CompactionSettings(pi.Home(m.Getenv, home), wd)}
+	r, err := l.Handle(ctx, loop.FromPi(h))
+	if err != nil || r.Agent == "" && r.Person == "" {
+		return err
+	}
+	return json.NewEncoder(m.Stdout).Encode(piReply(r))
+}
+
+// piLoop is the live loop for a pi event: the session named by its file's
+// header (the store's id) when the file is written, else by the id pi
+// gave; the transcripts it reads are pi's session folders', and the
+// folder of a file that reads as a pi session (pi runs on any file
+// --session names).
+func (m *Main) piLoop(in *piInput, w *workspace.Workspace) (*loop.Loop, string, error) {
+	session := in.SessionID
+	var dirs []string
+	if in.SessionFile != "" {
+		switch id, err := loop.PiSessionID(in.SessionFile); {
+		case err == nil:
+			session = id
+			dirs = append(dirs, filepath.Dir(in.SessionFile))
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, "", err // pi writes the file at its first reply
+		}
+	}
+	if w != nil {
+		w.Session = m.sessionID(session)
+	}
+	l, err := m.liveLoop(w)
+	if err != nil {
+		return nil, "", err
+	}
+	l.Folders = append(append(l.Folders, pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))...), dirs...)
+	return l, session, nil
+}
+
+// piCompact inscribes the session (a live import, [loop.Loop.Inscribe])
+// and prints cairn's compaction of it.
+func (m *Main) piCompact(ctx context.Context, in *piInput, w *workspace.Workspace) error {
+	if in.SessionFile == "" {
+		return fmt.Errorf("no session_file")
+	}
+	l, id, err := m.piLoop(in, w)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	l := &loop.Loop{Open: func() (*loop.Stores, error) { return st.loop(), nil }}
+	if _, err := l.Inscribe(ctx, loop.Event{Harness: loop.Pi, Session: id, Transcript: in.SessionFile, Cwd: in.Cwd}); err != nil {
+		return err
+	}
 	md, mat, err := l.Compaction(ctx, id, loop.PiBudget(in.Window, in.ReserveTokens), cairn.AgentPi)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(stdout).Encode(piCompactionReply{
+	return json.NewEncoder(m.Stdout).Encode(piCompactionReply{
 		Summary: md, FirstKeptEntryID: loop.PiFirstKept(in.Leaf, in.FirstKeptEntryID), Session: id, Tokens: mat.Tokens, Budget: mat.Budget,
 	})
 }

@@ -1,14 +1,25 @@
-// cairn's pi extension, written by "cairn install pi". On
-// session_before_compact it asks cairn for the compaction: cairn inscribes
-// the session and revives it within a budget of the model's window
-// (continuation block, index, last rounds in full) and names the entry pi
-// keeps from. The handler only passes what pi gives it and what cairn
-// answers. If cairn is missing, fails, is slow (30 s, or $CAIRN_PI_TIMEOUT_MS) or answers no
-// summary, it returns nothing and pi compacts by itself.
+// cairn's pi extension, written by "cairn install pi". It runs "cairn hook
+// --agent pi EVENT" at pi's moments and only passes what pi gives it and
+// what cairn answers:
+//   session_start, session_compact  start: cairn's context, given with the
+//                                   next prompt
+//   before_agent_start              prompt: pressure notes at pi's own window
+//                                   and compaction point, frame suggestions;
+//                                   cairn's texts join the prompt's message
+//                                   (the context event), for the person a
+//                                   notification
+//   session_before_compact          compact: cairn inscribes the session and
+//                                   revives it within a budget of the model's
+//                                   window (continuation block, index, last
+//                                   rounds in full) as the compaction
+//   session_shutdown                end: the session's end line
+// If cairn is missing, fails, is slow (30 s, or $CAIRN_PI_TIMEOUT_MS) or
+// answers nothing, the moment goes on without it: pi compacts by itself.
 import { spawn } from "node:child_process";
 
 const CAIRN = "@CAIRN@";
 const TIMEOUT_MS = Number(process.env.CAIRN_PI_TIMEOUT_MS) || 30000;
+const TYPE = "cairn";
 
 function ask(args: string[], input: string, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
 	return new Promise((resolve) => {
@@ -34,7 +45,79 @@ function ask(args: string[], input: string, cwd: string, signal?: AbortSignal): 
 	});
 }
 
+// moment runs a loop event and returns its reply: { agent, person }.
+async function moment(event: string, fields: any, ctx: any): Promise<any> {
+	const input = JSON.stringify({
+		session_id: ctx.sessionManager?.getSessionId?.() ?? "",
+		session_file: ctx.sessionManager?.getSessionFile?.() ?? "",
+		cwd: ctx.cwd,
+		...fields,
+	});
+	const out = await ask(["hook", "--agent", "pi", event], input, ctx.cwd);
+	try {
+		return out ? JSON.parse(out) : {};
+	} catch {
+		return {};
+	}
+}
+
+function text(content: any): string {
+	if (typeof content === "string") return content;
+	return Array.isArray(content) ? content.map((c: any) => (c?.type === "text" ? c.text : "")).join("") : "";
+}
+
 export default function (pi: any) {
+	let start: Promise<any> | undefined;
+
+	pi.on("session_start", (event: any, ctx: any) => {
+		const resumed = (ctx.sessionManager?.getEntries?.() ?? []).some((e: any) => e?.type === "message");
+		start = moment("start", { reason: event.reason ?? "", resumed }, ctx);
+	});
+
+	pi.on("session_compact", (_event: any, ctx: any) => {
+		start = moment("start", { reason: "compact" }, ctx);
+	});
+
+	pi.on("before_agent_start", async (event: any, ctx: any) => {
+		const given = start ? await start : {};
+		start = undefined;
+		const usage = ctx.getContextUsage?.();
+		const now = await moment("prompt", {
+			prompt: event.prompt ?? "",
+			model: ctx.model?.id ?? "",
+			tokens: usage?.tokens ?? 0,
+			window: usage?.contextWindow ?? ctx.model?.contextWindow ?? 0,
+		}, ctx);
+		for (const person of [given?.person, now?.person]) {
+			if (typeof person === "string" && person !== "") ctx.ui?.notify?.(person, "info");
+		}
+		const agent = [given?.agent, now?.agent].filter((t) => typeof t === "string" && t.trim() !== "").join("\n\n");
+		if (agent === "") return;
+		return { message: { customType: TYPE, content: agent, display: false } };
+	});
+
+	// cairn's message follows the prompt pi made it for: sent as a part of
+	// the prompt's own user message, not as a second user message in a row.
+	pi.on("context", (event: any) => {
+		const out: any[] = [];
+		let joined = false;
+		for (const m of event.messages ?? []) {
+			const prev = out[out.length - 1];
+			if (m?.role === "custom" && m.customType === TYPE && prev?.role === "user") {
+				const content = typeof prev.content === "string" ? [{ type: "text", text: prev.content }] : [...(prev.content ?? [])];
+				out[out.length - 1] = { ...prev, content: [...content, { type: "text", text: text(m.content) }] };
+				joined = true;
+				continue;
+			}
+			out.push(m);
+		}
+		if (joined) return { messages: out };
+	});
+
+	pi.on("session_shutdown", async (event: any, ctx: any) => {
+		await moment("end", { reason: event.reason ?? "" }, ctx);
+	});
+
 	pi.on("session_before_compact", async (event: any, ctx: any) => {
 		const p = event.preparation;
 		const file = ctx.sessionManager?.getSessionFile?.();
@@ -57,7 +140,7 @@ export default function (pi: any) {
 				tool_calls: Array.isArray(msg?.content) ? msg.content.filter((c: any) => c?.type === "toolCall").length : 0,
 			},
 		});
-		const start = Date.now();
+		const began = Date.now();
 		const out = await ask(["hook", "--agent", "pi", "compact"], input, ctx.cwd, event.signal);
 		if (out === undefined) return;
 		let reply: any;
@@ -72,7 +155,7 @@ export default function (pi: any) {
 				summary: reply.summary,
 				firstKeptEntryId: reply.first_kept_entry_id,
 				tokensBefore: p.tokensBefore,
-				details: { cairn: reply.session, ms: Date.now() - start },
+				details: { cairn: reply.session, ms: Date.now() - began },
 			},
 		};
 	});

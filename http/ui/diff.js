@@ -167,6 +167,19 @@ function patchView(text) {
   return pre;
 }
 
+// hunksView draws hunks as the client recorded them: each with its
+// header, its lines numbered as in the file.
+function hunksView(hunks) {
+  const pre = el("pre", { class: "diff numbered recorded" });
+  for (const h of hunks) {
+    pre.append(el("span", { class: "fold" }, `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@\n`));
+    diffRows(pre, h.lines.map((l) => [/^[-+]/.test(l) ? l[0] : " ", l.slice(1)]), { old: h.old_start, new: h.new_start });
+  }
+  return pre;
+}
+
+const patchURL = (result) => `/api/sessions/${encodeURIComponent(result.session_id)}/lines/${result.line}/patch`;
+
 // recordedPatch asks for the hunks Claude Code recorded with an Edit's or
 // a MultiEdit's result (structuredPatch: the file's lines around the
 // edit, numbered as in the file, which "has been updated successfully"
@@ -175,15 +188,25 @@ function patchView(text) {
 // result without them, keeps its views.
 function recordedPatch(tool, views, result) {
   if (!/^(Edit|MultiEdit)$/.test(tool) || !result || result.is_error || !result.line || !result.session_id || !views.length) return views;
-  api("GET", `/api/sessions/${encodeURIComponent(result.session_id)}/lines/${result.line}/patch`).then((data) => {
+  api("GET", patchURL(result)).then((data) => {
     if (!data.hunks || !data.hunks.length) return;
-    const pre = el("pre", { class: "diff numbered recorded" });
-    for (const h of data.hunks) {
-      pre.append(el("span", { class: "fold" }, `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@\n`));
-      diffRows(pre, h.lines.map((l) => [/^[-+]/.test(l) ? l[0] : " ", l.slice(1)]), { old: h.old_start, new: h.new_start });
-    }
-    views[0].replaceWith(pre);
+    views[0].replaceWith(hunksView(data.hunks));
     for (const v of views.slice(1)) v.remove();
   }, () => {});
   return views;
+}
+
+// writtenDiff shows a write over an existing file as a diff, in place of
+// view (the whole text written): the hunks the client recorded with its
+// result (Claude Code's Write over a file), else a diff against the text
+// the session's earlier calls left in the file; a write the transcript
+// knows no earlier text for keeps view, a new file.
+function writtenDiff(path, text, view, use, result) {
+  if (!path || !use || use.size || !result || result.is_error || !result.line || !result.session_id) return view;
+  const q = new URLSearchParams({ path, round: use.round, index: use.index });
+  api("GET", patchURL(result) + "?" + q).then((data) => {
+    if (data.hunks && data.hunks.length) view.replaceWith(hunksView(data.hunks));
+    else if (typeof data.previous === "string") view.replaceWith(el("div", { class: "written-over" }, el("p", { class: "muted" }, "Over the file as this session last wrote it:"), diffView(data.previous, text, null)));
+  }, () => {});
+  return view;
 }

@@ -409,7 +409,7 @@ function richView(tool, input, use, result) {
       return [el("div", { class: "path mono" }, path), failed(), recordedPatch(tool, (input.edits || []).map((e) => diffView(e.old_string, e.new_string, result)), result)];
     case "write": {
       const text = input.content || "";
-      return [el("div", { class: "path mono" }, path, ` · ${plural(text.split("\n").length, "line")}`), clamped(text, (t) => codeBlock(t, langOf(path))), failed()];
+      return [el("div", { class: "path mono" }, path, ` · ${plural(text.split("\n").length, "line")}`), writtenDiff(path, text, clamped(text, (t) => codeBlock(t, langOf(path))), use, result), failed()];
     }
     case "read": {
       if (!result || result.is_error) return [el("div", { class: "path mono" }, path), resultPre()];

@@ -198,13 +198,34 @@ func (p *Piece) FidelityOr(f Fidelity) Fidelity {
 }
 
 // A CollapsedFrame is a finished frame that stands, in a materialization,
-// for the rounds worked under it: its title, results and compaction, and
-// the rounds, which stay readable with inject.
+// for the rounds and steps worked under it: its title, results and
+// compaction, and the rounds and steps, which stay readable with inject.
 type CollapsedFrame struct {
 	Frame     *Frame `json:"frame"`
 	SessionID string `json:"session_id"`
 	Rounds    []int  `json:"rounds"`
-	Tokens    int64  `json:"tokens"` // what the rounds held, estimated (four characters a token)
+	// Steps are the runs of steps worked under it in rounds that were
+	// not (a frame pushed and popped inside one prompt's work), as inject
+	// takes them: "7.3-7.9", "7.4".
+	Steps  []string `json:"steps,omitempty"`
+	Tokens int64    `json:"tokens"` // what the rounds and steps held, estimated (four characters a token)
+}
+
+// Where names what the frame stands for: "rounds 3, 4", "steps 7.3-7.9",
+// or both.
+func (c *CollapsedFrame) Where() string {
+	var parts []string
+	if len(c.Rounds) > 0 {
+		seqs := make([]string, len(c.Rounds))
+		for i, n := range c.Rounds {
+			seqs[i] = fmt.Sprint(n)
+		}
+		parts = append(parts, "rounds "+strings.Join(seqs, ", "))
+	}
+	if len(c.Steps) > 0 {
+		parts = append(parts, "steps "+strings.Join(c.Steps, ", "))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // Recipe identifies what m writes, as lineage records it
@@ -235,7 +256,7 @@ func (m *Materialization) Recipe() string {
 		fmt.Fprintf(h, "%s %d %d %v %v %+v %d %v\n", p.Round.SessionID, p.Round.Seq, p.Round.LastLine, p.Full, p.Keep, p.FidelityOr(m.Fidelity), len(p.Index), p.Compaction != nil)
 	}
 	for _, c := range m.Collapsed {
-		fmt.Fprintf(h, "frame %s %s %v\n", c.Frame.ID, c.SessionID, c.Rounds)
+		fmt.Fprintf(h, "frame %s %s %v %v\n", c.Frame.ID, c.SessionID, c.Rounds, c.Steps)
 	}
 	fmt.Fprintf(h, "dropped %d compactions %d\n", m.Dropped, len(m.Compactions))
 	fmt.Fprintf(&b, " · layout %x", h.Sum(nil)[:8])

@@ -144,11 +144,7 @@ func MaterializationJSON(w io.Writer, m *cairn.Materialization) error {
 func collapsedMarkdown(ew *errWriter, m *cairn.Materialization) {
 	for _, c := range m.Collapsed {
 		f := c.Frame
-		seqs := make([]string, len(c.Rounds))
-		for i, n := range c.Rounds {
-			seqs[i] = fmt.Sprint(n)
-		}
-		ew.printf("\n## Frame %s · %s (%s) · in place of rounds %s (~%d tokens)\n\n", f.ID, f.Title, f.Status, strings.Join(seqs, ", "), c.Tokens)
+		ew.printf("\n## Frame %s · %s (%s) · in place of %s (~%d tokens)\n\n", f.ID, f.Title, f.Status, c.Where(), c.Tokens)
 		ew.printf("- criteria: %s\n", f.CriteriaCompacted())
 		if f.Results != "" {
 			ew.printf("- results: %s\n", f.Results)

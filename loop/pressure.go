@@ -86,8 +86,8 @@ func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.
 	}
 	if c != nil {
 		w := c.weight
-		fmt.Fprintf(&b, "\nFinished frames (%s) hold %d%% of it (~%s tokens in %d rounds): cairn prepared a revived session with them collapsed to their results, the rest within budget (their rounds stay readable: cairn inject %s ROUND).\nCommand: %s (resumes the lighter session).",
-			strings.Join(w.Frames, ", "), w.Percent(), Thousands(w.Tokens), w.Rounds, session, c.resume)
+		fmt.Fprintf(&b, "\nFinished frames (%s) hold %d%% of it (~%s tokens in %s): cairn prepared a revived session with them collapsed to their results, the rest within budget (they stay readable: cairn inject %s REF).\nCommand: %s (resumes the lighter session).",
+			strings.Join(w.Frames, ", "), w.Percent(), Thousands(w.Tokens), w.Where(), session, c.resume)
 		b.WriteString(beforeThat(session, false))
 		return b.String()
 	}

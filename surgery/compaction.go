@@ -160,16 +160,13 @@ func respectCompaction(m *cairn.Materialization, full []*plan, before string) {
 	for _, pl := range full {
 		r := pl.p.Round
 		c := last[r.SessionID]
-		if pl.opKeep != nil {
-			continue // the lines the operation itself chose (one step) stay as chosen
-		}
 		if c == nil || !pl.loaded || pl.level >= levelIndex || r.LastLine < c.Line {
 			if c != nil && r.LastLine < c.Line && !pl.last {
 				pl.level = levelIndex
 			}
 			continue
 		}
-		if r.FirstLine < c.Line {
+		if r.FirstLine < c.Line && pl.opKeep == nil { // the lines the operation itself chose stay as chosen
 			k := 0
 			for k < len(pl.steps) && pl.steps[k].FirstLine <= c.Line {
 				k++

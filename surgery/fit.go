@@ -387,6 +387,11 @@ func (pl *plan) plan(f cairn.Fidelity) {
 			promptBlocks = append(promptBlocks, b)
 		}
 	}
+	if pl.opKeep != nil {
+		// The steps the operation left out (a finished frame's) are not the
+		// fit's to keep, cost or name.
+		all = slices.DeleteFunc(all, func(s *cairn.Step) bool { return !inRanges(pl.opKeep, s.FirstLine) })
+	}
 	pf := condense(f)
 	pl.promptTok, pl.promptP = tokensAt(r, promptBlocks, f), tokensAt(r, promptBlocks, pf)
 	pl.setSteps(all, f, pf)
@@ -590,7 +595,15 @@ func apply(m *cairn.Materialization, plans []*plan) {
 			if pl.level == levelPartial {
 				p.Fidelity = &pf
 			}
-			if from > 0 || len(pl.pre) > 0 || pl.comp != nil && len(pl.steps) > 0 && pl.steps[0].Seq > 1 {
+			if pl.opKeep != nil && from > 0 {
+				p.Keep = []cairn.LineRange{}
+				if pl.prompt.To >= pl.prompt.From && inRanges(pl.opKeep, pl.prompt.From) {
+					p.Keep = append(p.Keep, pl.prompt)
+				}
+				for _, s := range pl.steps[from:] {
+					p.Keep = append(p.Keep, cairn.LineRange{From: s.FirstLine, To: s.LastLine})
+				}
+			} else if pl.opKeep == nil && (from > 0 || len(pl.pre) > 0 || pl.comp != nil && len(pl.steps) > 0 && pl.steps[0].Seq > 1) {
 				p.Keep = []cairn.LineRange{}
 				if pl.prompt.To >= pl.prompt.From {
 					p.Keep = append(p.Keep, pl.prompt)
@@ -616,6 +629,11 @@ func apply(m *cairn.Materialization, plans []*plan) {
 	}
 	flush()
 	m.Pieces = kept
+}
+
+// inRanges reports whether line is in one of ranges.
+func inRanges(ranges []cairn.LineRange, line int) bool {
+	return slices.ContainsFunc(ranges, func(r cairn.LineRange) bool { return line >= r.From && line <= r.To })
 }
 
 // Estimate returns the tokens the client sends when it resumes m: its own

@@ -21,10 +21,14 @@ func Finished(f *cairn.Frame) bool {
 // rounds' numbers (still injectable); rounds of frames still open (the
 // current one among them) stay in full; rounds outside any frame follow
 // revive's rule: the recent quarter of the session by size in full, the
-// rest as index lines. frames are the store's frames. The last round
-// always stays in full, so the resumed session ends where the original
+// rest as index lines. frames are the store's frames. A frame the session
+// pushed and popped inside rounds it did not fill (the natural pattern:
+// pushed when asked, popped when done, inside one prompt's work) stands
+// for the steps worked between its push and its pop ([FrameSteps]),
+// which rounds in full leave out. The last round always stays in full,
+// with its last step, so the resumed session ends where the original
 // did. Returns ENOTFOUND if the session does not exist and EINVALID if no
-// round was worked under a finished frame.
+// round or step was worked under a finished frame.
 func CompressFrames(ctx context.Context, st Store, session string, frames []*cairn.Frame, f cairn.Fidelity) (*cairn.Materialization, error) {
 	sz, err := st.measure(ctx, session)
 	if err != nil {
@@ -35,28 +39,92 @@ func CompressFrames(ctx context.Context, st Store, session string, frames []*cai
 	for _, fr := range frames {
 		byID[fr.ID] = fr
 	}
+	spans := finishedSpans(frames, s.ID)
+	after := lastCompaction(rounds)
+	// Each round's steps under a finished frame, and what it holds
+	// without them, which the recent quarter is measured by.
+	type split struct {
+		steps []*cairn.Step
+		under []*cairn.Frame
+	}
+	splits := make([]split, len(rounds))
+	for i, r := range rounds {
+		if fr := byID[r.FrameID]; i <= after || len(spans) == 0 || fr != nil && Finished(fr) && i < len(rounds)-1 {
+			continue
+		}
+		steps, under := FrameSteps(r, spans, i == len(rounds)-1)
+		splits[i] = split{steps, under}
+		for j, u := range under {
+			if u != nil {
+				sz.size[i] -= stepSize(steps[j])
+				sz.total -= stepSize(steps[j])
+			}
+		}
+	}
 	recent, _ := sz.recent()
 	m := newMaterialization(cairn.OpCompressFrames, f, []*cairn.Session{s}, s.ID)
 	collapsed := map[string]*cairn.CollapsedFrame{}
+	collapse := func(fr *cairn.Frame) *cairn.CollapsedFrame {
+		c := collapsed[fr.ID]
+		if c == nil {
+			c = &cairn.CollapsedFrame{Frame: fr, SessionID: s.ID}
+			collapsed[fr.ID] = c
+			m.Collapsed = append(m.Collapsed, c)
+		}
+		return c
+	}
 	for i, r := range rounds {
 		fr := byID[r.FrameID]
-		switch {
-		case i == len(rounds)-1:
-			m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
-		case fr != nil && Finished(fr):
-			c := collapsed[fr.ID]
-			if c == nil {
-				c = &cairn.CollapsedFrame{Frame: fr, SessionID: s.ID}
-				collapsed[fr.ID] = c
-				m.Collapsed = append(m.Collapsed, c)
-			}
+		last := i == len(rounds)-1
+		if fr != nil && Finished(fr) && !last {
+			c := collapse(fr)
 			c.Rounds = append(c.Rounds, r.Seq)
 			c.Tokens += sz.size[i]
-		case fr != nil:
-			m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: true})
-		default:
-			m.Pieces = append(m.Pieces, &cairn.Piece{Round: r, Full: i >= recent})
+			continue
 		}
+		p := &cairn.Piece{Round: r, Full: last || fr != nil || i >= recent}
+		steps, under := splits[i].steps, splits[i].under
+		if !slices.ContainsFunc(under, func(u *cairn.Frame) bool { return u != nil }) {
+			m.Pieces = append(m.Pieces, p)
+			continue
+		}
+		if slices.IndexFunc(under, func(u *cairn.Frame) bool { return u != under[0] }) < 0 && !last {
+			c := collapse(under[0]) // the whole round was the frame's
+			c.Rounds = append(c.Rounds, r.Seq)
+			for _, s := range steps {
+				c.Tokens += stepSize(s)
+			}
+			continue
+		}
+		var kept []*cairn.Step
+		for j, u := range under {
+			if u == nil {
+				kept = append(kept, steps[j])
+			}
+		}
+		keep := keptSteps(r, steps, kept)
+		if len(keep) == 0 {
+			m.Pieces = append(m.Pieces, p) // nothing of it would stay: no collapse
+			continue
+		}
+		for j := 0; j < len(steps); {
+			if under[j] == nil {
+				j++
+				continue
+			}
+			k := j
+			c := collapse(under[j])
+			for k < len(steps) && under[k] == under[j] {
+				c.Tokens += stepSize(steps[k])
+				k++
+			}
+			c.Steps = append(c.Steps, cairn.IndexEntry{Round: r.Seq, From: steps[j].Seq, To: steps[k-1].Seq}.Ref())
+			j = k
+		}
+		if p.Full {
+			p.Keep = keep
+		}
+		m.Pieces = append(m.Pieces, p)
 	}
 	if len(m.Collapsed) == 0 {
 		return nil, cairn.Errorf(cairn.EINVALID, "No round of %s was worked under a finished frame: nothing to collapse (cairn tree shows the frames; rounds are tagged with the frame in progress when they are inscribed).", s.ID)
@@ -65,6 +133,82 @@ func CompressFrames(ctx context.Context, st Store, session string, frames []*cai
 		p.Round.Blocks = nil // measured with blocks; materialize loads what full rounds need
 	}
 	return m, st.materialize(ctx, m)
+}
+
+// stepSize is a step's text in tokens, as a round's size is measured.
+func stepSize(s *cairn.Step) int64 {
+	var n int64
+	for _, b := range s.Blocks {
+		n += int64(len(b.Content)+3) / 4
+	}
+	return n
+}
+
+// finishedSpans returns the finished frames session pushed that say when
+// they went in progress and were popped, outermost first: a parent is
+// pushed before its children.
+func finishedSpans(frames []*cairn.Frame, session string) []*cairn.Frame {
+	var out []*cairn.Frame
+	for _, f := range frames {
+		if Finished(f) && f.SessionID == session && !f.StartedAt.IsZero() && !f.EndedAt.IsZero() {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *cairn.Frame) int { return a.StartedAt.Compare(b.StartedAt) })
+	return out
+}
+
+// FrameSteps splits round r (with its blocks) into its steps and says,
+// for each, the finished frame among spans it was worked under (nil:
+// none): the first whose time from push to pop the step's overlaps, so
+// the step that pushed it and the one that popped it are its own. A step
+// without times is no frame's. When last (the session's last round), its
+// last step stays its own, so a collapse ends where the session did.
+func FrameSteps(r *cairn.Round, spans []*cairn.Frame, last bool) ([]*cairn.Step, []*cairn.Frame) {
+	steps := cairn.Steps(r.Blocks, r.LastLine)
+	under := make([]*cairn.Frame, len(steps))
+	for i, s := range steps {
+		if s.StartedAt.IsZero() || last && i == len(steps)-1 {
+			continue
+		}
+		for _, f := range spans {
+			if !s.StartedAt.After(f.EndedAt) && !s.EndedAt.Before(f.StartedAt) {
+				under[i] = f
+				break
+			}
+		}
+	}
+	return steps, under
+}
+
+// keptSteps is the lines of round r a piece keeps when only kept of its
+// steps stay: its prompt and each kept step.
+func keptSteps(r *cairn.Round, steps, kept []*cairn.Step) []cairn.LineRange {
+	var out []cairn.LineRange
+	if steps[0].FirstLine > r.FirstLine {
+		out = append(out, cairn.LineRange{From: r.FirstLine, To: steps[0].FirstLine - 1})
+	}
+	for _, s := range kept {
+		if n := len(out); n > 0 && out[n-1].To+1 >= s.FirstLine {
+			out[n-1].To = max(out[n-1].To, s.LastLine)
+			continue
+		}
+		out = append(out, cairn.LineRange{From: s.FirstLine, To: s.LastLine})
+	}
+	return out
+}
+
+// lastCompaction is the index of the last of rounds that holds the
+// client's compaction, -1 if none: the steps of rounds up to it are the
+// client's to keep or drop, not a collapse's.
+func lastCompaction(rounds []*cairn.Round) int {
+	at := -1
+	for i, r := range rounds {
+		if slices.ContainsFunc(r.Blocks, func(b *cairn.Block) bool { return b.Kind == cairn.CompactionBlock }) {
+			at = i
+		}
+	}
+	return at
 }
 
 // A FrameCollapse is what collapsing one finished frame would free in a
@@ -126,14 +270,14 @@ func collapsedSummary(b *strings.Builder, m *cairn.Materialization) {
 	if len(m.Collapsed) == 0 {
 		return
 	}
-	b.WriteString("\nFinished frames, each in place of the rounds worked under it (read a round with `cairn inject SESSION ROUND`):\n")
+	if slices.ContainsFunc(m.Collapsed, func(c *cairn.CollapsedFrame) bool { return len(c.Steps) > 0 }) {
+		b.WriteString("\nFinished frames, each in place of the rounds or steps worked under it (read one with `cairn inject SESSION REF`):\n")
+	} else {
+		b.WriteString("\nFinished frames, each in place of the rounds worked under it (read a round with `cairn inject SESSION ROUND`):\n")
+	}
 	for _, c := range m.Collapsed {
 		f := c.Frame
-		var seqs []string
-		for _, n := range c.Rounds {
-			seqs = append(seqs, fmt.Sprintf("%d", n))
-		}
-		fmt.Fprintf(b, "\n- Frame %s %q (%s) · rounds %s of session %s\n", f.ID, f.Title, f.Status, strings.Join(seqs, ", "), c.SessionID)
+		fmt.Fprintf(b, "\n- Frame %s %q (%s) · %s of session %s\n", f.ID, f.Title, f.Status, c.Where(), c.SessionID)
 		fmt.Fprintf(b, "  Criteria: %s\n", oneLine(f.CriteriaCompacted(), 1<<30))
 		if f.Results != "" {
 			fmt.Fprintf(b, "  Results: %s\n", oneLine(f.Results, 1<<30))
@@ -161,8 +305,9 @@ const CollapseShare = 0.25
 type FramesWeight struct {
 	Frames []string `json:"frames"` // their ids, in order of first round
 	Rounds int      `json:"rounds"`
-	Tokens int64    `json:"tokens"` // their rounds' estimate
-	Held   int64    `json:"held"`   // what the client holds
+	Steps  int      `json:"steps,omitempty"` // worked under them in rounds that were not
+	Tokens int64    `json:"tokens"`          // their rounds' and steps' estimate
+	Held   int64    `json:"held"`            // what the client holds
 }
 
 // Percent is Tokens as a percentage of Held.
@@ -171,6 +316,18 @@ func (w *FramesWeight) Percent() int {
 		return 0
 	}
 	return int(w.Tokens * 100 / w.Held)
+}
+
+// Where is what they hold: "3 rounds", "5 steps", "3 rounds and 5 steps".
+func (w *FramesWeight) Where() string {
+	var parts []string
+	if w.Rounds > 0 || w.Steps == 0 {
+		parts = append(parts, fmt.Sprintf("%d round%s", w.Rounds, plural(w.Rounds)))
+	}
+	if w.Steps > 0 {
+		parts = append(parts, fmt.Sprintf("%d step%s", w.Steps, plural(w.Steps)))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // Pays reports whether collapsing the finished frames pays: they hold at
@@ -201,24 +358,36 @@ func FinishedWeight(ctx context.Context, st Store, session string, frames []*cai
 	for _, fr := range frames {
 		byID[fr.ID] = fr
 	}
-	from := 0 // the client loads from its last compaction on
-	for i, r := range sz.rounds {
-		for _, b := range r.Blocks {
-			if b.Kind == cairn.CompactionBlock {
-				from = i
-			}
-		}
-	}
-	for i, r := range sz.rounds[:len(sz.rounds)-1] {
-		fr := byID[r.FrameID]
-		if i < from || fr == nil || !Finished(fr) {
-			continue
-		}
+	comp := lastCompaction(sz.rounds)
+	from := max(comp, 0) // the client loads from its last compaction on
+	spans := finishedSpans(frames, sz.session.ID)
+	add := func(fr *cairn.Frame) {
 		if !slices.Contains(w.Frames, fr.ID) {
 			w.Frames = append(w.Frames, fr.ID)
 		}
-		w.Rounds++
-		w.Tokens += sz.size[i]
+	}
+	for i, r := range sz.rounds {
+		last := i == len(sz.rounds)-1
+		if i < from {
+			continue
+		}
+		if fr := byID[r.FrameID]; fr != nil && Finished(fr) && !last {
+			add(fr)
+			w.Rounds++
+			w.Tokens += sz.size[i]
+			continue
+		}
+		if i <= comp || len(spans) == 0 {
+			continue // the client's to keep or drop, as CompressFrames leaves it
+		}
+		steps, under := FrameSteps(r, spans, last)
+		for j, u := range under {
+			if u != nil {
+				add(u)
+				w.Steps++
+				w.Tokens += stepSize(steps[j])
+			}
+		}
 	}
 	return w, nil
 }

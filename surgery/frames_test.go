@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
@@ -177,5 +178,94 @@ func TestFinishedWeight(t *testing.T) {
 	w, err = surgery.FinishedWeight(ctx, st.Store, compact, frames, 0)
 	if err != nil || w.Tokens != 0 || w.Pays() {
 		t.Errorf("rounds before the client's compaction weigh: %+v %v", w, err)
+	}
+}
+
+// TestCompressFrames_Steps (issue #42, 2a): a frame pushed and popped
+// inside one prompt's work, the round's first four steps, stands for
+// those steps: the round keeps its prompt and the answer after the pop,
+// the summary the frame's results with the steps' refs, and the frame
+// weighs what the steps held. The Claude Code export holds the results,
+// not the steps, and is resumable.
+func TestCompressFrames_Steps(t *testing.T) {
+	ctx := context.Background()
+	st := mustOpenSamples(t)
+	const id = "7e570042-0000-4000-8000-00000000002a"
+	call := func(id, tool string, input map[string]any) map[string]any {
+		return map[string]any{"type": "tool_use", "id": id, "name": tool, "input": input}
+	}
+	result := func(id, text string) []any {
+		return []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": text}}
+	}
+	mustImport(t, st, writeSession(t, id,
+		"user", "Round one: look around.",
+		"assistant", []any{map[string]any{"type": "text", "text": "Looked: a parser is missing."}},
+		"user", "Round two: add the parser, in a frame of its own.",
+		"assistant", []any{map[string]any{"type": "text", "text": "Pushing a frame for it."}, call("t1", "Bash", map[string]any{"command": "cairn push parser 'Parser' --criteria 'tests pass'"})},
+		"user", result("t1", "pushed parser"),
+		"assistant", []any{call("t2", "Write", map[string]any{"file_path": "/tmp/p/parser.go", "content": strings.Repeat("// STEP-WORK parser code\n", 400)})},
+		"user", result("t2", "File created successfully at: /tmp/p/parser.go"),
+		"assistant", []any{call("t3", "Bash", map[string]any{"command": "go test ./..."})},
+		"user", result("t3", "ok  	p	0.01s"),
+		"assistant", []any{call("t4", "Bash", map[string]any{"command": "cairn pop --results 'PARSER-RESULTS: parser.go, tests pass'"})},
+		"user", result("t4", "popped parser"),
+		"assistant", []any{map[string]any{"type": "text", "text": "The parser is in and its tests pass."}},
+		"user", "Round three: and now?",
+		"assistant", []any{map[string]any{"type": "text", "text": "Next: the lexer."}},
+	))
+	at := func(s int) time.Time { return time.Date(2026, 3, 19, 10, 0, s, 0, time.UTC) }
+	frames := []*cairn.Frame{{ID: "parser", Title: "Parser", SuccessCriteria: "tests pass", Status: cairn.FrameCompleted, SessionID: id,
+		Results: "PARSER-RESULTS: parser.go, tests pass", StartedAt: at(7), EndedAt: at(19)}}
+	m, err := surgery.CompressFrames(ctx, st.Store, id, frames, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Collapsed) != 1 || len(m.Collapsed[0].Rounds) != 0 || len(m.Collapsed[0].Steps) != 1 || m.Collapsed[0].Steps[0] != "2.1-2.4" || m.Collapsed[0].Tokens < 2000 {
+		t.Fatalf("collapsed %+v, want steps 2.1-2.4 of parser", m.Collapsed[0])
+	}
+	summary := surgery.Summary(m)
+	if !strings.Contains(summary, `Frame parser "Parser" (completed) · steps 2.1-2.4 of session `+id) || !strings.Contains(summary, "PARSER-RESULTS") {
+		t.Errorf("the summary does not stand the frame for its steps:\n%s", summary)
+	}
+	var md bytes.Buffer
+	if err := export.MaterializationMarkdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "compress-frames-steps.md", md.Bytes())
+	x := &claudecode.Exporter{SessionID: newSessionID, Summary: summary, NewUUID: counter("compress-frames-steps")}
+	lines, err := x.Lines(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := claudecode.CheckResumable(newSessionID, lines); err != nil {
+		t.Fatalf("not resumable: %v", err)
+	}
+	out := bytes.Join(lines, nil)
+	compare(t, "compress-frames-steps.jsonl", out)
+	for _, gone := range []string{"STEP-WORK", "Pushing a frame", "go test ./...", "popped parser"} {
+		if bytes.Contains(out, []byte(gone)) {
+			t.Errorf("the export still holds the frame's step %q", gone)
+		}
+	}
+	for _, kept := range []string{"Round two: add the parser", "The parser is in and its tests pass.", "Next: the lexer."} {
+		if !bytes.Contains(out, []byte(kept)) {
+			t.Errorf("the export lost %q", kept)
+		}
+	}
+
+	w, err := surgery.FinishedWeight(ctx, st.Store, id, frames, 0)
+	if err != nil || len(w.Frames) != 1 || w.Steps != 4 || w.Rounds != 0 || w.Tokens < 2000 || w.Where() != "4 steps" {
+		t.Fatalf("weight %+v, %v: want parser's 4 steps", w, err)
+	}
+	r, err := surgery.ReviveFrames(ctx, st.Store, id, frames, cairn.FullFidelity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := surgery.Resume(ctx, st.Store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if surgery.Estimate(r) >= surgery.Estimate(orig)-2000 {
+		t.Errorf("the collapsed revive (%d tokens) does not drop the frame's steps from the session (%d)", surgery.Estimate(r), surgery.Estimate(orig))
 	}
 }

@@ -148,7 +148,14 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 		if err != nil || ev.Harness != ClaudeCode {
 			return Reply{}, err
 		}
-		return l.exhaustion(ctx, ev)
+		var pop Reply
+		if last != nil {
+			if pop, err = l.popped(ctx, ev, last.SessionID); err != nil {
+				return Reply{}, err
+			}
+		}
+		ex, err := l.exhaustion(ctx, ev)
+		return joinReplies(pop, ex), err
 	case ToolResult:
 		if ev.Harness != ClaudeCode {
 			return Reply{}, nil

@@ -1,0 +1,92 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/surgery"
+	"github.com/cairn-dev/cairn/workspace"
+)
+
+// popped is a turn's end after the agent popped frames of the session
+// (issue 42, 2a: the pop is the first moment a finished frame may
+// collapse): when the session's finished frames hold
+// [surgery.CollapseShare] of what the client holds, it prepares the
+// revived session with them collapsed to their results, their steps too
+// when pushed and popped inside one prompt's work ([Loop.revive], the
+// one a pressure crossing or a compaction at this reply names too), and
+// shows the person the command that resumes it, once: only the person
+// can switch, and only once the turn has ended. Frames popped at earlier
+// turns' ends are not weighed again (.cairn/context/<session>.popped).
+func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, error) {
+	mark := l.poppedPath(ev.Session)
+	if mark == "" {
+		return Reply{}, nil
+	}
+	st, err := l.Open()
+	if err != nil {
+		return Reply{}, err
+	}
+	frames, err := st.Frames.FindFrames(ctx)
+	if err != nil {
+		return Reply{}, err
+	}
+	var since time.Time
+	if data, err := os.ReadFile(mark); err == nil {
+		since, _ = time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data)))
+	}
+	latest := since
+	for _, f := range frames {
+		if f.SessionID == ev.Session && surgery.Finished(f) && f.EndedAt.After(latest) {
+			latest = f.EndedAt
+		}
+	}
+	if !latest.After(since) {
+		return Reply{}, nil
+	}
+	if err := replaceFile(mark, []byte(latest.UTC().Format(time.RFC3339Nano)+"\n")); err != nil {
+		return Reply{}, err
+	}
+	occ, err := l.Occupancy(ev.Session, ev.Transcript)
+	if err != nil || occ == nil || occ.Tokens <= 0 {
+		return Reply{}, err
+	}
+	if w, err := surgery.FinishedWeight(ctx, st.Surgery(), session, frames, occ.Tokens); err != nil || !w.Pays() {
+		return Reply{}, nil // a weight that cannot be taken leaves the pressure note and the compaction to act
+	}
+	resume, weight, err := l.revive(ctx, st, ev, session, occ.Tokens)
+	if err != nil || resume == "" || weight == nil {
+		return Reply{}, nil
+	}
+	text := fmt.Sprintf("cairn: the finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s). A revived session is ready with them collapsed to their results (they stay readable: cairn inject %s REF). Only you can switch to it: %s",
+		strings.Join(weight.Frames, ", "), weight.Percent(), Thousands(weight.Tokens), Thousands(occ.Tokens), weight.Where(), session, resume)
+	return Reply{Person: l.personOnce(ev.Session, resume, text)}, nil
+}
+
+// poppedPath is where the latest pop a turn's end weighed is kept:
+// .cairn/context/<session>.popped; "" for an id that names no file.
+func (l *Loop) poppedPath(session string) string {
+	if session == "" || strings.ContainsAny(session, `/\.`) || l.Workspace == nil {
+		return ""
+	}
+	return filepath.Join(l.Workspace.Root, workspace.Dir, "context", session+".popped")
+}
+
+// joinReplies is the replies of one moment in one: the client reads one
+// answer per hook.
+func joinReplies(rs ...Reply) Reply {
+	var agent, person []string
+	for _, r := range rs {
+		if r.Agent != "" {
+			agent = append(agent, r.Agent)
+		}
+		if r.Person != "" {
+			person = append(person, r.Person)
+		}
+	}
+	return Reply{Agent: strings.Join(agent, "\n"), Person: strings.Join(person, "\n")}
+}

@@ -45,16 +45,18 @@ function ask(args: string[], input: string, cwd: string, signal?: AbortSignal): 
 	});
 }
 
-// moment runs a loop event and returns its reply: { agent, person }.
+// moment runs a loop event and returns its reply, { agent, person }: {}
+// on any failure, a ctx pi has let go of included (session_compact may
+// come after print mode's shutdown), never an error thrown into pi.
 async function moment(event: string, fields: any, ctx: any): Promise<any> {
-	const input = JSON.stringify({
-		session_id: ctx.sessionManager?.getSessionId?.() ?? "",
-		session_file: ctx.sessionManager?.getSessionFile?.() ?? "",
-		cwd: ctx.cwd,
-		...fields,
-	});
-	const out = await ask(["hook", "--agent", "pi", event], input, ctx.cwd);
 	try {
+		const input = JSON.stringify({
+			session_id: ctx.sessionManager?.getSessionId?.() ?? "",
+			session_file: ctx.sessionManager?.getSessionFile?.() ?? "",
+			cwd: ctx.cwd,
+			...fields,
+		});
+		const out = await ask(["hook", "--agent", "pi", event], input, ctx.cwd);
 		return out ? JSON.parse(out) : {};
 	} catch {
 		return {};
@@ -70,8 +72,11 @@ export default function (pi: any) {
 	let start: Promise<any> | undefined;
 
 	pi.on("session_start", (event: any, ctx: any) => {
-		const resumed = (ctx.sessionManager?.getEntries?.() ?? []).some((e: any) => e?.type === "message");
-		start = moment("start", { reason: event.reason ?? "", resumed }, ctx);
+		let resumed = false;
+		try {
+			resumed = (ctx.sessionManager?.getEntries?.() ?? []).some((e: any) => e?.type === "message");
+		} catch {}
+		start = moment("start", { reason: event?.reason ?? "", resumed }, ctx);
 	});
 
 	pi.on("session_compact", (_event: any, ctx: any) => {
@@ -81,15 +86,21 @@ export default function (pi: any) {
 	pi.on("before_agent_start", async (event: any, ctx: any) => {
 		const given = start ? await start : {};
 		start = undefined;
-		const usage = ctx.getContextUsage?.();
+		let usage: any, model: any;
+		try {
+			usage = ctx.getContextUsage?.();
+			model = ctx.model;
+		} catch {}
 		const now = await moment("prompt", {
-			prompt: event.prompt ?? "",
-			model: ctx.model?.id ?? "",
+			prompt: event?.prompt ?? "",
+			model: model?.id ?? "",
 			tokens: usage?.tokens ?? 0,
-			window: usage?.contextWindow ?? ctx.model?.contextWindow ?? 0,
+			window: usage?.contextWindow ?? model?.contextWindow ?? 0,
 		}, ctx);
 		for (const person of [given?.person, now?.person]) {
-			if (typeof person === "string" && person !== "") ctx.ui?.notify?.(person, "info");
+			try {
+				if (typeof person === "string" && person !== "") ctx.ui?.notify?.(person, "info");
+			} catch {}
 		}
 		const agent = [given?.agent, now?.agent].filter((t) => typeof t === "string" && t.trim() !== "").join("\n\n");
 		if (agent === "") return;
@@ -115,7 +126,7 @@ export default function (pi: any) {
 	});
 
 	pi.on("session_shutdown", async (event: any, ctx: any) => {
-		await moment("end", { reason: event.reason ?? "" }, ctx);
+		await moment("end", { reason: event?.reason ?? "" }, ctx);
 	});
 
 	pi.on("session_before_compact", async (event: any, ctx: any) => {

@@ -177,10 +177,26 @@ type SearchCounter interface {
 	// that matches every word of q and passes its filters, counting at
 	// most max; more reports that there are more than n, or that the
 	// count stopped before knowing (a store bounds what it reads). q.Accept
-	// is not applied, nor phrases (QueryPhrases) by a store whose index
-	// keeps no positions (SQLite's): the count is then of the words'
-	// matches. q.Limit is not used.
+	// is not applied; phrases (QueryPhrases) are, as Search applies them.
+	// q.Limit is not used.
 	CountHits(ctx context.Context, q SearchQuery, max int) (n int, more bool, err error)
+}
+
+// RoleKinds returns the kinds of blocks a search's role names: whose words
+// (user, agent) or which part of a tool call (call, output), as the
+// viewer's and cairn search's role filter take it; EINVALID for any other.
+func RoleKinds(role string) ([]BlockKind, error) {
+	switch role {
+	case "user":
+		return []BlockKind{UserText}, nil
+	case "agent":
+		return []BlockKind{AssistantText}, nil
+	case "call":
+		return []BlockKind{ToolUse}, nil
+	case "output":
+		return []BlockKind{ToolResult}, nil
+	}
+	return nil, Errorf(EINVALID, "Role %q: want user, agent, call or output.", role)
 }
 
 // QueryPhrases returns the phrases of a search query: the runs of words

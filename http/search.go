@@ -43,15 +43,6 @@ type SearchResponse struct {
 // "1,000+" beyond.
 const MaxSearchCount = 1000
 
-// searchRoles are the values of GET /api/search's role: whose words, or
-// which part of a tool call, a hit is in.
-var searchRoles = map[string][]cairn.BlockKind{
-	"user":   {cairn.UserText},
-	"agent":  {cairn.AssistantText},
-	"call":   {cairn.ToolUse},
-	"output": {cairn.ToolResult},
-}
-
 // MaxSearchOffset is how far into a search's hits a page may begin: the
 // store finds every hit before the page's.
 const MaxSearchOffset = 5000
@@ -70,8 +61,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Query()
 	q := cairn.SearchQuery{Text: p.Get("q"), Project: p.Get("project"), Agent: p.Get("agent"), Tool: p.Get("tool"), Steps: true}
 	if role := p.Get("role"); role != "" {
-		if q.Kinds = searchRoles[role]; q.Kinds == nil {
-			Error(w, r, cairn.Errorf(cairn.EINVALID, "Role %q: want user, agent, call or output.", role))
+		var err error
+		if q.Kinds, err = cairn.RoleKinds(role); err != nil {
+			Error(w, r, err)
 			return
 		}
 	}
@@ -136,13 +128,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 // countHits sets resp's Total from the store's count of q's hits, when it
-// counts them and the count is of what the page shows: not for a query
-// with phrases, which a store may count as its words alone, nor for a
+// counts them and the count is of what the page shows: not for a
 // redacting viewer, whose count would include what redaction hides. seen
 // is how many hits the search found, which the count is at least.
 func (s *Server) countHits(ctx context.Context, q cairn.SearchQuery, resp *SearchResponse, seen int) error {
 	c, ok := s.Searcher.(cairn.SearchCounter)
-	if !ok || s.RedactHits != nil || len(cairn.QueryPhrases(q.Text)) > 0 {
+	if !ok || s.RedactHits != nil {
 		return nil
 	}
 	n, more, err := c.CountHits(ctx, q, MaxSearchCount)

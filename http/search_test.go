@@ -259,6 +259,18 @@ func TestSearchFiltersAndCount(t *testing.T) {
 	if n, more, err := st.Searcher.CountHits(context.Background(), cairn.SearchQuery{Text: "the", Steps: true}, 100); n != 100 || !more || err != nil {
 		t.Fatalf("the, counted to 100: %d, more %v, %v", n, more, err)
 	}
+	// A phrase's total past the page counts the steps that hold the
+	// phrase, not those that hold its words, as its pages do; so does a
+	// word the tokenizer splits (snake_case), searched as a phrase.
+	for _, q := range []string{"%22mix+test%22", "%22the+file%22", "session_live"} {
+		every := get("q=" + q)
+		var page cairnhttp.SearchResponse
+		MustGet(t, s, "/api/search?limit=2&q="+q, &page)
+		t.Logf("%s: total %d (more %v), %d hits", q, page.Total, page.TotalMore, len(every.Hits))
+		if len(every.Hits) <= 2 || !page.More || page.Total != len(every.Hits) || page.TotalMore {
+			t.Fatalf("%s, a page of 2: more %v, total %d (more %v), want %d", q, page.More, page.Total, page.TotalMore, len(every.Hits))
+		}
+	}
 	MustGet(t, s, "/api/search?q=mix&role=call&limit=2", &page)
 	if page.Total != len(calls.Hits) || page.TotalMore {
 		t.Fatalf("mix in calls, a page of 2: total %d (more %v), want %d", page.Total, page.TotalMore, len(calls.Hits))

@@ -320,7 +320,8 @@ var _ cairn.SearchCounter = (*Searcher)(nil)
 
 // CountHits implements [cairn.SearchCounter]: the distinct rounds (steps)
 // of the newest countWindow matching blocks that pass q's filters, up to
-// max.
+// max; with phrases (a quoted one, a word the tokenizer splits), of the
+// newest phraseCountWindow, each block's text checked as Search checks it.
 func (s *Searcher) CountHits(ctx context.Context, q cairn.SearchQuery, max int) (_ int, _ bool, err error) {
 	defer s.db.explain(&err)
 	tx, err := s.db.read(ctx)
@@ -328,7 +329,7 @@ func (s *Searcher) CountHits(ctx context.Context, q cairn.SearchQuery, max int) 
 		return 0, false, err
 	}
 	defer tx.Rollback()
-	match, _, _, err := ftsQuery(ctx, tx, q.Text)
+	match, phrases, _, err := ftsQuery(ctx, tx, q.Text)
 	if err != nil {
 		return 0, false, err
 	}
@@ -347,7 +348,14 @@ func (s *Searcher) CountHits(ctx context.Context, q cairn.SearchQuery, max int) 
 	args = append(args, countWindow)
 	cond, condArgs := searchFilter(q)
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+per+` FROM (`+matches+`) f
+	if phrases != "" {
+		var more bool
+		if n, more, err = countPhrased(ctx, tx, `SELECT f.id, `+per+` FROM (`+matches+`) f
+		JOIN blocks b ON b.id = f.id JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id
+		WHERE `+unstaged+cond+` LIMIT ?`, append(append(slices.Clone(args), condArgs...), phraseCountWindow), phrases, max); err != nil || more {
+			return n, more, err
+		}
+	} else if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+per+` FROM (`+matches+`) f
 		JOIN blocks b ON b.id = f.id JOIN session_nums n ON n.num = b.session_num JOIN sessions s ON s.id = n.session_id
 		WHERE `+unstaged+cond+` LIMIT ?)`, append(append(slices.Clone(args), condArgs...), max+1)...).Scan(&n); err != nil {
 		return 0, false, err
@@ -360,6 +368,63 @@ func (s *Searcher) CountHits(ctx context.Context, q cairn.SearchQuery, max int) 
 		return 0, false, err
 	}
 	return n, read >= countWindow, nil
+}
+
+// phraseCountWindow is how many of a query's newest matching blocks that
+// pass its filters CountHits reads the texts of to check its phrases.
+const phraseCountWindow = 5000
+
+// countPhrased counts the distinct rounds (steps) of the blocks query
+// returns (id, then the round's or step's columns) whose text holds the
+// FTS5 query phrases, up to max, a batch of blocks at a time; more when
+// it stopped at max or the query at phraseCountWindow.
+func countPhrased(ctx context.Context, tx *Tx, query string, args []any, phrases string, max int) (int, bool, error) {
+	type key [3]int64
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	cols, err := rows.Columns()
+	if err != nil {
+		rows.Close()
+		return 0, false, err
+	}
+	var ids []int64
+	var keys []key
+	for rows.Next() {
+		var id int64
+		var k key
+		if err := rows.Scan([]any{&id, &k[0], &k[1], &k[2]}[:len(cols)]...); err != nil {
+			rows.Close()
+			return 0, false, err
+		}
+		ids, keys = append(ids, id), append(keys, k)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, false, err
+	}
+	counted := map[key]bool{}
+	const batch = 500
+	for from := 0; from < len(ids); from += batch {
+		found := map[int64]*cairn.Hit{}
+		for i := from; i < min(from+batch, len(ids)); i++ {
+			if !counted[keys[i]] {
+				found[ids[i]] = nil
+			}
+		}
+		if err := holdPhrases(ctx, tx, phrases, found, map[int64]string{}); err != nil {
+			return 0, false, err
+		}
+		for i := from; i < min(from+batch, len(ids)); i++ {
+			if _, ok := found[ids[i]]; ok {
+				counted[keys[i]] = true
+			}
+		}
+		if len(counted) > max {
+			return max, true, nil
+		}
+	}
+	return len(counted), len(ids) >= phraseCountWindow, nil
 }
 
 // sessionSpan returns the condition and arguments that keep an FTS5

@@ -26,7 +26,9 @@ every argument is). Hits are steps, best first, one per step: ROUND.STEP
 (ROUND alone for a round's prompt), which cairn inject SESSION ROUND.STEP
 prints. --agent keeps the hits in sessions one
 harness wrote (Claude Code, Codex CLI, Gemini CLI or opencode), as cairn
-sessions --agent lists them.
+sessions --agent lists them; --role those in the user's words, the
+agent's, its tool calls or their output; --tool those in one tool's calls
+and output. Words in double quotes must be found one after the other.
 
 Examples:
   cairn search "database migration"
@@ -34,6 +36,8 @@ Examples:
   cairn search "go test" undefined
   cairn search --agent codex "login form"
   cairn search --agent gemini "login form"
+  cairn search --role call --tool Bash "go test"
+  cairn search '"connection refused"'
   cairn search --since 2026-03-01 --json benchmark`)
 	sf.register(fs, true)
 	session := fs.String("session", "", "only this session (uuid or prefix)")
@@ -41,6 +45,8 @@ Examples:
 	agent := fs.String("agent", "", "only sessions of this harness: "+agentNames)
 	since := fs.String("since", "", "only rounds at or after this time")
 	until := fs.String("until", "", "only rounds before this time")
+	role := fs.String("role", "", "only hits in the user's words (user), the agent's (agent), tool calls (call) or their output (output)")
+	tool := fs.String("tool", "", "only hits in this tool's calls and output (Bash, Edit, shell, …)")
 	limit := fs.Int("n", 20, "at most this many hits")
 	surgical := fs.Bool("surgical", false, "also search the rounds cairn's surgery copied into the sessions it cut (they repeat their sources'); the work done after resuming one is always searched")
 	red := redactFlag(fs)
@@ -51,8 +57,13 @@ Examples:
 		fs.Usage()
 		return usageError("search needs a QUERY")
 	}
-	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Limit: *limit, NoSurgery: !*surgical, Steps: true}
+	q := cairn.SearchQuery{Text: strings.Join(fs.Args(), " "), Project: *project, Tool: *tool, Limit: *limit, NoSurgery: !*surgical, Steps: true}
 	var err error
+	if *role != "" {
+		if q.Kinds, err = cairn.RoleKinds(*role); err != nil {
+			return usageError("%s", cairn.ErrorMessage(err))
+		}
+	}
 	if q.Agent, err = parseAgent(*agent); err != nil {
 		return err
 	}

@@ -91,6 +91,7 @@ Examples:
 		fmt.Fprintln(m.Stderr, e)
 	}
 	defer m.batchGC()()
+	defer m.batchProcs()()
 	st, err := m.openStore(sf.store)
 	if err != nil {
 		return err

@@ -13,16 +13,21 @@ type Window struct {
 	Size      int64  `json:"size"`
 	CompactAt int64  `json:"compact_at"`
 	Source    string `json:"source"` // what said so: "config", "status line", "model [1m]", "env CLAUDE_CODE_AUTO_COMPACT_WINDOW", …
+	// Reactive is a client that does not compact at a threshold of its
+	// own: it compacts when the API refuses a request for passing the
+	// window, so CompactAt is the window itself.
+	Reactive bool `json:"reactive,omitempty"`
 }
 
-// Claude Code's context windows and compaction rule, as its 2.1.330
-// release computes them (and as it was measured doing offline: with a
-// window of 1,000,000 it compacted after a reply of 970,000 tokens, not
-// after 960,000; TestCompactionPoint). Not yet followed: 2.1.330 in print
-// mode did not compact a 200k model's session by itself at all
-// (claude-sonnet-4-5 from 169,000 to 1,100,000 tokens, claude-haiku-4-5
-// and claude-opus-4-1 at 169,000): it leaves such a session to the API's
-// refusal, what its autocompact_state calls not "enforced".
+// Claude Code's context windows and compaction rule, as measured offline
+// with the real clients (TestCompactionPoint, TestCompactionPointInteractive):
+// 2.1.330 compacts a 1M window by itself at a threshold (after a reply of
+// 970,000 tokens, not after 960,000; in print mode and interactively),
+// and a 200k model's session (claude-sonnet-4-5: after replies of 169,000
+// to 1,100,000 tokens in print mode, 169,000 to 995,000 interactively)
+// never: it leaves it to the API's refusal ("prompt is too long"), then
+// compacts, what its autocompact_state calls not "enforced". 2.1.197
+// compacts at no threshold, in either mode, whatever the model.
 const (
 	ClaudeWindow      = 200_000
 	ClaudeLargeWindow = 1_000_000
@@ -31,6 +36,10 @@ const (
 	// when a request would carry more.
 	claudeOutputReserve = 20_000
 	claudeCompactMargin = 13_000
+	// claudeThreshold is the first release known to compact at a
+	// threshold (a 1M window's); releases between it and 2.1.197 were
+	// not tried.
+	claudeThreshold = "2.1.330"
 )
 
 // WindowSignals are what the client says about a session's window, each
@@ -51,7 +60,8 @@ type WindowSignals struct {
 	// Getenv reads the client's environment (the hooks and the commands
 	// the agent runs inherit it): CLAUDE_CODE_AUTO_COMPACT_WINDOW,
 	// CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, CLAUDE_CODE_DISABLE_1M_CONTEXT,
-	// DISABLE_AUTO_COMPACT. Nil reads nothing.
+	// DISABLE_AUTO_COMPACT; AI_AGENT, which names the client's release
+	// (claude-code_2-1-330_harness). Nil reads nothing.
 	Getenv func(string) string
 }
 
@@ -69,6 +79,10 @@ type WindowSignals struct {
 // CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (1–100) moves it to that share of the
 // window less the reserve, if lower; DISABLE_AUTO_COMPACT leaves only the
 // window itself, where the API refuses and the client must compact.
+// A client that compacts at no threshold of its own (a window the model
+// does not give 1M, or a release before 2.1.330, AI_AGENT; unless
+// CLAUDE_CODE_AUTO_COMPACT_WINDOW sets one) is Reactive: it compacts at
+// the window, when the API refuses.
 func ClaudeCodeWindow(s WindowSignals) Window {
 	getenv := s.Getenv
 	if getenv == nil {
@@ -76,21 +90,23 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 	}
 	model := strings.ToLower(s.Model)
 	w := Window{Size: ClaudeWindow, Source: "default"}
+	var threshold bool // the client compacts this window at a threshold of its own
 	switch {
 	case s.Configured > 0:
 		w = Window{Size: s.Configured, Source: "config"}
 	case s.Reported > 0:
 		w = Window{Size: s.Reported, Source: "status line"}
+		threshold = s.Reported >= ClaudeLargeWindow
 	case getenv("CLAUDE_CODE_DISABLE_1M_CONTEXT") != "":
 		w.Source = "env CLAUDE_CODE_DISABLE_1M_CONTEXT"
 	case strings.Contains(model, "[1m]"):
-		w = Window{Size: ClaudeLargeWindow, Source: "model [1m]"}
+		w, threshold = Window{Size: ClaudeLargeWindow, Source: "model [1m]"}, true
 	case oneM(strings.ToLower(getenv("ANTHROPIC_MODEL")), model):
 		// Releases before 2.1.330 write the model without its "[1m]";
 		// the model the person chose is in the client's environment.
-		w = Window{Size: ClaudeLargeWindow, Source: "env ANTHROPIC_MODEL [1m]"}
+		w, threshold = Window{Size: ClaudeLargeWindow, Source: "env ANTHROPIC_MODEL [1m]"}, true
 	case largeByDefault(model):
-		w = Window{Size: ClaudeLargeWindow, Source: "model " + s.Model}
+		w, threshold = Window{Size: ClaudeLargeWindow, Source: "model " + s.Model}, true
 	case s.Tokens > ClaudeWindow:
 		w = Window{Size: ClaudeLargeWindow, Source: "tokens past 200,000"}
 	}
@@ -102,9 +118,16 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 		w = Window{Size: max(ClaudeLargeWindow, s.Tokens), Source: "tokens past " + strconv.FormatInt(w.Size, 10) + " (" + w.Source + ")"}
 	}
 	compactIn := w.Size
-	if n := compactWindowEnv(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); n > 0 && n < compactIn && s.Configured == 0 {
-		compactIn = n
+	if n := compactWindowEnv(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); n > 0 && s.Configured == 0 {
+		// A window set there is one the client compacts in at its
+		// threshold (its autocompact_state: a window from the
+		// environment or settings is enforced).
+		compactIn, threshold = min(n, compactIn), true
 		w.Source += ", env CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+	}
+	if release := claudeRelease(getenv("AI_AGENT")); release != "" && compareReleases(release, claudeThreshold) < 0 {
+		threshold = false
+		w.Source += ", release " + release
 	}
 	if s.Configured > 0 {
 		// A configured window is where the person wants the notes
@@ -114,6 +137,10 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 	}
 	if getenv("DISABLE_AUTO_COMPACT") != "" || getenv("DISABLE_COMPACT") != "" {
 		w.CompactAt = compactIn
+		return w
+	}
+	if !threshold {
+		w.CompactAt, w.Reactive = w.Size, true
 		return w
 	}
 	effective := compactIn - min(claudeOutputReserve, compactIn/2) // a configured toy window keeps half
@@ -126,6 +153,42 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 	}
 	w.CompactAt = at
 	return w
+}
+
+// claudeRelease reads the client's release from AI_AGENT, which it sets
+// for its hooks and commands (claude-code_2-1-330_harness): "2.1.330",
+// "" when it names none.
+func claudeRelease(agent string) string {
+	rest, ok := strings.CutPrefix(agent, "claude-code_")
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, "_")
+	parts := strings.Split(v, "-")
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			return ""
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// compareReleases compares dotted releases number by number.
+func compareReleases(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			return x - y
+		}
+	}
+	return 0
 }
 
 // oneM reports whether chosen names model (or any, when model is "")

@@ -77,8 +77,8 @@ type collapseNote struct {
 // threshold.
 func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.Advice, c *collapseNote) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn: your context is %d%% of the way to where the client compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% the client compacts it, lossily.",
-		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed)
+	fmt.Fprintf(&b, "cairn: your context is %d%% of the way to where the client compacts it (%s of %s tokens; window %s; past the %d%% mark). %s",
+		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed, AtFull(occ.Window))
 	if c != nil && c.weight == nil {
 		fmt.Fprintf(&b, "\nThe client compacts it before your next request: cairn prepared a revived session within budget, the recent rounds in full and the rest as an index (the compaction names the same one).\nCommand: %s (resumes the revived session).", c.resume)
 		b.WriteString(beforeThat(session, true))
@@ -109,4 +109,14 @@ func beforeThat(session string, pop bool) string {
 		return "\nBefore that: " + checkpoint + ", so the next session starts oriented."
 	}
 	return "\nBefore that: pop finished frames with their results (cairn pop --session " + session + " --results …) and " + checkpoint + ", so the next session starts oriented."
+}
+
+// AtFull says what the client does at 100 %, as it was measured doing
+// ([cairn.Window.Reactive]): never a compaction at a point it does not
+// compact at.
+func AtFull(w cairn.Window) string {
+	if w.Reactive {
+		return "The client compacts it at no threshold of its own: at 100% the API refuses its request, and the client compacts it then, lossily."
+	}
+	return "At 100% the client compacts it, lossily."
 }

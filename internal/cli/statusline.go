@@ -15,8 +15,10 @@ func (m *Main) runStatusline(ctx context.Context, args []string) error {
 	fs := m.newFlagSet("statusline", "< status.json", `
 Print one line for Claude Code's status line: how far the context is on
 the way to where the client compacts it (the figure pressure notes and
-advise state: tokens held at the last reply, of the compaction point), the
-frame in progress and the active engagement, as in
+advise state: tokens held at the last reply, of the compaction point; of
+the window itself where the client compacts only when the API refuses a
+request: a 200k model's, and any before release 2.1.330), the frame in
+progress and the active engagement, as in
 
   ctx 72% (120k/167k) · frame f3 Login form · engagement auth
 

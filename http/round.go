@@ -20,6 +20,7 @@ func (s *Server) registerRoundRoutes() {
 	s.mux.HandleFunc("GET /api/sessions/{id}/rounds/{seq}", s.handleRound)
 	s.mux.HandleFunc("GET /api/sessions/{id}/lines/{line}/images/{n}", s.handleImage)
 	s.mux.HandleFunc("GET /api/sessions/{id}/lines/{line}/patch", s.handlePatch)
+	s.mux.HandleFunc("GET /api/sessions/{id}/branches", s.handleBranches)
 }
 
 // A RoundLine is a round without its blocks, as one line of the timeline:

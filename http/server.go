@@ -76,6 +76,9 @@ type Server struct {
 	// Patch, when set, serves the hunks recorded for an edit: see
 	// [PatchFunc].
 	Patch PatchFunc
+	// Tree, when set, reads a session's lines as its harness's tree, for
+	// the branches GET /api/sessions/{id}/branches names.
+	Tree TreeFunc
 	// Retention, when set, serves GET /api/sessions/{id}/retention: what
 	// `cairn eval retention` measures, by the same function.
 	Retention RetentionFunc
@@ -164,6 +167,7 @@ var PageRoutes = []string{
 	"GET /api/sessions/{id}/rounds/{seq}",
 	"GET /api/sessions/{id}/lines/{line}/images/{n}",
 	"GET /api/sessions/{id}/lines/{line}/patch",
+	"GET /api/sessions/{id}/branches",
 }
 
 // NewServer returns a Server with its routes registered.

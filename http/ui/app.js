@@ -292,6 +292,8 @@ async function sessionPage(params, id) {
   main.append(metaView(s, data.running));
   const lin = lineageView(data);
   main.append(lin, toolbar(), el("div", { id: "results" }), suggestPanel(), el("div", { class: "timeline", id: "timeline" }), el("div", { class: "more", id: "more" }));
+  // A pi session is a tree: its branches left are drawn apart.
+  if (s.agent === "pi") view.branches = new Map((await pageGet(`/api/sessions/${encodeURIComponent(s.id)}/branches`)).branches.map((b) => [b.round, b]));
   await loadMore();
   const observer = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) loadMore(); });
   observer.observe(document.getElementById("more"));
@@ -430,8 +432,15 @@ async function loadMore() {
     if (v !== view) return;
     const tl = document.getElementById("timeline");
     const frag = document.createDocumentFragment();
-    for (const r of data.rounds) { v.rounds.push(r); frag.append(roundRow(r)); }
+    const left = [];
+    for (const r of data.rounds) {
+      v.rounds.push(r);
+      const row = roundRow(r), b = v.branches && v.branches.get(r.seq);
+      if (b) left.push(branchRow(row, b));
+      frag.append(row);
+    }
     tl.append(frag);
+    for (const [row, b] of left) if (b.whole) placeBranch(tl, row, b);
     v.next = data.next;
     // Round 0 (what comes before the first prompt) is not counted, as in
     // the header.

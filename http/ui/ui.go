@@ -9,7 +9,7 @@ import (
 
 // FS holds the page's files.
 //
-//go:embed index.html app.js render.js diff.js round.js subagent.js find.js keys.js live.js theme.js palette.js search.js surgery.js copy.js style.css favicon.svg
+//go:embed index.html app.js render.js diff.js round.js branch.js subagent.js find.js keys.js live.js theme.js palette.js search.js surgery.js copy.js style.css favicon.svg
 var FS embed.FS
 
 // Handler serves the files of FS.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
+	"github.com/cairn-dev/cairn/pi"
 	cairnhttp "github.com/cairn-dev/cairn/http"
 	"github.com/cairn-dev/cairn/inscribe"
 	"github.com/cairn-dev/cairn/redact"
@@ -138,7 +139,7 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 	s := cairnhttp.NewServer()
 	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.sessions, st.rounds, st.searcher, st.frames
 	s.Tags, s.Lines, s.Engagements = st.tags, st.lines, st.engagements
-	s.Image, s.Patch = claudecode.LineImage, claudecode.EditPatch
+	s.Image, s.Patch, s.Tree = claudecode.LineImage, claudecode.EditPatch, sessionTree
 	s.Export = func(ctx context.Context, mat *cairn.Materialization) (*cairnhttp.Exported, error) {
 		if len(mat.Sources) == 0 || mat.Sources[0].Project == "" {
 			return nil, cairn.Errorf(cairn.EINVALID, "The session records no working directory to resume in: export it with the CLI and --cwd.")
@@ -198,4 +199,14 @@ func evaluate(ctx context.Context, st *store, id string, shares ...float64) (*re
 		return nil, err
 	}
 	return retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s), shares...)
+}
+
+// sessionTree is the viewer's [cairnhttp.TreeFunc]: pi's sessions are
+// trees, whose branches left the viewer shows apart; the other harnesses'
+// are not.
+func sessionTree(agent string, lines []*cairn.Line) (map[int]bool, map[int]int) {
+	if agent != cairn.AgentPi {
+		return nil, nil
+	}
+	return pi.OffPath(lines), pi.Parents(lines)
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
-	"github.com/cairn-dev/cairn/pi"
 	cairnhttp "github.com/cairn-dev/cairn/http"
 	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/retention"
 )

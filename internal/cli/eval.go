@@ -118,7 +118,7 @@ commands print).
 			shares = append(shares, x)
 		}
 	}
-	rep, err := retention.Evaluate(ctx, st.surgery(), s, rounds, claudeClient(s), shares...)
+	rep, err := retention.Evaluate(ctx, st.surgery(), s, rounds, evalClient(s), shares...)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,13 @@ func ExtensionPath(project string) string {
 	return filepath.Join(project, ".pi", "extensions", "cairn.ts")
 }
 
+// UserExtensionPath is where "cairn install pi --user" writes cairn's
+// extension: extensions/ under pi's folder ([Home]), which pi loads in
+// every project.
+func UserExtensionPath(home string) string {
+	return filepath.Join(home, "extensions", "cairn.ts")
+}
+
 // Extension is cairn's pi extension running bin: on session_before_compact
 // it runs "bin hook --agent pi compact" and supplies cairn's compaction,
 // and returns nothing (pi compacts by itself) when cairn fails.

@@ -93,7 +93,7 @@ Examples:
 		return m.installOpencode(*bin)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "pi" {
-		return m.installPi(*bin)
+		return m.installPi(*bin, f.user)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
 		return m.installGemini(*bin, f.user)
@@ -244,7 +244,7 @@ Examples:
 		return m.uninstallOpencode()
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "pi" {
-		return m.uninstallPi()
+		return m.uninstallPi(f.user)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "gemini" {
 		return m.uninstallGemini(f.user)

@@ -125,3 +125,36 @@ func TestExtensionLoop(t *testing.T) {
 		t.Errorf("board: %d end lines, want the last run's, after 3 rounds:\n%s", n, board)
 	}
 }
+
+// TestInstallPiUser: install --user writes cairn's extension into pi's own
+// folder (~/.pi/agent/extensions), which pi 0.73.1 loads in any project:
+// in a cairn workspace with no project extension, the first request holds
+// cairn's start context; uninstall --user removes the file.
+func TestInstallPiUser(t *testing.T) {
+	c := pitest.NewestClient(t)
+	bin := buildCairn(t)
+	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{{{Type: "text", Text: "Looked."}}}})
+	defer api.Close()
+	h := pitest.NewHome(t, api.URL)
+	cairnIn(t, h, bin, nil, "init")
+	if err := os.WriteFile(filepath.Join(h.Cwd, "PROJECT.md"), []byte("# work\n\n"+startMarker+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cairnIn(t, h, bin, nil, "install", "pi", "--user", "--command", bin)
+	ext := filepath.Join(h.Agent(), "extensions", "cairn.ts")
+	if _, err := os.Stat(ext); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.Cwd, ".pi", "extensions", "cairn.ts")); !os.IsNotExist(err) {
+		t.Errorf("a project extension too: %v", err)
+	}
+	h.Run(t, c.Bin, "look at the work")
+	reqs := conversations(t, api.Requests())
+	if len(reqs) == 0 || len(holding(reqs[0], startMarker)) != 1 {
+		t.Errorf("the user extension gave no start context")
+	}
+	cairnIn(t, h, bin, nil, "uninstall", "pi", "--user")
+	if _, err := os.Stat(ext); !os.IsNotExist(err) {
+		t.Errorf("cairn.ts left: %v", err)
+	}
+}

@@ -100,12 +100,7 @@ carries on from; it never exits 2, which would block the agent.`)
 	}
 	event := fs.Arg(0)
 	m.inHook = true
-	defer func() {
-		if m.hookStore != nil {
-			m.hookStore.Close()
-			m.hookStore = nil
-		}
-	}()
+	defer m.endHookStore()
 	if err := m.hook(ctx, event); err != nil {
 		return &hookError{fmt.Errorf("hook %s: %s", event, strings.Join(strings.Fields(errorText(err)), " "))}
 	}

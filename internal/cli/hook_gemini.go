@@ -24,12 +24,7 @@ func (m *Main) runGeminiHook(ctx context.Context, args []string) error {
 	}
 	event := args[0]
 	m.inHook = true
-	defer func() {
-		if m.hookStore != nil {
-			m.hookStore.Close()
-			m.hookStore = nil
-		}
-	}()
+	defer m.endHookStore()
 	if err := m.geminiHook(ctx, event); err != nil {
 		return &hookError{fmt.Errorf("hook %s: %s", event, strings.Join(strings.Fields(errorText(err)), " "))}
 	}

@@ -71,6 +71,19 @@ func TestInstallPi(t *testing.T) {
 	cairnIn(t, h, bin, nil, "uninstall", "pi")
 }
 
+// smallWindow gives the home's model a window of 20,000 tokens and pi a
+// reserve of 4,000 (settings.json): pi compacts past 16,000.
+func smallWindow(t *testing.T, h *pitest.Home, url string) {
+	t.Helper()
+	models := strings.Replace(pitest.ModelsJSON(url), `"contextWindow":200000`, `"contextWindow":20000`, 1)
+	if err := os.WriteFile(filepath.Join(h.Agent(), "models.json"), []byte(models), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.Agent(), "settings.json"), []byte(`{"compaction":{"reserveTokens":4000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // compactWith runs a session long enough that pi 0.73.1 compacts: a first
 // prompt with a call, then one after which the stand-in reports 17,000
 // tokens of a 20,000-token window (pi's reserve set to 4,000 in
@@ -89,13 +102,7 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string, env ...stri
 	t.Cleanup(api.Close)
 	h := pitest.NewHome(t, api.URL)
 	h.Env = env
-	models := strings.Replace(pitest.ModelsJSON(api.URL), `"contextWindow":200000`, `"contextWindow":20000`, 1)
-	if err := os.WriteFile(filepath.Join(h.Agent(), "models.json"), []byte(models), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(h.Agent(), "settings.json"), []byte(`{"compaction":{"reserveTokens":4000}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	smallWindow(t, h, api.URL)
 	cairnIn(t, h, bin, nil, "install", "pi", "--command", command)
 	h.Run(t, c.Bin, "look at the work")
 	files := h.Sessions(t)

@@ -61,13 +61,7 @@ func TestExtensionLoop(t *testing.T) {
 	}})
 	defer api.Close()
 	h := pitest.NewHome(t, api.URL)
-	models := strings.Replace(pitest.ModelsJSON(api.URL), `"contextWindow":200000`, `"contextWindow":20000`, 1)
-	if err := os.WriteFile(filepath.Join(h.Agent(), "models.json"), []byte(models), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(h.Agent(), "settings.json"), []byte(`{"compaction":{"reserveTokens":4000}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	smallWindow(t, h, api.URL)
 	cairnIn(t, h, bin, nil, "install", "pi", "--command", bin)
 	project := filepath.Join(h.Cwd, "PROJECT.md")
 	data, err := os.ReadFile(project)

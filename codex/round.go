@@ -1,12 +1,14 @@
 package codex
 
 import (
+	"encoding/json"
 	"iter"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/uuid"
 )
 
 // PreviewLen is the number of characters kept in a round's previews.
@@ -222,6 +224,9 @@ func (b *builder) addBlocks(rs *roundState, l *cairn.Line, p *parsed) {
 		}
 		rs.Add(l, "user", cairn.ToolResult, text, "", func(bl *cairn.Block) {
 			bl.ToolID, bl.ToolName, bl.IsError = it.CallID, rs.tools[it.CallID], failed
+			if bl.ToolName == "spawn_agent" {
+				bl.AgentID = spawnedAgent(text)
+			}
 		})
 	}
 }
@@ -251,3 +256,16 @@ func (b *builder) Finish() ([]*cairn.Round, iter.Seq[[]*cairn.Block], []*cairn.M
 // Preview returns the first [PreviewLen] characters of s with whitespace
 // collapsed, ending in "…" when cut.
 func Preview(s string) string { return cairn.PreviewText(s, PreviewLen) }
+
+// spawnedAgent returns the thread a spawn_agent call's output names
+// ({"agent_id": …, "nickname": …}, multi_agent_v1): the sub-agent's own
+// rollout, whose session_meta names this thread its parent.
+func spawnedAgent(output string) string {
+	var out struct {
+		AgentID string `json:"agent_id"`
+	}
+	if json.Unmarshal([]byte(output), &out) != nil || !uuid.Valid(out.AgentID) {
+		return ""
+	}
+	return out.AgentID
+}

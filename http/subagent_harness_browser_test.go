@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/codex"
 	"github.com/cairn-dev/cairn/gemini"
 	"github.com/cairn-dev/cairn/inscribe"
 
@@ -77,4 +78,52 @@ func TestBrowserGeminiSubagentInPlace(t *testing.T) {
 		t.Errorf("the call's input %q", got)
 	}
 	Screenshot(t, ctx, Artifacts(t), "gemini-subagent-inline")
+}
+
+// Rollouts the real Codex CLI 0.169.0 wrote (internal/codextest
+// TestSubagent): a thread that spawned a sub-agent with multi_agent_v1's
+// spawn_agent, whose output names the sub-agent's thread (agent_id), and
+// the sub-agent's own rollout, whose session_meta names its parent.
+const (
+	codexSubagentDir = "../testdata/codex/subagent"
+	codexParent      = "01a22247-405e-7f40-8891-fc86939e715c"
+	codexChild       = "01a22247-40d1-7911-bdd1-dd0b58d0410e"
+)
+
+// A Codex sub-agent opens in place too: the spawn_agent call holds the
+// sub-agent's thread, its exec_command and answer, linked by what the two
+// rollouts say (no state database).
+func TestBrowserCodexSubagentInPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	im := &inscribe.Importer{Store: st.importer.Store, Format: codex.Format{}}
+	paths, _ := filepath.Glob(filepath.Join(codexSubagentDir, "*.jsonl"))
+	if len(paths) != 2 {
+		t.Fatalf("rollouts in %s: %v", codexSubagentDir, paths)
+	}
+	for _, path := range paths {
+		if fr, problems := im.ImportFile(context.Background(), path); fr.Error != "" || fr.Stored == 0 {
+			t.Fatalf("import %s: %s %v", path, fr.Error, problems)
+		}
+	}
+	Step(t, ctx, "open the parent", chromedp.Navigate(s.URL()+"/#/session/"+codexParent+"?round=1"))
+	call := `document.querySelector('.round[data-seq="1"] details.call[data-tool="spawn_agent"]')`
+	Wait(t, ctx, "the call", call)
+	Step(t, ctx, "open the call", jsClick(`.round[data-seq="1"] details.call[data-tool="spawn_agent"] summary`))
+	Wait(t, ctx, "the subagent in place", call+`.querySelector("details.subagent-inline")`)
+	if got := Eval[string](t, ctx, call+`.querySelector(".subagent-link").getAttribute("href")`); got != "#/session/"+codexChild {
+		t.Fatalf("the subagent's link %q", got)
+	}
+	Step(t, ctx, "open the subagent", jsClick(`.round[data-seq="1"] details.subagent-inline summary`))
+	Wait(t, ctx, "the subagent's steps", call+`.querySelectorAll("details.subagent-inline .sub-step").length > 0`)
+	if got := Eval[string](t, ctx, `[...`+call+`.querySelectorAll("details.subagent-inline details.call")].map(d => d.dataset.tool).join(" ")`); got != "exec_command" {
+		t.Errorf("the subagent's calls %q, want its exec_command", got)
+	}
+	if got := Eval[string](t, ctx, call+`.querySelector("details.subagent-inline").textContent`); !strings.Contains(got, "notes.txt has 2 lines.") {
+		t.Errorf("the subagent's answer is not shown: %q", got)
+	}
+	Screenshot(t, ctx, Artifacts(t), "codex-subagent-inline")
 }

@@ -12,12 +12,14 @@ import (
 )
 
 // An Item is one output item of a scripted Responses API reply: a
-// "message" (Text), a "function_call" (Name, Arguments; the call id is made
-// up) or a "reasoning" (Text as its summary).
+// "message" (Text), a "function_call" (Name, Arguments, and Namespace for
+// a tool of a namespace, as Codex's multi_agent_v1 spawn_agent; the call id
+// is made up) or a "reasoning" (Text as its summary).
 type Item struct {
 	Type      string         `json:"type"`
 	Text      string         `json:"text,omitempty"`
 	Name      string         `json:"name,omitempty"`
+	Namespace string         `json:"namespace,omitempty"`
 	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
@@ -144,6 +146,9 @@ func (s *Responses) serve(w http.ResponseWriter, r *http.Request) {
 			args, _ := json.Marshal(it.Arguments)
 			out = map[string]any{"type": "function_call", "id": "fc_" + randHex(12), "call_id": "call_" + randHex(8),
 				"name": it.Name, "arguments": string(args)}
+			if it.Namespace != "" {
+				out["namespace"] = it.Namespace
+			}
 		case "reasoning":
 			out = map[string]any{"type": "reasoning", "id": "rs_" + randHex(12),
 				"summary": []map[string]string{{"type": "summary_text", "text": it.Text}}}

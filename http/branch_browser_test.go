@@ -1,7 +1,6 @@
 package http_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	cairnhttp "github.com/cairn-dev/cairn/http"
-	"github.com/cairn-dev/cairn/inscribe"
 	"github.com/cairn-dev/cairn/pi"
 
 	"github.com/chromedp/chromedp"
@@ -61,12 +59,7 @@ func TestBrowserPiBranches(t *testing.T) {
 	if err := os.WriteFile(copyPath, []byte(returned), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	im := &inscribe.Importer{Store: st.importer.Store, Format: pi.Format{}}
-	for _, p := range []string{piBranched, copyPath} {
-		if fr, problems := im.ImportFile(context.Background(), p); fr.Error != "" || fr.Stored == 0 {
-			t.Fatalf("import %s: %s %v", p, fr.Error, problems)
-		}
-	}
+	importFiles(t, st, pi.Format{}, piBranched, copyPath)
 
 	for _, c := range []struct {
 		id, name string

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/codex"
 	"github.com/cairn-dev/cairn/gemini"
+	cairnhttp "github.com/cairn-dev/cairn/http"
 	"github.com/cairn-dev/cairn/inscribe"
 
 	"github.com/chromedp/chromedp"
@@ -54,30 +56,45 @@ func TestBrowserGeminiSubagentInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	im := &inscribe.Importer{Store: st.importer.Store, Format: gemini.Format{}}
-	for _, path := range []string{parent, child} {
-		if fr, problems := im.ImportFile(context.Background(), path); fr.Error != "" || fr.Stored == 0 {
-			t.Fatalf("import %s: %s %v", path, fr.Error, problems)
-		}
-	}
-
-	Step(t, ctx, "open the parent", chromedp.Navigate(s.URL()+"/#/session/"+geminiParent+"?round=1"))
-	call := `document.querySelector('.round[data-seq="1"] details.call[data-tool="codebase_investigator"]')`
-	Wait(t, ctx, "the call", call)
-	Step(t, ctx, "open the call", jsClick(`.round[data-seq="1"] details.call[data-tool="codebase_investigator"] summary`))
-	Wait(t, ctx, "the subagent in place", call+`.querySelector("details.subagent-inline")`)
-	if got := Eval[string](t, ctx, call+`.querySelector(".subagent-link").getAttribute("href")`); got != "#/session/"+geminiChild {
-		t.Fatalf("the subagent's link %q", got)
-	}
-	Step(t, ctx, "open the subagent", jsClick(`.round[data-seq="1"] details.subagent-inline summary`))
-	Wait(t, ctx, "the subagent's steps", call+`.querySelectorAll("details.subagent-inline .sub-step").length > 0`)
-	if got := Eval[string](t, ctx, `[...`+call+`.querySelectorAll("details.subagent-inline details.call")].map(d => d.dataset.tool).join(" ")`); got != "grep_search" {
-		t.Errorf("the subagent's calls %q, want its grep_search", got)
-	}
+	importFiles(t, st, gemini.Format{}, parent, child)
+	call := subagentInPlace(t, ctx, s, geminiParent, "codebase_investigator", geminiChild, "grep_search")
 	if got := Eval[string](t, ctx, call+`.querySelector("details.think pre.input").textContent`); !strings.Contains(got, `"objective": "Find where the config is read."`) {
 		t.Errorf("the call's input %q", got)
 	}
 	Screenshot(t, ctx, Artifacts(t), "gemini-subagent-inline")
+}
+
+// importFiles imports paths with the reader of format.
+func importFiles(t *testing.T, st *Store, format cairn.Transcript, paths ...string) {
+	t.Helper()
+	im := &inscribe.Importer{Store: st.importer.Store, Format: format}
+	for _, path := range paths {
+		if fr, problems := im.ImportFile(context.Background(), path); fr.Error != "" || fr.Stored == 0 {
+			t.Fatalf("import %s: %s %v", path, fr.Error, problems)
+		}
+	}
+}
+
+// subagentInPlace opens round 1 of parent and its call of tool, and checks
+// that the call holds the subagent child in place, linked, whose steps
+// call calls (the tools' names, space-separated); it returns the call's
+// element as an expression.
+func subagentInPlace(t *testing.T, ctx context.Context, s *cairnhttp.Server, parent, tool, child, calls string) string {
+	t.Helper()
+	Step(t, ctx, "open the parent", chromedp.Navigate(s.URL()+"/#/session/"+parent+"?round=1"))
+	call := `document.querySelector('.round[data-seq="1"] details.call[data-tool="` + tool + `"]')`
+	Wait(t, ctx, "the call", call)
+	Step(t, ctx, "open the call", jsClick(`.round[data-seq="1"] details.call[data-tool="`+tool+`"] summary`))
+	Wait(t, ctx, "the subagent in place", call+`.querySelector("details.subagent-inline")`)
+	if got := Eval[string](t, ctx, call+`.querySelector(".subagent-link").getAttribute("href")`); got != "#/session/"+child {
+		t.Fatalf("the subagent's link %q", got)
+	}
+	Step(t, ctx, "open the subagent", jsClick(`.round[data-seq="1"] details.subagent-inline summary`))
+	Wait(t, ctx, "the subagent's steps", call+`.querySelectorAll("details.subagent-inline .sub-step").length > 0`)
+	if got := Eval[string](t, ctx, `[...`+call+`.querySelectorAll("details.subagent-inline details.call")].map(d => d.dataset.tool).join(" ")`); got != calls {
+		t.Errorf("the subagent's calls %q, want %q", got, calls)
+	}
+	return call
 }
 
 // Rollouts the real Codex CLI 0.169.0 wrote (internal/codextest
@@ -99,29 +116,12 @@ func TestBrowserCodexSubagentInPlace(t *testing.T) {
 	}
 	ctx := MustBrowser(t)
 	s, st := MustOpenServer(t)
-	im := &inscribe.Importer{Store: st.importer.Store, Format: codex.Format{}}
 	paths, _ := filepath.Glob(filepath.Join(codexSubagentDir, "*.jsonl"))
 	if len(paths) != 2 {
 		t.Fatalf("rollouts in %s: %v", codexSubagentDir, paths)
 	}
-	for _, path := range paths {
-		if fr, problems := im.ImportFile(context.Background(), path); fr.Error != "" || fr.Stored == 0 {
-			t.Fatalf("import %s: %s %v", path, fr.Error, problems)
-		}
-	}
-	Step(t, ctx, "open the parent", chromedp.Navigate(s.URL()+"/#/session/"+codexParent+"?round=1"))
-	call := `document.querySelector('.round[data-seq="1"] details.call[data-tool="spawn_agent"]')`
-	Wait(t, ctx, "the call", call)
-	Step(t, ctx, "open the call", jsClick(`.round[data-seq="1"] details.call[data-tool="spawn_agent"] summary`))
-	Wait(t, ctx, "the subagent in place", call+`.querySelector("details.subagent-inline")`)
-	if got := Eval[string](t, ctx, call+`.querySelector(".subagent-link").getAttribute("href")`); got != "#/session/"+codexChild {
-		t.Fatalf("the subagent's link %q", got)
-	}
-	Step(t, ctx, "open the subagent", jsClick(`.round[data-seq="1"] details.subagent-inline summary`))
-	Wait(t, ctx, "the subagent's steps", call+`.querySelectorAll("details.subagent-inline .sub-step").length > 0`)
-	if got := Eval[string](t, ctx, `[...`+call+`.querySelectorAll("details.subagent-inline details.call")].map(d => d.dataset.tool).join(" ")`); got != "exec_command" {
-		t.Errorf("the subagent's calls %q, want its exec_command", got)
-	}
+	importFiles(t, st, codex.Format{}, paths...)
+	call := subagentInPlace(t, ctx, s, codexParent, "spawn_agent", codexChild, "exec_command")
 	if got := Eval[string](t, ctx, call+`.querySelector("details.subagent-inline").textContent`); !strings.Contains(got, "notes.txt has 2 lines.") {
 		t.Errorf("the subagent's answer is not shown: %q", got)
 	}

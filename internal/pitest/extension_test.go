@@ -113,7 +113,15 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string, env ...stri
 	h.Run(t, c.Bin, "fill the window", "--session", files[0])
 	api.SetInputTokens(100)
 	h.Run(t, c.Bin, "go on after it", "--session", files[0])
-	data, err := os.ReadFile(files[0])
+	compaction, took := compactionIn(t, files[0])
+	return files[0], api.Requests(), compaction, took
+}
+
+// compactionIn returns the one compaction entry of a session file and the
+// time pi took to compact (from the entry before it to it).
+func compactionIn(t *testing.T, file string) (map[string]any, time.Duration) {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +145,7 @@ func compactWith(t *testing.T, c pitest.Client, bin, command string, env ...stri
 	if compaction == nil {
 		t.Fatalf("pi did not compact:\n%s", data)
 	}
-	return files[0], api.Requests(), compaction, stamps[compaction["id"]].Sub(stamps[compaction["parentId"]])
+	return compaction, stamps[compaction["id"]].Sub(stamps[compaction["parentId"]])
 }
 
 // lastConversation returns the last request that offers tools (the

@@ -138,7 +138,8 @@ func TestRetentionLong(t *testing.T) {
 	ownFile, ownReqs, ownHome := run(false)
 	own := evalRow(t, ownHome, bin, ownFile, "original resumed")
 	n, size := summaryRequests(ownReqs)
-	t.Logf("pi's own compaction: %d summary request(s), %d bytes (~%d tokens) sent to summarize; the request after it ~%d tokens", n, size, fakeapi.EstimateTokens(size), fakeapi.EstimateTokens(lastBody(ownReqs)))
+	_, ownTook := compactionIn(t, ownFile)
+	t.Logf("pi's own compaction: %v (the stand-in answers at once), %d summary request(s), %d bytes (~%d tokens) sent to summarize; the request after it ~%d tokens", ownTook, n, size, fakeapi.EstimateTokens(size), fakeapi.EstimateTokens(lastBody(ownReqs)))
 	t.Logf("  %s", own)
 
 	cairnFile, cairnReqs, cairnHome := run(true)
@@ -159,7 +160,8 @@ func TestRetentionLong(t *testing.T) {
 	if n, _ := summaryRequests(cairnReqs); n != 0 {
 		t.Errorf("%d summary requests with cairn's extension", n)
 	}
-	t.Logf("cairn's compaction: no summary request; the request after it ~%d tokens", fakeapi.EstimateTokens(lastBody(cairnReqs)))
+	comp, took := compactionIn(t, cairnFile)
+	t.Logf("cairn's compaction: %v (the extension %v ms), no summary request; the request after it ~%d tokens", took, comp["details"].(map[string]any)["ms"], fakeapi.EstimateTokens(lastBody(cairnReqs)))
 	t.Logf("  %s", mine)
 	t.Logf("the session as it was when pi compacted, whole: %s", whole)
 	for c, j := range own.ByCategory {

@@ -78,7 +78,7 @@ var chunkCodec = codecPacked // a variable for tests
 // work (see [encoders], [cores]), not by GOMAXPROCS: an import of 205 MB
 // with GOMAXPROCS=16 on 2 cores held 40 MB of encoders against 5 with
 // GOMAXPROCS=2, a live heap of 60–68 MB against 23–28 under the import's
-// soft memory limit (cmd/cairn's batchGC, 80 MiB), and collected 334
+// soft memory limit (internal/cli's batchGC, 80 MiB), and collected 334
 // times against 59: 15.0 s of CPU against 8.7.
 var (
 	zstdEncoder = sync.OnceValue(newEncoder)

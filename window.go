@@ -21,8 +21,9 @@ type Window struct {
 
 // Claude Code's context windows and compaction rule, as measured offline
 // with the real clients (TestCompactionPoint, TestCompactionPointInteractive):
-// 2.1.330 compacts a 1M window by itself at a threshold (after a reply of
-// 970,000 tokens, not after 960,000; in print mode and interactively),
+// 2.1.330 compacts a 1M window by itself at a threshold, in print mode
+// after a reply of 969,000 tokens and not after 965,000, interactively
+// after one of 977,000 and not after 976,000,
 // and a 200k model's session (claude-sonnet-4-5: after replies of 169,000
 // to 1,100,000 tokens in print mode, 169,000 to 995,000 interactively)
 // never: it leaves it to the API's refusal ("prompt is too long"), then
@@ -36,6 +37,9 @@ const (
 	// when a request would carry more.
 	claudeOutputReserve = 20_000
 	claudeCompactMargin = 13_000
+	// claudeInteractiveMargin is the margin of an interactive session
+	// (CLAUDE_CODE_ENTRYPOINT "cli"; print mode's is "sdk-cli").
+	claudeInteractiveMargin = 3_000
 	// claudeThreshold is the first release known to compact at a
 	// threshold (a 1M window's); releases between it and 2.1.197 were
 	// not tried.
@@ -75,7 +79,8 @@ type WindowSignals struct {
 // window): it is then 1,000,000, or Tokens if more; only Configured
 // stands, the person's word. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
 // window the client compacts in. The client compacts at that window less
-// its reply reserve (20,000) and a margin (13,000);
+// its reply reserve (20,000) and a margin (13,000 in print mode, 3,000
+// interactively: CLAUDE_CODE_ENTRYPOINT "cli");
 // CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (1–100) moves it to that share of the
 // window less the reserve, if lower; DISABLE_AUTO_COMPACT leaves only the
 // window itself, where the API refuses and the client must compact.
@@ -144,7 +149,11 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 		return w
 	}
 	effective := compactIn - min(claudeOutputReserve, compactIn/2) // a configured toy window keeps half
-	at := effective - claudeCompactMargin
+	margin := int64(claudeCompactMargin)
+	if getenv("CLAUDE_CODE_ENTRYPOINT") == "cli" {
+		margin = claudeInteractiveMargin
+	}
+	at := effective - margin
 	if pct, err := strconv.ParseFloat(strings.TrimSpace(getenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")), 64); err == nil && pct > 0 && pct <= 100 {
 		at = min(at, int64(float64(effective)*pct/100))
 	}

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,12 +187,16 @@ func Versions(tb testing.TB) map[string]string {
 	return v
 }
 
-// A Result is what `claude -p --output-format json` printed.
+// A Result is what `claude -p --output-format json` printed (its last
+// line, with stream-json).
 type Result struct {
 	SessionID string `json:"session_id"`
 	IsError   bool   `json:"is_error"`
 	Result    string `json:"result"`
 	Subtype   string `json:"subtype"`
+	// Stdout is all the client printed: with --output-format stream-json
+	// --verbose, one event a line, what the person is shown among them.
+	Stdout []byte `json:"-"`
 }
 
 // Run runs the client in cwd with a scratch home, against the API at
@@ -208,7 +213,10 @@ func RunEnv(tb testing.TB, env []string, bin, home, cwd, baseURL string, args ..
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--output-format", "json")...)
+	if !slices.Contains(args, "--output-format") {
+		args = append(args, "--output-format", "json")
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = cwd
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8", "TZ=UTC", "TERM=dumb",
@@ -225,6 +233,7 @@ func RunEnv(tb testing.TB, env []string, bin, home, cwd, baseURL string, args ..
 	if err := json.Unmarshal(bytes.TrimSpace(lastLine(stdout.Bytes())), &r); err != nil {
 		tb.Fatalf("claude %v: output %q: %v\nstderr: %s", args, stdout.Bytes(), err, stderr.Bytes())
 	}
+	r.Stdout = stdout.Bytes()
 	return &r
 }
 

@@ -11,22 +11,32 @@ import (
 )
 
 // TestCompactionPoint measures where the real client compacts by itself
-// against [cairn.ClaudeCodeWindow]'s CompactAt, the 100 % of every figure
-// cairn prints: with the client's default model, a reply 2,000 tokens past
-// it is compacted before the next prompt, one 2,000 short of it is not.
-// 2.1.197 run with -p does not compact by itself at all, and 2.1.330 not
-// for a 200k model (claude-sonnet-4-5 from 169,000 to 1,100,000 tokens,
-// claude-haiku-4-5 and claude-opus-4-1 at 169,000): nothing to measure.
+// in print mode against [cairn.ClaudeCodeWindow]'s CompactAt, the 100 % of
+// every figure cairn prints: with the client's default model, a reply
+// 2,000 tokens past it is compacted before the next prompt, one 2,000
+// short of it is not. A 200k model (claude-sonnet-4-5) is Reactive on
+// every release: a reply 1,000 tokens short of the window, 99 %, is not
+// compacted (nor are larger ones, up to 1,100,000: the client leaves
+// them to the API's refusal). 2.1.197 run with -p compacts no model at a
+// threshold: its default model's is not measured.
 func TestCompactionPoint(t *testing.T) {
 	cairnBin := MustBuildCairn(t)
 	for _, c := range claudetest.Clients(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			if !c.AtLeast(defaultOpus55) {
-				t.Skipf("%s does not compact by itself in -p mode", c.Version)
+			agent := "AI_AGENT=claude-code_" + strings.ReplaceAll(c.Version, ".", "-") + "_harness"
+			sonnet := cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: "claude-sonnet-4-5", Getenv: envOf(agent)})
+			if !sonnet.Reactive || sonnet.CompactAt != sonnet.Size {
+				t.Errorf("claude %s, claude-sonnet-4-5: %+v, want the window, reactive", c.Version, sonnet)
 			}
-			w := cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: "claude-opus-5-5"})
+			if compactsAfter(t, c.Path, cairnBin, []string{"ANTHROPIC_MODEL=claude-sonnet-4-5"}, sonnet.Size-1000) {
+				t.Errorf("claude %s compacted claude-sonnet-4-5 after a reply of %d tokens: it is not reactive", c.Version, sonnet.Size-1000)
+			}
+			if !c.AtLeast(defaultOpus55) {
+				return
+			}
+			w := cairn.ClaudeCodeWindow(cairn.WindowSignals{Model: "claude-opus-5-5", Getenv: envOf(agent)})
 			for _, delta := range []int64{-2000, 2000} {
-				compacted := compactsAfter(t, c.Path, cairnBin, w.CompactAt+delta)
+				compacted := compactsAfter(t, c.Path, cairnBin, nil, w.CompactAt+delta)
 				if want := delta > 0; compacted != want {
 					t.Errorf("default model (window %d, compaction at %d): after a reply of %d tokens compacted=%v, want %v",
 						w.Size, w.CompactAt, w.CompactAt+delta, compacted, want)
@@ -36,19 +46,32 @@ func TestCompactionPoint(t *testing.T) {
 	}
 }
 
-// compactsAfter runs a session whose second reply reports tokens, then a
-// third prompt, and reports whether the client compacted by itself.
-func compactsAfter(t *testing.T, bin, cairnBin string, tokens int64) bool {
+// envOf is a Getenv of NAME=value pairs.
+func envOf(pairs ...string) func(string) string {
+	return func(k string) string {
+		for _, p := range pairs {
+			if name, v, ok := strings.Cut(p, "="); ok && name == k {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// compactsAfter runs a session (with env) whose second reply reports
+// tokens, then a third prompt, and reports whether the client compacted
+// by itself.
+func compactsAfter(t *testing.T, bin, cairnBin string, env []string, tokens int64) bool {
 	api := fakeapi.New()
 	defer api.Close()
 	api.SetSummary("SUMMARY of the session")
 	home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
 	mustCairn(t, cairnBin, proj, "install", "claude")
-	first := claudetest.Run(t, bin, home, proj, api.URL, "-p", "the first prompt")
+	first := claudetest.RunEnv(t, env, bin, home, proj, api.URL, "-p", "the first prompt")
 	api.SetInputTokens(int(tokens))
-	claudetest.Run(t, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "the second prompt")
+	claudetest.RunEnv(t, env, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "the second prompt")
 	api.SetInputTokens(100)
-	claudetest.Run(t, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "the third prompt")
+	claudetest.RunEnv(t, env, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "the third prompt")
 	data, err := os.ReadFile(claudetestTranscript(t, home, first.SessionID))
 	if err != nil {
 		t.Fatal(err)

@@ -68,12 +68,15 @@ func pressure(t *testing.T, bin string) {
 const defaultOpus55 = "2.1.330"
 
 // TestPressureWindow measures against the client's own window: with a
-// 200k model (claude-sonnet-4-5) a reply of 125,250 tokens is 75 % of the
-// way to where the client compacts (167,000) and the note says so; with
-// a 1M model (claude-sonnet-4-5[1m], which the client writes in the
-// transcript) the same reply is 12 % and says nothing, and one of 700,000
-// is 72 % of 967,000. The newest release's default model (Opus 5.5) is
-// measured as 1M too; the oldest's default is a 200k model.
+// 200k model (claude-sonnet-4-5), which no release compacts at a
+// threshold of its own (TestCompactionPoint), a reply of 150,300 tokens
+// is 75 % of the way to the window, where the API refuses and the client
+// compacts, and the note says so; with a 1M model (claude-sonnet-4-5[1m],
+// which the client writes in the transcript) the same reply is 15 % and
+// says nothing, and one of 700,000 is 72 % of 967,000 on 2.1.330, which
+// compacts a 1M window there, 70 % of 1,000,000 on 2.1.197, which
+// compacts none at a threshold. The newest release's default model
+// (Opus 5.5) is measured as 1M too; the oldest's default is a 200k model.
 func TestPressureWindow(t *testing.T) {
 	cairnBin := MustBuildCairn(t)
 	for _, c := range claudetest.Clients(t) {
@@ -83,21 +86,24 @@ func TestPressureWindow(t *testing.T) {
 
 func pressureWindow(t *testing.T, cl claudetest.Client, cairnBin string) {
 	bin := cl.Path
-	const at70of1M = "your context is 72% of the way to where the client compacts it (700,000 of 967,000 tokens; window 1,000,000; past the 70% mark)"
+	at70of1M := "your context is 72% of the way to where the client compacts it (700,000 of 967,000 tokens; window 1,000,000; past the 70% mark). At 100% the client compacts it, lossily."
+	if !cl.AtLeast(defaultOpus55) {
+		at70of1M = "your context is 70% of the way to where the client compacts it (700,000 of 1,000,000 tokens; window 1,000,000; past the 70% mark). The client compacts it at no threshold of its own"
+	}
 	cases := []struct {
 		model  string
 		tokens []int
 		want   string
 	}{
-		{"claude-sonnet-4-5", []int{125_250}, "your context is 75% of the way to where the client compacts it (125,250 of 167,000 tokens; window 200,000; past the 70% mark)"},
-		{"claude-sonnet-4-5[1m]", []int{125_250, 700_000}, at70of1M},
+		{"claude-sonnet-4-5", []int{150_300}, "your context is 75% of the way to where the client compacts it (150,300 of 200,000 tokens; window 200,000; past the 70% mark). The client compacts it at no threshold of its own: at 100% the API refuses its request"},
+		{"claude-sonnet-4-5[1m]", []int{150_300, 700_000}, at70of1M},
 	}
 	if cl.AtLeast(defaultOpus55) {
 		cases = append(cases, struct {
 			model  string
 			tokens []int
 			want   string
-		}{"", []int{125_250, 700_000}, at70of1M})
+		}{"", []int{150_300, 700_000}, at70of1M})
 	}
 	for _, c := range cases {
 		api := fakeapi.New()
@@ -125,7 +131,7 @@ func pressureWindow(t *testing.T, cl claudetest.Client, cairnBin string) {
 		if requestsWith(api.Requests()[before:], c.want) == 0 {
 			t.Errorf("model %q: no request holds %q; notes: %q", c.model, c.want, notes)
 		}
-		if c.want == at70of1M && requestsWith(api.Requests(), "12% of the way") != 0 {
+		if c.want == at70of1M && requestsWith(api.Requests(), "15% of the way") != 0 {
 			t.Errorf("a 1M session was told about 125,250 tokens: %q", notes)
 		}
 		api.Close()

@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -188,35 +187,16 @@ func hookInput(t *testing.T, s string) *claudecode.HookInput {
 // on the same prompt: the note, the checkpoint and the line after the
 // compaction name one revived session, exported once.
 func TestOneMomentOneCommand(t *testing.T) {
-	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := regexp.MustCompile(`"input_tokens":\d+`).ReplaceAll(sample, []byte(`"input_tokens":995000`))
-	full = regexp.MustCompile(`"cache_(read|creation)_input_tokens":\d+`).ReplaceAll(full, []byte(`"cache_${1}_input_tokens":0`))
-	l := newLoop(t)
-	const session = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"
-	l.Workspace.Session = session
-	path := filepath.Join(l.Wd, session+".jsonl")
-	if err := os.WriteFile(path, full, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var exported []string
-	l.Export = func(ctx context.Context, st *Stores, mat *cairn.Materialization, dir, cwd string) (string, error) {
-		exported = append(exported, fmt.Sprintf("claude --resume 00000000-0000-4000-8000-00000000000%d", len(exported)+1))
-		return exported[len(exported)-1], nil
-	}
-	ev := Event{Harness: ClaudeCode, Session: session, Transcript: path, Cwd: l.Wd}
-	ev.Kind, ev.Prompt = Prompt, "go on"
+	l, ev, exported := fullSession(t)
 	note := handle(t, l, ev).Agent
 	ev.Kind, ev.Trigger = PreCompact, "auto"
 	handle(t, l, ev)
 	ev.Kind, ev.Source = Start, FromCompact
 	after := handle(t, l, ev).Agent
-	if len(exported) != 1 {
-		t.Fatalf("%d revived sessions exported, want 1: %v", len(exported), exported)
+	if len(*exported) != 1 {
+		t.Fatalf("%d revived sessions exported, want 1: %v", len(*exported), *exported)
 	}
-	command := exported[0]
+	command := (*exported)[0]
 	if !strings.Contains(note, "Command: "+command) || strings.Contains(note, "cairn revive") {
 		t.Errorf("the pressure note does not name the one command %q:\n%s", command, note)
 	}

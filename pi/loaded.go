@@ -1,6 +1,9 @@
 package pi
 
 import (
+	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -19,7 +22,7 @@ type Loaded struct {
 // active path ([OffPath]), its last compaction's summary, then the entries
 // from the one the compaction kept from (pi puts the summary first and
 // drops what precedes that entry); with no compaction, every entry on the
-// path. Text holds the messages' text, calls' names and arguments, tools'
+// path. Text holds the messages' text, calls' names and string arguments, tools'
 // results and extensions' messages.
 func LoadedView(lines [][]byte) Loaded {
 	ls := make([]*cairn.Line, len(lines))
@@ -86,7 +89,14 @@ func entryText(e *entry, typ string) string {
 	}
 	for _, p := range parts(m.Content) {
 		if p.Type == "toolCall" {
-			out = append(out, p.Name+" "+string(p.Arguments))
+			out = append(out, p.Name)
+			var args map[string]any
+			_ = json.Unmarshal(p.Arguments, &args)
+			for _, k := range slices.Sorted(maps.Keys(args)) {
+				if v, ok := args[k].(string); ok {
+					out = append(out, v)
+				}
+			}
 		}
 	}
 	if m.Summary != "" {

@@ -23,7 +23,7 @@ func TestLoadedView(t *testing.T) {
 	if v.Summary != "THE SUMMARY" || v.FromLine != 4 {
 		t.Fatalf("summary %q from line %d, want THE SUMMARY from 4", v.Summary, v.FromLine)
 	}
-	for _, want := range []string{"THE SUMMARY", "KEPT prompt", `bash {"command":"ls KEPT"}`, "AFTER prompt"} {
+	for _, want := range []string{"THE SUMMARY", "KEPT prompt", "bash\nls KEPT", "AFTER prompt"} {
 		if !strings.Contains(v.Text, want) {
 			t.Errorf("text lacks %q:\n%s", want, v.Text)
 		}

@@ -98,6 +98,7 @@ commands print).
 	if err != nil {
 		return err
 	}
+	rounds = evalRounds(s, rounds)
 	if *list {
 		probes := retention.Probes(s, rounds)
 		if sf.json {

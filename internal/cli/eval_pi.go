@@ -31,3 +31,16 @@ func piClient(s *cairn.Session) retention.Client {
 		},
 	}
 }
+
+// evalRounds is rounds as the eval's probe rules read them: a pi session's
+// calls of bash, read, edit and write as Claude Code's ([pi.ClaudeBlocks]),
+// whose tool names the rules know, so its commands and files are probed.
+func evalRounds(s *cairn.Session, rounds []*cairn.Round) []*cairn.Round {
+	if s.Agent != cairn.AgentPi {
+		return rounds
+	}
+	for _, r := range rounds {
+		r.Blocks = pi.ClaudeBlocks(r.Blocks)
+	}
+	return rounds
+}

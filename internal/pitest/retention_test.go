@@ -88,8 +88,9 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // by pi itself, once by cairn's extension. The strict retention eval
 // judges what pi loads after its own compaction (its summary, which names
 // no step, and the entries it keeps) and cairn's compaction (the revive
-// cairn hands pi, of the session as it was when pi compacted); cairn's
-// keeps more of every category in context or one hop away.
+// cairn hands pi, of the session as it was when pi compacted); pi's
+// commands and files are probed as Claude Code's are, and cairn's
+// compaction keeps as much of every category in context or one hop away.
 func TestRetentionLong(t *testing.T) {
 	if os.Getenv("CAIRN_PI_RETENTION") == "" {
 		t.Skip("CAIRN_PI_RETENTION=1 runs the retention eval of a long pi session (about two minutes)")
@@ -164,6 +165,11 @@ func TestRetentionLong(t *testing.T) {
 	t.Logf("cairn's compaction: %v (the extension %v ms), no summary request; the request after it ~%d tokens", took, comp["details"].(map[string]any)["ms"], fakeapi.EstimateTokens(lastBody(cairnReqs)))
 	t.Logf("  %s", mine)
 	t.Logf("the session as it was when pi compacted, whole: %s", whole)
+	for _, c := range []string{"artifact", "command"} {
+		if j := whole.ByCategory[c].Strict; j.InContext+j.OneHop+j.Lost == 0 {
+			t.Errorf("no %s probes: pi's calls are not read as the probe rules know them", c)
+		}
+	}
 	for c, j := range own.ByCategory {
 		o, m := j.Strict.InContext+j.Strict.OneHop, mine.ByCategory[c].Strict.InContext+mine.ByCategory[c].Strict.OneHop
 		if m < o {

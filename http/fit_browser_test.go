@@ -193,7 +193,10 @@ func TestBrowserScreens(t *testing.T) {
 				writeArtifact(t, dir, name(page)+".png", png)
 			}
 			Step(t, ctx, "the list", emulate(w, 900, theme), chromedp.Navigate(s.URL()+"/#/?group=project"))
-			Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row").length > 10`)
+			Wait(t, ctx, "sessions listed", `document.querySelectorAll("#sessions .session-row").length > 10 && document.querySelectorAll("#sessions.grouped tr.group-row").length > 3`)
+			if n := Eval[int](t, ctx, `document.querySelectorAll("#main table").length`); n != 1 {
+				t.Fatalf("the list at %d px (%s): %d tables", w, theme, n)
+			}
 			fits("the list")
 			window("list")
 			Step(t, ctx, "a search", chromedp.Navigate(s.URL()+"/#/search?q=mix"))

@@ -1,8 +1,6 @@
 package claudetest_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,14 +20,7 @@ func TestPersonSeesTheResumeInteractive(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			api := fakeapi.New()
 			defer api.Close()
-			home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
-			mustCairn(t, cairnBin, proj, "install", "claude", "--pressure", "70,85")
-			f, err := os.OpenFile(filepath.Join(proj, ".cairn", "config"), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString("context_window = 1000\n")
-			f.Close()
+			home, proj := tinyWindow(t, cairnBin)
 			claudetest.SeedHome(t, home, proj, c.Version)
 			term := claudetest.StartTerm(t, nil, c.Path, home, proj, api.URL)
 			defer term.Close()

@@ -33,20 +33,31 @@ func TestPersonSeesTheResume(t *testing.T) {
 // 2.1.330 does, 2.1.197 does not; releases between were not tried.
 const printShowsPerson = "2.1.330"
 
+// tinyWindow returns a scratch home and a project set up by `cairn install
+// claude` with pressure marks at 70 and 85 % of a configured window of
+// 1,000 tokens.
+func tinyWindow(t *testing.T, cairnBin string) (home, proj string) {
+	t.Helper()
+	home, proj = claudetest.ScratchDir(t), claudetest.ScratchDir(t)
+	mustCairn(t, cairnBin, proj, "install", "claude", "--pressure", "70,85")
+	f, err := os.OpenFile(filepath.Join(proj, ".cairn", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("context_window = 1000\n"); err != nil {
+		t.Fatal(err)
+	}
+	return home, proj
+}
+
 var resumeLine = regexp.MustCompile(`claude --resume ([0-9a-f-]{36})`)
 
 func personSeesTheResume(t *testing.T, c claudetest.Client, cairnBin string) {
 	bin := c.Path
 	api := fakeapi.New()
 	defer api.Close()
-	home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
-	mustCairn(t, cairnBin, proj, "install", "claude", "--pressure", "70,85")
-	f, err := os.OpenFile(filepath.Join(proj, ".cairn", "config"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("context_window = 1000\n")
-	f.Close()
+	home, proj := tinyWindow(t, cairnBin)
 	stream := []string{"--output-format", "stream-json", "--verbose"}
 	run := func(args ...string) *claudetest.Result {
 		t.Helper()

@@ -11,7 +11,9 @@ import (
 // and a Write over a file): the changed lines numbered as in the file,
 // which the result's text ("has been updated successfully") does not
 // tell. A line without them is ENOTFOUND; a hunk without lines, or
-// numbered from before line 1, is left out.
+// numbered from before line 1, is left out. A Write that made a new file
+// (toolUseResult.type "create") has no hunks and no error: nothing came
+// before it, whatever the session wrote at that path earlier.
 func EditPatch(raw []byte) ([]cairn.Hunk, error) {
 	var e struct {
 		ToolUseResult jsontext.Value `json:"toolUseResult"`
@@ -20,6 +22,7 @@ func EditPatch(raw []byte) ([]cairn.Hunk, error) {
 		return nil, cairn.Errorf(cairn.EINVALID, "The line is not JSON.")
 	}
 	var r struct {
+		Type            string `json:"type"`
 		StructuredPatch []struct {
 			OldStart int      `json:"oldStart"`
 			OldLines int      `json:"oldLines"`
@@ -30,6 +33,9 @@ func EditPatch(raw []byte) ([]cairn.Hunk, error) {
 	}
 	if len(e.ToolUseResult) == 0 || e.ToolUseResult.Kind() != '{' || !unmarshal(e.ToolUseResult, &r) {
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "The line records no edit's hunks.")
+	}
+	if r.Type == "create" {
+		return []cairn.Hunk{}, nil
 	}
 	var hunks []cairn.Hunk
 	for _, h := range r.StructuredPatch {

@@ -44,6 +44,10 @@ func TestEditPatch(t *testing.T) {
 	if hunks, err := claudecode.EditPatch(lines[395]); err != nil || len(hunks) != 11 || hunks[10].NewStart != 551 {
 		t.Errorf("eleven hunks: %d, %v", len(hunks), err)
 	}
+	// Line 153: a Write that made a new file: no hunks, and no error.
+	if hunks, err := claudecode.EditPatch(lines[152]); err != nil || hunks == nil || len(hunks) != 0 {
+		t.Errorf("a new file's Write: %+v, %v", hunks, err)
+	}
 	// The prompt's line records no edit.
 	if _, err := claudecode.EditPatch(lines[4]); cairn.ErrorCode(err) != cairn.ENOTFOUND {
 		t.Errorf("a prompt's line: %v", err)

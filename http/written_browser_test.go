@@ -3,6 +3,7 @@ package http_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -10,8 +11,9 @@ import (
 // writeSession is a Claude Code session that writes one file three times
 // as releases and harnesses record it: made (Claude Code's "create"),
 // edited (once refused), written over without a recorded patch (as
-// Claude Code's early releases and the other harnesses' writes are), and
-// written over again under pi's and opencode's names.
+// Claude Code's early releases and the other harnesses' writes are),
+// written over again under pi's and opencode's names, and made again
+// (Claude Code's "create": the session had deleted it).
 const writeSession = "6a7b0000-0000-4000-8000-00000000a417"
 
 // A Write over an existing file is a diff (issue 46): the hunks Claude
@@ -55,10 +57,12 @@ func TestBrowserWriteOverFile(t *testing.T) {
 		{"name": "Write", "input": map[string]any{"file_path": "/tmp/edits/other.ex", "content": "other\n"}, "result": "File created successfully"},
 		{"name": "Write", "input": map[string]any{"file_path": file, "content": "defmodule Tally do\n  @moduledoc \"Counts.\"\n  def count(xs), do: Enum.count(xs)\nend\n"}, "result": "File written."},
 		{"name": "write", "input": map[string]any{"path": file, "content": "defmodule Tally do\n  @moduledoc \"Counts things.\"\n  def count(xs), do: Enum.count(xs)\nend\n"}, "result": "Wrote it."},
+		{"name": "Write", "input": map[string]any{"file_path": file, "content": "defmodule Tally do\nend\n"},
+			"result": "File created successfully at: " + file, "toolUseResult": map[string]any{"type": "create", "filePath": file, "structuredPatch": []any{}}},
 	})
 	Step(t, ctx, "open the session", chromedp.Navigate(s.URL()+"/#/session/"+writeSession+"?round=1"))
 	calls := `[...document.querySelectorAll('.round[data-seq="1"] details.call')]`
-	Wait(t, ctx, "its calls", calls+`.length === 6`)
+	Wait(t, ctx, "its calls", calls+`.length === 7`)
 	Step(t, ctx, "open them", chromedp.Evaluate[chromedp.Void](calls+`.forEach(d => { d.open = true })`))
 	Wait(t, ctx, "the diffs against the earlier text", calls+`.filter(d => d.querySelector(".written-over pre.diff")).length === 2`)
 	Screenshot(t, ctx, dir, "write-over-earlier")
@@ -73,7 +77,10 @@ func TestBrowserWriteOverFile(t *testing.T) {
 	if got := rows(5); !strings.Contains(got, "del-   @moduledoc \"Counts.\"\nadd+   @moduledoc \"Counts things.\"\n") {
 		t.Errorf("the write over the Write:\n%s", got)
 	}
-	for _, i := range []int{0, 3} {
+	// A new file, and the file made again (Claude Code says it created
+	// it, after the session deleted it): its text, no diff.
+	Step(t, ctx, "settle", chromedp.Sleep(300*time.Millisecond))
+	for _, i := range []int{0, 3, 6} {
 		if got := rows(i); got != "none" {
 			t.Errorf("call %d, a new file, is a diff: %s", i, got)
 		}

@@ -182,12 +182,20 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 
 // prompt is what a prompt is given: the pressure note when the context
 // crossed a threshold (Claude Code), and the first frame suggestion not
-// yet shown, in one text: the client reads one answer per hook. It
+// yet shown, in one text: the client reads one answer per hook; the
+// person, a pop its turn's end could not weigh ([Loop.popped]). It
 // inscribes nothing else: the prompt waits for it, and the turn's end
 // inscribes.
 func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 	var notes []string
 	var person string
+	var pop Reply
+	if ev.Harness == ClaudeCode {
+		var err error
+		if pop, err = l.popped(ctx, ev, ev.Session); err != nil {
+			return Reply{}, err
+		}
+	}
 	if ev.Harness == ClaudeCode || ev.Harness == Pi {
 		pressure := l.pressure
 		if ev.Harness == Pi {
@@ -209,7 +217,7 @@ func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 	if line != "" {
 		notes = append(notes, line)
 	}
-	return Reply{Agent: strings.Join(notes, "\n"), Person: person}, nil
+	return joinReplies(pop, Reply{Agent: strings.Join(notes, "\n"), Person: person}), nil
 }
 
 func (l *Loop) now() time.Time {

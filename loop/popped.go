@@ -8,20 +8,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/surgery"
 	"github.com/cairn-dev/cairn/workspace"
 )
 
-// popped is a turn's end after the agent popped frames of the session
-// (issue 42, 2a: the pop is the first moment a finished frame may
-// collapse): when the session's finished frames hold
+// popped is a turn's end, or the next prompt, after the agent popped
+// frames of the session (issue 42, 2a: the pop is the first moment a
+// finished frame may collapse; a client that writes the turn only after
+// its Stop hook leaves it to the next prompt): when the session's finished frames hold
 // [surgery.CollapseShare] of what the client holds, it prepares the
 // revived session with them collapsed to their results, their steps too
 // when pushed and popped inside one prompt's work ([Loop.revive], the
 // one a pressure crossing or a compaction at this reply names too), and
 // shows the person the command that resumes it, once: only the person
-// can switch, and only once the turn has ended. Frames popped at earlier
-// turns' ends are not weighed again (.cairn/context/<session>.popped).
+// can switch, and only once the turn has ended. Frames popped before the
+// last weighing are not weighed again (.cairn/context/<session>.popped).
 func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, error) {
 	mark := l.poppedPath(ev.Session)
 	if mark == "" {
@@ -48,6 +50,14 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 	if !latest.After(since) {
 		return Reply{}, nil
 	}
+	if ev.Kind == TurnEnd && !l.awaitTurn(ev.Transcript) {
+		return Reply{}, nil // the client writes the turn after its hook: the next prompt weighs it
+	}
+	// The turn as the client has written it by now: its end's inscription
+	// may have read it before its last reply.
+	if _, err := l.Inscribe(ctx, ev); err != nil {
+		return Reply{}, err
+	}
 	if err := replaceFile(mark, []byte(latest.UTC().Format(time.RFC3339Nano)+"\n")); err != nil {
 		return Reply{}, err
 	}
@@ -65,6 +75,34 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 	text := fmt.Sprintf("cairn: the finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s). A revived session is ready with them collapsed to their results (they stay readable: cairn inject %s REF). Only you can switch to it: %s",
 		strings.Join(weight.Frames, ", "), weight.Percent(), Thousands(weight.Tokens), Thousands(occ.Tokens), weight.Where(), session, resume)
 	return Reply{Person: l.personOnce(ev.Session, resume, text)}, nil
+}
+
+// turnWait bounds how long a turn's end waits for the client to write
+// the turn's last reply, and turnPoll how often it looks.
+const (
+	turnWait = time.Second
+	turnPoll = 20 * time.Millisecond
+)
+
+// awaitTurn waits, at most turnWait, until the transcript ends with the
+// turn's last reply ([claudecode.TurnEnded]) and reports whether it does:
+// Claude Code 2.1.330 was seen to run its Stop hook before writing it,
+// and 2.1.197 in print mode to write it only after the hook returns.
+func (l *Loop) awaitTurn(transcript string) bool {
+	for start := time.Now(); ; time.Sleep(turnPoll) {
+		f, err := l.OpenTranscript(transcript)
+		if f == nil || err != nil {
+			return true
+		}
+		ended, err := claudecode.TurnEnded(f)
+		f.Close()
+		if ended || err != nil {
+			return true
+		}
+		if time.Since(start) > turnWait {
+			return false
+		}
+	}
 }
 
 // poppedPath is where the latest pop a turn's end weighed is kept:

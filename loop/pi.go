@@ -100,8 +100,9 @@ func PiSessionID(path string) (string, error) {
 // (pi/extension/cairn.ts): the event ("start" at session_start, after a
 // compaction; "prompt" at before_agent_start; "end" at session_shutdown),
 // the session's id and file, pi's working folder, session_start's and
-// session_shutdown's reason, whether the session held messages when it
-// started, the prompt, and the context as pi measures it
+// session_shutdown's reason, whether what pi sends at the start still
+// holds cairn's context (its message after the last compaction's kept
+// entry, on the branch pi goes on from), the prompt, and the context as pi measures it
 // (ctx.getContextUsage: its estimate, 0 when unknown, and the model's
 // window) with pi's compaction setting.
 type PiHook struct {
@@ -112,9 +113,10 @@ type PiHook struct {
 }
 
 // FromPi is the moment a pi hook stands for: "start" a session's start,
-// from new unless pi resumed, reloaded or forked a conversation (or it
-// already held messages: pi starts a session it loads with reason
-// "startup"), or after a compaction; "prompt" a prompt, with the context's
+// a resume when what pi sends still holds cairn's context (whatever pi's
+// reason: it starts a session it loads with "startup", and a session
+// resumed after a compaction dropped the context is given it whole), after
+// a compaction, else from new; "prompt" a prompt, with the context's
 // occupancy at pi's own window and compaction point when pi gave one;
 // "end" the session's end.
 func FromPi(h PiHook) Event {
@@ -125,7 +127,7 @@ func FromPi(h PiHook) Event {
 		switch {
 		case h.Reason == "compact":
 			ev.Source = FromCompact
-		case h.Resumed || h.Reason == "resume" || h.Reason == "reload" || h.Reason == "fork":
+		case h.Resumed:
 			ev.Source = FromResume
 		}
 	case "prompt":

@@ -7,9 +7,10 @@ import (
 	"github.com/cairn-dev/cairn/pi"
 )
 
-// TestFromPi: pi's moments as the loop's: a start resumes when pi
-// resumed, reloaded or forked, or loaded a session holding messages
-// (reason "startup"); after a compaction it is FromCompact; a prompt
+// TestFromPi: pi's moments as the loop's: a start resumes when what pi
+// sends holds cairn's context, whatever pi's reason, and is new when it
+// does not (a resume after a compaction dropped it); after a compaction it
+// is FromCompact; a prompt
 // carries the occupancy at pi's compaction point (window less
 // reserveTokens), none when pi does not know the tokens or compacts by
 // no rule.
@@ -23,8 +24,9 @@ func TestFromPi(t *testing.T) {
 		{PiHook{Event: "start", Reason: "startup"}, Start, FromNew},
 		{PiHook{Event: "start", Reason: "startup", Resumed: true}, Start, FromResume},
 		{PiHook{Event: "start", Reason: "new"}, Start, FromNew},
-		{PiHook{Event: "start", Reason: "resume"}, Start, FromResume},
-		{PiHook{Event: "start", Reason: "fork"}, Start, FromResume},
+		{PiHook{Event: "start", Reason: "resume"}, Start, FromNew},
+		{PiHook{Event: "start", Reason: "resume", Resumed: true}, Start, FromResume},
+		{PiHook{Event: "start", Reason: "fork", Resumed: true}, Start, FromResume},
 		{PiHook{Event: "start", Reason: "compact"}, Start, FromCompact},
 		{PiHook{Event: "end", Reason: "quit"}, End, ""},
 	} {

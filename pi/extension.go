@@ -10,6 +10,10 @@ import (
 //go:embed extension/cairn.ts
 var extensionSource string
 
+// ExtensionMessageType is the customType of the messages cairn's
+// extension adds to pi's context (TYPE in extension/cairn.ts).
+const ExtensionMessageType = "cairn"
+
 // ExtensionPath is where "cairn install pi" writes cairn's extension: the
 // project's .pi/extensions/, which pi discovers by itself, beside any
 // extensions of the person's own.

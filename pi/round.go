@@ -159,7 +159,10 @@ func (b *builder) entry(rs *roundState, l *cairn.Line, e *entry, typ string) {
 	case typeBranchSummary:
 		rs.Add(l, "system", cairn.MetaText, "Branch summary (of the branch left at entry "+e.FromID+"):\n\n"+e.Summary, "", nil)
 	case typeCustomMessage:
-		if t := text(parts(e.Content)); strings.TrimSpace(t) != "" {
+		// cairn's own context and notes (extension/cairn.ts) are stored
+		// but are no block: a revive or cairn's compaction that carried
+		// them would give the next context a stale copy.
+		if t := text(parts(e.Content)); strings.TrimSpace(t) != "" && e.CustomType != ExtensionMessageType {
 			rs.Add(l, "system", cairn.MetaText, t, "", nil)
 		}
 	case typeSessionInfo:

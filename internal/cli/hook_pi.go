@@ -31,7 +31,8 @@ type piCompaction struct {
 
 // A piInput is what the extension sends at any event: a compaction's
 // fields, and the session's id, session_start's or session_shutdown's
-// reason, whether the session held messages at its start, the prompt, and
+// reason, whether what pi sends at its start still holds cairn's context
+// ([loop.PiHook]), the prompt, and
 // the context as pi measures it (ctx.getContextUsage; tokens 0 when pi
 // does not know) with its model.
 type piInput struct {

@@ -202,7 +202,9 @@ func summaryRequests(reqs []fakeapi.Request) (n, bytes int) {
 
 // TestExtensionCompaction: with cairn's extension, pi 0.73.1's compaction
 // is cairn's (fromHook, no summary request to the model) and the request
-// after it opens with pi's compaction prefix holding cairn's revive; with
+// after it opens with pi's compaction prefix holding cairn's revive, and
+// gives cairn's start context again with the next prompt (the compaction
+// dropped the copy given with the first); with
 // cairn failing (the command is false), pi compacts by itself and the
 // session goes on.
 func TestExtensionCompaction(t *testing.T) {
@@ -229,6 +231,11 @@ func TestExtensionCompaction(t *testing.T) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role != "user" || !strings.Contains(strings.Join(last.Texts(), " "), "go on after it") {
 			t.Errorf("last message: %s %s", last.Role, last.Content)
+		}
+		// The compaction dropped the start context given with the first
+		// prompt: pi, resuming, is given it again, once, with its prompt.
+		if at := holding(*req, `<relay name="cairn prime">`); len(at) != 1 || at[0] != len(req.Messages)-1 {
+			t.Errorf("start context after the compaction in messages %v of %d, want the last prompt's", at, len(req.Messages))
 		}
 		details, _ := comp["details"].(map[string]any)
 		if _, ok := details["ms"].(float64); !ok {

@@ -71,10 +71,21 @@ function text(content: any): string {
 export default function (pi: any) {
 	let start: Promise<any> | undefined;
 
+	// A session pi loads goes on from cairn's context (a resume: only what
+	// changed is given) when what pi sends still holds it: after its last
+	// compaction's kept entry, on the branch it resumes.
 	pi.on("session_start", (event: any, ctx: any) => {
 		let resumed = false;
 		try {
-			resumed = (ctx.sessionManager?.getEntries?.() ?? []).some((e: any) => e?.type === "message");
+			const branch = ctx.sessionManager?.getBranch?.() ?? [];
+			let from = 0;
+			for (let i = branch.length - 1; i >= 0; i--) {
+				if (branch[i]?.type !== "compaction") continue;
+				const kept = branch.findIndex((e: any) => e?.id === branch[i].firstKeptEntryId);
+				from = kept >= 0 ? kept : i;
+				break;
+			}
+			resumed = branch.slice(from).some((e: any) => e?.type === "custom_message" && e.customType === TYPE);
 		} catch {}
 		start = moment("start", { reason: event?.reason ?? "", resumed }, ctx);
 	});

@@ -48,15 +48,45 @@ func (l *Loop) personAtStart(ev Event) string {
 // crossing and the compaction after it, or a later manual compaction
 // finding the same revived session, show it once. The record is
 // .cairn/context/<session>.shown; one that cannot be kept shows text.
+// The command is also the one [Loop.Showing] names until the next prompt.
 func (l *Loop) personOnce(session, resume, text string) string {
 	key := resumeCommand.FindString(resume)
-	if key == "" || session == "" || strings.ContainsAny(session, `/\.`) || l.Workspace == nil {
+	path := l.personFile(session, ".shown")
+	if key == "" || path == "" {
 		return text
 	}
-	path := filepath.Join(l.Workspace.Root, workspace.Dir, "context", session+".shown")
 	if data, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(data)) == key {
 		return ""
 	}
 	_ = replaceFile(path, []byte(key+"\n"))
+	_ = replaceFile(l.personFile(session, ".showing"), []byte(key+"\n"))
 	return text
+}
+
+// Showing returns the resume command the person was shown for session
+// since its last prompt, "" if none: what the status line repeats while
+// the person has not moved on.
+func (l *Loop) Showing(session string) string {
+	path := l.personFile(session, ".showing")
+	if path == "" {
+		return ""
+	}
+	data, _ := os.ReadFile(path)
+	return resumeCommand.FindString(string(data))
+}
+
+// movedOn ends what [Loop.Showing] names for session: a prompt was sent.
+func (l *Loop) movedOn(session string) {
+	if path := l.personFile(session, ".showing"); path != "" {
+		_ = os.Remove(path)
+	}
+}
+
+// personFile is .cairn/context/<session><ext>, "" when the session cannot
+// name a file or there is no workspace.
+func (l *Loop) personFile(session, ext string) string {
+	if session == "" || strings.ContainsAny(session, `/\.`) || l.Workspace == nil {
+		return ""
+	}
+	return filepath.Join(l.Workspace.Root, workspace.Dir, "context", session+ext)
 }

@@ -44,7 +44,8 @@ func fullSession(t *testing.T) (l *Loop, ev Event, exported *[]string) {
 // once per crossing: at the prompt that crosses into a full context, not
 // again at the compaction that prepared the same session nor at the
 // prompts after; a later compaction's new revived session is shown once
-// too, and the agent is still told each.
+// too, and the agent is still told each. Until the next prompt the status
+// line repeats it ([Loop.Showing]).
 func TestPersonSeesTheResume(t *testing.T) {
 	l, ev, exported := fullSession(t)
 	r := handle(t, l, ev)
@@ -64,9 +65,15 @@ func TestPersonSeesTheResume(t *testing.T) {
 	if r := handle(t, l, ev); r.Person != "" || !strings.Contains(r.Agent, command) {
 		t.Errorf("after the compaction the person is shown %q again (agent %q); want nothing new", r.Person, r.Agent)
 	}
+	if got := l.Showing(ev.Session); !strings.HasSuffix(command, got) || got == "" {
+		t.Errorf("before the next prompt the status line repeats %q, want %q", got, command)
+	}
 	ev.Kind = Prompt
 	if r := handle(t, l, ev); r.Person != "" {
 		t.Errorf("the next prompt shows the person %q", r.Person)
+	}
+	if got := l.Showing(ev.Session); got != "" {
+		t.Errorf("after the next prompt the status line still repeats %q", got)
 	}
 
 	// A later compaction prepares another session: shown once.
@@ -81,6 +88,9 @@ func TestPersonSeesTheResume(t *testing.T) {
 	ev.Kind = Start
 	if r := handle(t, l, ev); !strings.Contains(r.Person, (*exported)[1]) || !strings.HasPrefix(r.Person, "cairn: ") {
 		t.Errorf("after the second compaction the person is shown %q, want %q", r.Person, (*exported)[1])
+	}
+	if got := l.Showing(ev.Session); got == "" || !strings.HasSuffix((*exported)[1], got) {
+		t.Errorf("after the second compaction the status line repeats %q, want %q", got, (*exported)[1])
 	}
 	if r := handle(t, l, ev); r.Person != "" {
 		t.Errorf("a second start after that compaction shows the person %q again", r.Person)

@@ -20,6 +20,7 @@ import (
 // person is shown the command that resumes it ([Loop.personOnce]): only
 // the person can run it.
 func (l *Loop) pressure(ctx context.Context, in Event) (Reply, error) {
+	l.movedOn(in.Session)
 	cfg, err := l.Workspace.ReadConfig()
 	if err != nil {
 		return Reply{}, err

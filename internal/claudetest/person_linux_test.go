@@ -13,7 +13,8 @@ import (
 // pseudo-terminal, as people use the client (2.1.197 in print mode does
 // not relay a hook's systemMessage at all): the prompt that crosses into
 // a full context shows the person the command that resumes the revived
-// session, and the prompt after it does not show it again.
+// session, and the status line repeats it ("revived: claude --resume
+// ID") until the prompt after it, which shows it nowhere again.
 func TestPersonSeesTheResumeInteractive(t *testing.T) {
 	cairnBin := MustBuildCairn(t)
 	for _, c := range claudetest.Clients(t) {
@@ -47,10 +48,17 @@ func TestPersonSeesTheResumeInteractive(t *testing.T) {
 			if shown() != 1 {
 				t.Fatalf("the person was shown %q %d times, want once; the screen:\n%s", agent, shown(), term.Screen())
 			}
+			// The status line repeats it until the next prompt.
+			term.WaitScreen("the revived session in the status line", func(l string) bool { return strings.Contains(l, "revived: "+agent) }, 30*time.Second)
 			ptyPrompt(t, term, api, "one more prompt")
 			term.Idle(2*time.Second, time.Minute)
 			if n := shown(); n != 1 {
 				t.Errorf("after the next prompt the screen shows the command %d times, want the one of the crossing; the screen:\n%s", n, term.Screen())
+			}
+			for deadline := time.Now().Add(30 * time.Second); strings.Contains(term.Screen(), "revived: ") && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			}
+			if strings.Contains(term.Screen(), "revived: ") {
+				t.Errorf("the status line still names the revived session after the next prompt; the screen:\n%s", term.Screen())
 			}
 		})
 	}

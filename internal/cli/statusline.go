@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/workspace"
 )
 
@@ -21,6 +22,10 @@ request: a 200k model's, and any before release 2.1.330), the frame in
 progress and the active engagement, as in
 
   ctx 72% (120k/167k) · frame f3 Login form · engagement auth
+
+and, from the prompt where cairn prepared a revived session (a pressure
+crossing, an automatic compaction) to the next, the command that resumes
+it: "revived: claude --resume ID".
 
 Claude Code runs it with the session's status JSON on stdin (session_id,
 transcript_path, cwd, model, context_window) after each message; "cairn
@@ -78,6 +83,11 @@ error in the client.`)
 	}
 	if occ != nil {
 		parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window.CompactAt/1000))
+	}
+	if w != nil {
+		if resume := (&loop.Loop{Workspace: w}).Showing(in.SessionID); resume != "" {
+			parts = append(parts, "revived: "+resume)
+		}
 	}
 	if inWorkspace {
 		m.Getwd = func() (string, error) { return cwd, nil }

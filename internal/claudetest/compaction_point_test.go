@@ -78,3 +78,35 @@ func compactsAfter(t *testing.T, bin, cairnBin string, env []string, tokens int6
 	}
 	return strings.Contains(string(data), `"trigger":"auto"`)
 }
+
+// TestCompactsWhenRefused holds the promise a reactive window's notes make
+// ([loop.AtFull]): a 200k model's session (claude-sonnet-4-5) whose last
+// reply filled the window has its next request refused as the API
+// refuses one past the window ("prompt is too long"), and the client then
+// compacts it and answers the prompt, in print mode, on every release.
+func TestCompactsWhenRefused(t *testing.T) {
+	cairnBin := MustBuildCairn(t)
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			api := fakeapi.New()
+			defer api.Close()
+			api.SetSummary("SUMMARY of the session")
+			home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
+			mustCairn(t, cairnBin, proj, "install", "claude")
+			env := []string{"ANTHROPIC_MODEL=claude-sonnet-4-5"}
+			first := claudetest.RunEnv(t, env, c.Path, home, proj, api.URL, "-p", "the first prompt")
+			api.SetInputTokens(199_000)
+			claudetest.RunEnv(t, env, c.Path, home, proj, api.URL, "--resume", first.SessionID, "-p", "the second prompt")
+			api.SetInputTokens(100)
+			api.Refuse = refuseAt(1)
+			last := claudetest.RunEnv(t, env, c.Path, home, proj, api.URL, "--resume", first.SessionID, "-p", "the third prompt")
+			data, err := os.ReadFile(claudetestTranscript(t, home, first.SessionID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"compact_boundary"`) || last.IsError || last.Result != fakeapi.DefaultReply {
+				t.Errorf("claude %s after a refusal: compacted=%v, result %+v", c.Version, strings.Contains(string(data), `"compact_boundary"`), last)
+			}
+		})
+	}
+}

@@ -47,9 +47,11 @@ command that fixes it: this binary and its lean/full pair (cairn-full,
 same version), cairn on PATH (what the clients' hooks run) and a hook
 run by it once (a prompt in an empty folder: nothing read or written), the
 workspace, the store (opens, answers a query: backend, sessions), and
-for each harness (Claude Code, Codex, Gemini CLI, opencode) the client's
-version found on PATH and what cairn install set up: hooks, MCP server,
-status line, permissions; Claude Code's session folder readable.
+for each harness (Claude Code, Codex, Gemini CLI, opencode, pi) the
+client's version found on PATH and what cairn install set up: hooks, MCP
+server, status line, permissions, plugin, pi's extension (where pi loads
+it from here) and its command answering a compaction (a scratch session
+and store); Claude Code's session folder readable.
 
 "fail" is something that fails (cairn exits 1), "warn" something not set
 up that cairn works without, "-" a client not found.
@@ -75,6 +77,7 @@ Examples:
 	fs2 = append(fs2, m.checkStore(ctx))
 	fs2 = append(fs2, m.checkClaude()...)
 	fs2 = append(fs2, m.checkOthers()...)
+	fs2 = append(fs2, m.checkPi(ctx)...)
 
 	problems := 0
 	for _, f := range fs2 {
@@ -143,15 +146,21 @@ func release(line string) string {
 	return line
 }
 
-// runVersion runs path --version and returns its first line.
+// runVersion runs path --version and returns its first line, of its
+// standard error when it prints nothing else (pi 0.73 does so).
 func (m *Main) runVersion(path string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
 	cmd.Env = append(os.Environ(), "PATH="+m.Getenv("PATH"), "HOME="+m.Getenv("HOME"), "DISABLE_AUTOUPDATER=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return "", err
+	}
+	if len(strings.TrimSpace(string(out))) == 0 {
+		out = []byte(stderr.String())
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return strings.TrimSpace(first), nil

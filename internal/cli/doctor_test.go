@@ -171,6 +171,10 @@ func TestDoctor_ClientVersion(t *testing.T) {
 	if f := doctorMain(t, dir, bin).clientVersion("claude", "Claude Code"); f.Status != statusOK || !strings.Contains(f.Detail, "2.1.330") {
 		t.Errorf("client: %+v", f)
 	}
+	script(t, bin, "pi", `echo 0.73.1 >&2`)
+	if f := doctorMain(t, dir, bin).clientVersion("pi", "pi"); f.Status != statusOK || !strings.Contains(f.Detail, "pi 0.73.1 (") {
+		t.Errorf("a version on stderr: %+v", f)
+	}
 	script(t, bin, "claude", "exit 3")
 	if f := doctorMain(t, dir, bin).clientVersion("claude", "Claude Code"); f.Status != statusFail {
 		t.Errorf("broken client: %+v", f)

@@ -105,3 +105,48 @@ func personShown(out []byte) []string {
 	}
 	return shown
 }
+
+// TestPersonSeesTheResumeOnceAtCompaction: a prompt whose reply before
+// filled the client's default 1M window crosses the pressure marks, and
+// the client compacts by itself before answering it. The crossing and the
+// compaction are one moment with one revived session (the board names
+// it): the person is shown its command once in that run's output, not
+// again by the session start after the compaction. Print mode on the
+// releases that both compact by themselves there and print a hook's
+// systemMessage.
+func TestPersonSeesTheResumeOnceAtCompaction(t *testing.T) {
+	cairnBin := MustBuildCairn(t)
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			if !c.AtLeast(printShowsPerson) || !c.AtLeast(defaultOpus55) {
+				t.Skipf("claude %s with -p prints no hook systemMessage or does not compact by itself", c.Version)
+			}
+			api := fakeapi.New()
+			defer api.Close()
+			api.SetSummary("SUMMARY of the session")
+			home, proj := claudetest.ScratchDir(t), claudetest.ScratchDir(t)
+			mustCairn(t, cairnBin, proj, "install", "claude")
+			stream := []string{"--output-format", "stream-json", "--verbose"}
+			first := claudetest.Run(t, c.Path, home, proj, api.URL, append([]string{"-p", "the first prompt"}, stream...)...)
+			api.SetInputTokens(995_000)
+			claudetest.Run(t, c.Path, home, proj, api.URL, append([]string{"--resume", first.SessionID, "-p", "the second prompt"}, stream...)...)
+			api.SetInputTokens(100)
+			third := claudetest.Run(t, c.Path, home, proj, api.URL, append([]string{"--resume", first.SessionID, "-p", "the third prompt"}, stream...)...)
+			data, err := os.ReadFile(claudetestTranscript(t, home, first.SessionID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"trigger":"auto"`) {
+				t.Fatal("the client did not compact by itself")
+			}
+			board, _ := os.ReadFile(filepath.Join(proj, "board.md"))
+			id := resumeLine.FindString(string(board))
+			if id == "" {
+				t.Fatalf("the board names no revived session:\n%s", board)
+			}
+			if shown := personShown(third.Stdout); len(shown) != 1 || !strings.Contains(shown[0], id) {
+				t.Errorf("the person was shown %q in the run that crossed and compacted, want %q once", shown, id)
+			}
+		})
+	}
+}

@@ -14,11 +14,12 @@ import (
 // last prompt, it returns a short note for the agent (the percentage, what
 // advise recommends and the command; when finished frames hold
 // [surgery.CollapseShare] of the context, the command that resumes a
-// revived session it prepared with them collapsed); else "". Reading the occupancy costs
-// a read of the transcript's end; the transcript is inscribed and advise
-// run only on a crossing. When the note names a revived session, the
-// person is shown the command that resumes it ([Loop.personOnce]): only
-// the person can run it.
+// revived session it prepared with them collapsed); else nothing. Reading
+// the occupancy costs a read of the transcript's end; the transcript is
+// inscribed and advise run only on a crossing. When the note names a
+// revived session, the person is shown the command that resumes it
+// ([Loop.personOnce]): only the person can run it. Any prompt ends what
+// the status line repeated of the last one ([Loop.Showing]).
 func (l *Loop) pressure(ctx context.Context, in Event) (Reply, error) {
 	l.movedOn(in.Session)
 	cfg, err := l.Workspace.ReadConfig()

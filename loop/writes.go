@@ -18,6 +18,7 @@ import (
 // next read starts from (the last one read, which may have grown since).
 type writesRecord struct {
 	Round int      `json:"round"`
+	Line  int      `json:"line,omitempty"` // the round's last line when it was read
 	Files []string `json:"files,omitempty"`
 }
 
@@ -58,7 +59,7 @@ func (l *Loop) beginWrites(ctx context.Context, st *Stores, session string) erro
 	rec := &writesRecord{}
 	switch last, err := st.Inscription.LastRound(ctx, session); cairn.ErrorCode(err) {
 	case "":
-		rec.Round = last.Seq
+		rec.Round, rec.Line = last.Seq, last.LastLine
 	case cairn.ENOTFOUND:
 	default:
 		return err
@@ -78,19 +79,34 @@ func writeWrites(path string, rec *writesRecord) error {
 // after the client's compactions) wrote or edited on its main chain, with
 // content and without error, relative to the workspace when inside it,
 // in order of first write ([cairn.ResultsFromRounds]' artifacts). It
-// reads only the rounds stored since its last call, the last one again,
-// and of those the blocks of the rounds that called a tool that writes
+// reads only the rounds stored since its last call, the last one again
+// when it grew, and of those the blocks of the rounds that called a tool that writes
 // files, so each turn's end reads its own round and a session's end
 // little more. What it read is kept in the session's writes record.
 func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([]string, error) {
 	path := l.writesPath(session)
-	rec := &writesRecord{}
+	rec, known := &writesRecord{}, false
 	if path != "" {
-		rec, _ = readWrites(path)
+		rec, known = readWrites(path)
+	}
+	if !known {
+		// No run of it was seen starting: it is read from its last round
+		// on, never whole (a hook's bound; a 1 GB session took 16 s).
+		switch last, err := st.Inscription.LastRound(ctx, session); cairn.ErrorCode(err) {
+		case "":
+			rec.Round = last.Seq
+		case cairn.ENOTFOUND:
+		default:
+			return nil, err
+		}
 	}
 	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: session, FromSeq: rec.Round})
 	if err != nil || len(rounds) == 0 {
 		return rec.Files, err
+	}
+	last := rounds[len(rounds)-1]
+	if r := rounds[0]; r.Seq == rec.Round && r.LastLine == rec.Line && rec.Line > 0 {
+		rounds = rounds[1:] // read whole before
 	}
 	var writing []*cairn.Round
 	for _, r := range rounds {
@@ -119,7 +135,7 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 		}
 		i = j
 	}
-	rec.Round = rounds[len(rounds)-1].Seq
+	rec.Round, rec.Line = last.Seq, last.LastLine
 	if path == "" {
 		return rec.Files, nil
 	}

@@ -13,15 +13,17 @@
 //                                   window (continuation block, index, last
 //                                   rounds in full) as the compaction
 //   session_shutdown                end: the session's end line
-// If cairn is missing, fails, is slow (30 s, or $CAIRN_PI_TIMEOUT_MS) or
-// answers nothing, the moment goes on without it: pi compacts by itself.
+// If cairn is missing, fails, is slow (a compaction 30 s, another moment
+// 10 s, or $CAIRN_PI_TIMEOUT_MS for either) or answers nothing, the moment
+// goes on without it: pi compacts by itself.
 import { spawn } from "node:child_process";
 
 const CAIRN = "@CAIRN@";
 const TIMEOUT_MS = Number(process.env.CAIRN_PI_TIMEOUT_MS) || 30000;
+const MOMENT_MS = Math.min(TIMEOUT_MS, 10000);
 const TYPE = "cairn";
 
-function ask(args: string[], input: string, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
+function ask(args: string[], input: string, cwd: string, timeout: number, signal?: AbortSignal): Promise<string | undefined> {
 	return new Promise((resolve) => {
 		let out = "";
 		let child;
@@ -30,7 +32,7 @@ function ask(args: string[], input: string, cwd: string, signal?: AbortSignal): 
 		} catch {
 			return resolve(undefined);
 		}
-		const timer = setTimeout(() => child.kill(), TIMEOUT_MS);
+		const timer = setTimeout(() => child.kill(), timeout);
 		const stop = () => child.kill();
 		signal?.addEventListener("abort", stop);
 		child.on("error", () => resolve(undefined));
@@ -56,7 +58,7 @@ async function moment(event: string, fields: any, ctx: any): Promise<any> {
 			cwd: ctx.cwd,
 			...fields,
 		});
-		const out = await ask(["hook", "--agent", "pi", event], input, ctx.cwd);
+		const out = await ask(["hook", "--agent", "pi", event], input, ctx.cwd, MOMENT_MS);
 		return out ? JSON.parse(out) : {};
 	} catch {
 		return {};
@@ -163,7 +165,7 @@ export default function (pi: any) {
 			},
 		});
 		const began = Date.now();
-		const out = await ask(["hook", "--agent", "pi", "compact"], input, ctx.cwd, event.signal);
+		const out = await ask(["hook", "--agent", "pi", "compact"], input, ctx.cwd, TIMEOUT_MS, event.signal);
 		if (out === undefined) return;
 		let reply: any;
 		try {

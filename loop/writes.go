@@ -56,15 +56,25 @@ func (l *Loop) beginWrites(ctx context.Context, st *Stores, session string) erro
 	if _, ok := readWrites(path); ok {
 		return nil
 	}
+	rec, err := writesFromLast(ctx, st, session)
+	if err != nil {
+		return err
+	}
+	return writeWrites(path, rec)
+}
+
+// writesFromLast is a writes record that starts after session's last
+// stored round as it is now (none: at the start).
+func writesFromLast(ctx context.Context, st *Stores, session string) (*writesRecord, error) {
 	rec := &writesRecord{}
 	switch last, err := st.Inscription.LastRound(ctx, session); cairn.ErrorCode(err) {
 	case "":
 		rec.Round, rec.Line = last.Seq, last.LastLine
 	case cairn.ENOTFOUND:
 	default:
-		return err
+		return nil, err
 	}
-	return writeWrites(path, rec)
+	return rec, nil
 }
 
 func writeWrites(path string, rec *writesRecord) error {
@@ -92,13 +102,11 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 	if !known {
 		// No run of it was seen starting: it is read from its last round
 		// on, never whole (a hook's bound; a 1 GB session took 16 s).
-		switch last, err := st.Inscription.LastRound(ctx, session); cairn.ErrorCode(err) {
-		case "":
-			rec.Round = last.Seq
-		case cairn.ENOTFOUND:
-		default:
+		var err error
+		if rec, err = writesFromLast(ctx, st, session); err != nil {
 			return nil, err
 		}
+		rec.Line = 0 // its last round is read
 	}
 	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: session, FromSeq: rec.Round})
 	if err != nil || len(rounds) == 0 {

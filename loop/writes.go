@@ -143,10 +143,10 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 		}
 		i = j
 	}
-	rec.Round, rec.Line = last.Seq, last.LastLine
-	if path == "" {
-		return rec.Files, nil
+	if path == "" || known && len(rounds) == 0 {
+		return rec.Files, nil // nothing new: the record stands
 	}
+	rec.Round, rec.Line = last.Seq, last.LastLine
 	if err := writeWrites(path, rec); err != nil && !errors.Is(err, os.ErrPermission) {
 		return nil, err
 	}

@@ -17,7 +17,8 @@ import (
 // store and its one long session, as bench/cmd/hookbench leaves them):
 // from the store since the last read ("store"), the first read of a
 // session with no record ("store-first": its last round), and the
-// transcript's last 256 KiB as before ("tail").
+// transcript's last 256 KiB as before ("tail"); and what weighing pops
+// costs when there is none ("popped-none").
 func BenchmarkSessionWrites(b *testing.B) {
 	ws := os.Getenv("CAIRN_BENCH_WORKSPACE")
 	if ws == "" {
@@ -28,7 +29,7 @@ func BenchmarkSessionWrites(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	st := &Stores{Rounds: sqlite.NewRoundStore(db), Inscription: sqlite.NewInscriptionStore(db)}
+	st := &Stores{Rounds: sqlite.NewRoundStore(db), Inscription: sqlite.NewInscriptionStore(db), Frames: sqlite.NewFrameStore(db)}
 	paths, _ := filepath.Glob(filepath.Join(ws, "*.jsonl"))
 	if len(paths) == 0 {
 		b.Fatal("no session in the workspace")
@@ -43,6 +44,16 @@ func BenchmarkSessionWrites(b *testing.B) {
 		for range b.N {
 			if _, err := l.sessionWrites(ctx, st, session); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	// What every turn's end and prompt add when no frame was popped since
+	// the last weighing: the frames read, the mark compared.
+	l.Open = func() (*Stores, error) { return st, nil }
+	b.Run("popped-none", func(b *testing.B) {
+		for range b.N {
+			if r, err := l.popped(ctx, Event{Kind: Prompt, Session: session}, session); err != nil || r != (Reply{}) {
+				b.Fatal(r, err)
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,8 @@ func plugin(t *testing.T, bin, cairnBin string) {
 		t.Errorf("the Stop hook did not inscribe %s: cairn sessions printed\n%s", r.SessionID, out)
 	}
 
+	pluginCommands(t, bin, cairnBin, home, proj, api, r.SessionID)
+
 	out := mustPlugin(t, bin, home, "plugin", "details", "cairn")
 	for _, want := range []string{"Hooks (10)", "MCP servers (1)", "Projected token cost"} {
 		if !strings.Contains(out, want) {
@@ -88,6 +91,55 @@ func plugin(t *testing.T, bin, cairnBin string) {
 	after, _ := os.ReadFile(settings)
 	if a, b := settingsKeys(t, after), settingsKeys(t, before); a != b {
 		t.Errorf("settings.json after uninstall:\n%s\nbefore install:\n%s", after, before)
+	}
+}
+
+// pluginCommands checks the plugin's slash commands with the client: the
+// init event lists them, and each, typed in print mode in the session the
+// hooks inscribed (--resume), runs cairn's command and puts its output in
+// the prompt the API receives: /cairn:status the workspace's state (also
+// in a workspace with no store yet), /cairn:search the session that said
+// the words, /cairn:revive this session's (${CLAUDE_SESSION_ID}) revive,
+// with the command that resumes it.
+func pluginCommands(t *testing.T, bin, cairnBin, home, proj string, api *fakeapi.Server, session string) {
+	t.Helper()
+	listing := claudetest.Run(t, bin, home, proj, api.URL, "-p", "list the commands", "--output-format", "stream-json", "--verbose")
+	var listed []string
+	for _, line := range bytes.Split(listing.Stdout, []byte("\n")) {
+		var ev struct {
+			Type, Subtype string
+			SlashCommands []string `json:"slash_commands"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "system" && ev.Subtype == "init" {
+			listed = ev.SlashCommands
+		}
+	}
+	for _, want := range []string{"cairn:status", "cairn:search", "cairn:revive"} {
+		if !slices.Contains(listed, want) {
+			t.Errorf("the init event lists no %s: %v", want, listed)
+		}
+	}
+	// A workspace with no store yet: status says the state all the same.
+	fresh := claudetest.ScratchDir(t)
+	mustCairn(t, cairnBin, fresh, "init")
+	before := len(api.Requests())
+	if r := claudetest.Run(t, bin, home, fresh, api.URL, "-p", "/cairn:status"); r.IsError || requestsWith(api.Requests()[before:], "Phase:") == 0 {
+		t.Errorf("/cairn:status in a workspace with no store: %+v", r.Result)
+	}
+	for _, c := range []struct{ prompt, want string }{
+		{"/cairn:status", "Phase:"},
+		{"/cairn:search the first prompt", session[:8]},
+		{"/cairn:revive", "claude --resume "},
+	} {
+		before := len(api.Requests())
+		r := claudetest.Run(t, bin, home, proj, api.URL, "-p", c.prompt, "--resume", session)
+		if r.IsError {
+			t.Errorf("%s: %+v", c.prompt, r)
+			continue
+		}
+		if requestsWith(api.Requests()[before:], c.want) == 0 {
+			t.Errorf("%s: no request holds %q (its cairn command's output)", c.prompt, c.want)
+		}
 	}
 }
 

@@ -319,9 +319,12 @@ func (m *Main) checkClaude() []finding {
 				break
 			}
 		}
-		if ok {
+		switch {
+		case ok:
 			f.Status, f.Detail = statusOK, m.rel(where)
-		} else {
+		case plugin != "" && it.what == "status line":
+			f.Status, f.Detail, f.Fix = statusWarn, "not installed (project or user): the "+plugin+" plugin cannot set it (a plugin's settings.json may set only agent and subagentStatusLine)", fix
+		default:
 			f.Status, f.Detail, f.Fix = statusWarn, "not installed (project or user)", fix
 		}
 		out = append(out, f)

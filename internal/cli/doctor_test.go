@@ -152,6 +152,10 @@ func TestDoctor_Claude(t *testing.T) {
 			t.Errorf("plugin enabled: %+v", f)
 		}
 	}
+	// The status line is install's still: a plugin cannot set one.
+	if f := status()["claude status line"]; f.Status != statusWarn || !strings.Contains(f.Detail, "plugin cannot set it") || f.Fix != "cairn install claude" {
+		t.Errorf("plugin enabled, no status line: %+v", f)
+	}
 	if os.Getuid() != 0 {
 		projects := filepath.Join(dir, "home", ".claude", "projects")
 		os.Chmod(projects, 0)

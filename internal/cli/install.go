@@ -62,7 +62,9 @@ silent outside a workspace.
 
 With cairn's Claude Code plugin enabled (claude plugin install
 cairn@cairn), its hooks and MCP server are the plugin's: install leaves
-them out. Everything else in those files is kept as it is. Running it again changes
+them out, and sets the status line, which a plugin cannot (a plugin's
+settings.json may set only agent and subagentStatusLine), and the
+permissions. Everything else in those files is kept as it is. Running it again changes
 nothing; "cairn uninstall claude" removes the entries it added (the
 workspace it made stays). Claude Code runs "cairn" from PATH: install
 says so if that is missing, or is another binary than this one.
@@ -112,7 +114,7 @@ Examples:
 		}
 	}
 	if plugin := m.claudePlugin(p.project); plugin != "" {
-		fmt.Fprintf(m.Stdout, "The %s plugin is enabled: its hooks and MCP server are cairn's; install left them out.\n", plugin)
+		fmt.Fprintf(m.Stdout, "The %s plugin is enabled: its hooks and MCP server are cairn's; install left them out and sets what a plugin cannot: the status line.\n", plugin)
 	} else {
 		if err := m.editFile(p.settings, func(b []byte) ([]byte, bool, error) { return claudecode.InstallHooks(b, *bin) }, "hooks"); err != nil {
 			return err

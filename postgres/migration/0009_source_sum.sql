@@ -1,7 +1,11 @@
--- A source's sum: the SHA-256 of every byte inscribed from its file, as
--- read (cairn.Source.Sum). A re-import hashes the file's stored prefix and
--- compares, so a same-size edit anywhere in it is seen and the file
--- inscribed as a new generation; the head and tail hashes alone saw only
--- the two ends. Sessions inscribed before have none until their next
--- commit and are checked by those two ends meanwhile.
+-- A source's sum (cairn.Source.Sum): the SHA-256 of every byte inscribed
+-- from its file, as read, kept as the hash's state after the prefix's
+-- whole 64-byte blocks (longer than 32 bytes), from which a hook's import
+-- carries the hash on, or, as the stores of this migration wrote it, as
+-- the 32-byte digest, checked by a full read once. A re-import that is not
+-- a hook's hashes the file's stored prefix and compares, so a same-size
+-- edit anywhere in it is seen and the file inscribed as a new generation;
+-- the head and tail hashes alone saw only the two ends. Sessions inscribed
+-- before have none until their next commit and are checked by those two
+-- ends meanwhile. Stores keep its bytes as they are given.
 ALTER TABLE sessions ADD COLUMN src_sum BYTEA;

@@ -14,15 +14,13 @@ import (
 )
 
 // exportCodex writes one materialization as a Codex rollout under
-// $CODEX_HOME/sessions (or --out) and inscribes it with its lineage. Rounds
-// of a Claude Code session cross from their blocks.
+// $CODEX_HOME/sessions (or --out) and inscribes it with its lineage, as
+// every client's export is written (writeExport). Rounds of a Claude Code
+// session cross from their blocks.
 func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat *cairn.Materialization) (*exported, error) {
-	cwd := f.cwd
-	if cwd == "" && len(mat.Sources) > 0 {
-		cwd = mat.Sources[0].Project
-	}
-	if cwd == "" {
-		return nil, usageError("the source session records no working directory: give --cwd")
+	cwd, err := m.resumeCwd(f, mat)
+	if err != nil {
+		return nil, err
 	}
 	now := m.now()
 	x := &codex.Exporter{ThreadID: codex.NewThreadID(now), Cwd: cwd, Summary: surgery.Summary(mat), Now: now,
@@ -38,19 +36,16 @@ func (m *Main) exportCodex(ctx context.Context, st *store, f *surgeryFlags, mat 
 	if err != nil {
 		return nil, err
 	}
-	path := codex.RolloutPath(m.codexHome(), x.ThreadID, now)
-	if f.out != "" {
-		path = filepath.Join(f.out, filepath.Base(path))
-	}
-	if err := writeAtomic(path, lines, 0o600); err != nil {
-		return nil, err
-	}
-	parents, err := m.register(ctx, st, path, x.ThreadID, mat)
+	home := codex.RolloutPath(m.codexHome(), x.ThreadID, now)
+	path, n, parents, err := m.writeExport(ctx, st, f, mat, lines, filepath.Dir(home), filepath.Base(home), x.ThreadID)
 	if err != nil {
 		return nil, err
 	}
-	e := &exported{ID: x.ThreadID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
+	e := &exported{ID: x.ThreadID, Path: path, Cwd: cwd, Lines: n, Parents: parents,
 		Resume: "cd " + cairn.ShellQuote(cwd) + " && codex resume " + x.ThreadID}
+	if rel, err := filepath.Rel(codex.SessionsDir(m.codexHome()), path); err != nil || !filepath.IsLocal(rel) {
+		e.Note = "the client finds a rollout only under " + codex.SessionsDir(m.codexHome()) + ": move the file there to resume it"
+	}
 	e.Crossed = crossedInto(mat, cairn.AgentCodex, x.Crossed)
 	return e, nil
 }

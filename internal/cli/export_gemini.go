@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
+	"os"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/gemini"
@@ -25,29 +25,20 @@ func (m *Main) exportGemini(ctx context.Context, st *store, f *surgeryFlags, mat
 	if err != nil {
 		return nil, err
 	}
-	if f.redact {
-		if lines, err = m.redactLines(lines); err != nil {
-			return nil, err
-		}
-	}
-	dir, err := m.outDir(f, gemini.ChatsDir(m.geminiHome(), cwd))
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, x.FileName(now))
-	if err := writeAtomic(path, lines, 0o600); err != nil {
-		return nil, err
-	}
+	home := gemini.ChatsDir(m.geminiHome(), cwd)
 	if f.out == "" {
-		if err := gemini.MarkProject(dir, cwd); err != nil {
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return nil, err
+		}
+		if err := gemini.MarkProject(home, cwd); err != nil {
 			return nil, err
 		}
 	}
-	parents, err := m.register(ctx, st, path, x.SessionID, mat)
+	path, n, parents, err := m.writeExport(ctx, st, f, mat, lines, home, x.FileName(now), x.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
+	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: n, Parents: parents,
 		Resume: "cd " + cairn.ShellQuote(cwd) + " && gemini --resume " + x.SessionID}
 	if f.out != "" {
 		e.Note = "the client finds a session only in its project's chats folder (" + gemini.ChatsDir(m.geminiHome(), cwd) + "): move the file there to resume it"

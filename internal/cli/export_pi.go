@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
@@ -39,24 +38,12 @@ func (m *Main) exportPi(ctx context.Context, st *store, f *surgeryFlags, mat *ca
 	if err != nil {
 		return nil, err
 	}
-	if f.redact {
-		if lines, err = m.redactLines(lines); err != nil {
-			return nil, err
-		}
-	}
-	dir, err := m.outDir(f, pi.ProjectDir(pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))[0], cwd))
+	home := pi.ProjectDir(pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))[0], cwd)
+	path, n, parents, err := m.writeExport(ctx, st, f, mat, lines, home, x.FileName(now), x.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, x.FileName(now))
-	if err := writeAtomic(path, lines, 0o600); err != nil {
-		return nil, err
-	}
-	parents, err := m.register(ctx, st, path, x.SessionID, mat)
-	if err != nil {
-		return nil, err
-	}
-	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents,
+	e := &exported{ID: x.SessionID, Path: path, Cwd: cwd, Lines: n, Parents: parents,
 		Resume: "cd " + cairn.ShellQuote(cwd) + " && pi --session " + cairn.ShellQuote(path)}
 	e.Crossed = crossedInto(mat, cairn.AgentPi, x.Crossed)
 	return e, nil

@@ -400,29 +400,16 @@ func (m *Main) exportClaude(ctx context.Context, st *store, f *surgeryFlags, mat
 	if err != nil {
 		return nil, err
 	}
-	if f.redact {
-		if lines, err = m.redactLines(lines); err != nil {
-			return nil, err
-		}
-	}
 	projects, err := m.claudeProjectsDir()
 	if err != nil {
 		return nil, err
 	}
 	home := filepath.Join(projects, claudecode.ProjectDirName(cwd)) // where the client looks
-	dir, err := m.outDir(f, home)
+	path, n, parents, err := m.writeExport(ctx, st, f, mat, lines, home, id+".jsonl", id)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, id+".jsonl")
-	if err := writeAtomic(path, lines, 0o600); err != nil {
-		return nil, err
-	}
-	parents, err := m.register(ctx, st, path, id, mat)
-	if err != nil {
-		return nil, err
-	}
-	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: len(lines), Parents: parents}
+	e := &exported{ID: id, Path: path, Cwd: cwd, Lines: n, Parents: parents}
 	e.Resume, e.Note = resumeCommand(path, home, cwd, id)
 	e.Crossed = crossedInto(mat, cairn.AgentClaudeCode, x.Crossed)
 	return e, nil

@@ -77,23 +77,75 @@ type Verification struct {
 	Outcome string `json:"outcome"` // the first line of a failure's output, "ok" otherwise
 }
 
-// DraftFrameResults drafts the results of frame id from its rounds (those
-// tagged with it), as [ResultsFromRounds] does, and returns how many rounds
-// it read. Returns EINVALID if the frame has no rounds or nothing in them
-// to draw from. The CLI's pop and the MCP pop tool both call it.
-func DraftFrameResults(ctx context.Context, rs RoundStore, id string, opt ResultsOptions) (FrameResults, int, error) {
-	rounds, err := rs.FindRounds(ctx, RoundFilter{FrameID: id, WithBlocks: true})
+// DraftFrameResults drafts the results of frame f from what was worked
+// under it, as [ResultsFromRounds] does: the rounds tagged with it, and
+// the steps of its session's other rounds worked between its push and
+// its pop ([Step.WorkedIn]), since a frame pushed and popped inside one
+// prompt's work has no round of its own. A frame not popped yet (the pop
+// being drafted) takes every step after its push. Rounds begun after the
+// push and tagged with another frame (one pushed under f) are left to
+// that frame's results. It returns how many rounds it read, one read in
+// part counting one. Returns EINVALID if nothing was worked under the
+// frame or nothing in it to draw from. The CLI's pop and the MCP pop tool
+// both call it.
+func DraftFrameResults(ctx context.Context, rs RoundStore, f *Frame, opt ResultsOptions) (FrameResults, int, error) {
+	rounds, err := rs.FindRounds(ctx, RoundFilter{FrameID: f.ID, WithBlocks: true})
 	if err != nil {
 		return FrameResults{}, 0, err
 	}
+	if f.SessionID != "" && !f.StartedAt.IsZero() {
+		steps, err := stepsWorkedIn(ctx, rs, f)
+		if err != nil {
+			return FrameResults{}, 0, err
+		}
+		rounds = append(rounds, steps...)
+		slices.SortStableFunc(rounds, func(a, b *Round) int { return a.StartedAt.Compare(b.StartedAt) })
+	}
 	if len(rounds) == 0 {
-		return FrameResults{}, 0, Errorf(EINVALID, "Frame %s has no recorded rounds to draft results from (rounds are recorded while a frame is in progress, by the hooks or cairn import); give --results.", id)
+		return FrameResults{}, 0, Errorf(EINVALID, "Frame %s has no recorded rounds or steps to draft results from (they are recorded while a frame is in progress, by the hooks or cairn import); give --results.", f.ID)
 	}
 	r, err := ResultsFromRounds(rounds, opt)
 	if err != nil {
-		return FrameResults{}, 0, Errorf(EINVALID, "Frame %s: %s Give --results.", id, ErrorMessage(err))
+		return FrameResults{}, 0, Errorf(EINVALID, "Frame %s: %s Give --results.", f.ID, ErrorMessage(err))
 	}
 	return r, len(rounds), nil
+}
+
+// stepsWorkedIn returns, as rounds holding only those steps' blocks, the
+// steps of f's session worked in f ([Step.WorkedIn]) in rounds not tagged
+// with it: the round in progress at its push, and the rounds begun after
+// it (until its pop) that no frame tagged. Each is read with its blocks
+// only when it is one of these.
+func stepsWorkedIn(ctx context.Context, rs RoundStore, f *Frame) ([]*Round, error) {
+	before, err := rs.FindRounds(ctx, RoundFilter{SessionID: f.SessionID, Until: f.StartedAt, Last: 1})
+	if err != nil {
+		return nil, err
+	}
+	after, err := rs.FindRounds(ctx, RoundFilter{SessionID: f.SessionID, Since: f.StartedAt, Until: f.EndedAt})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Round
+	for _, r := range append(before, after...) {
+		if r.Seq == 0 || r.FrameID == f.ID || r.FrameID != "" && !r.StartedAt.Before(f.StartedAt) || !f.EndedAt.IsZero() && r.StartedAt.After(f.EndedAt) {
+			continue
+		}
+		full, err := rs.FindRound(ctx, r.SessionID, r.Seq)
+		if err != nil {
+			return nil, err
+		}
+		part := *full
+		part.Blocks = nil
+		for _, s := range Steps(full.Blocks, full.LastLine) {
+			if s.WorkedIn(f.StartedAt, f.EndedAt) {
+				part.Blocks = append(part.Blocks, s.Blocks...)
+			}
+		}
+		if len(part.Blocks) > 0 {
+			out = append(out, &part)
+		}
+	}
+	return out, nil
 }
 
 // ResultsFromRounds drafts a frame's results from its rounds (with their

@@ -58,6 +58,14 @@ type StepCall struct {
 // ID is the call's tool id, which joins it to its result.
 func (c *StepCall) ID() string { return c.id }
 
+// WorkedIn reports whether the step was worked between from and to, a
+// frame's push and pop (to zero: not popped yet): its time overlaps
+// theirs, so the step that pushed the frame and the one that popped it
+// are the frame's. A step without times is no frame's.
+func (s *Step) WorkedIn(from, to time.Time) bool {
+	return !s.StartedAt.IsZero() && (to.IsZero() || !s.StartedAt.After(to)) && !s.EndedAt.Before(from)
+}
+
 // StepPreviewLen is the number of characters of a result or of assistant
 // text an index line of a step keeps.
 const StepPreviewLen = 60

@@ -222,7 +222,11 @@ func (s *Server) pop(ctx context.Context, in popIn) (string, error) {
 		if s.Workspace != nil {
 			root = s.Workspace.Root
 		}
-		d, _, err := cairn.DraftFrameResults(ctx, s.Rounds, id, cairn.ResultsOptions{Root: root})
+		f, err := s.Frames.FindFrameByID(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		d, _, err := cairn.DraftFrameResults(ctx, s.Rounds, f, cairn.ResultsOptions{Root: root})
 		if err == nil {
 			r.Results, r.ResultsCompacted, r.Artifacts, r.Decisions = d.Results, d.ResultsCompacted, d.Artifacts, d.Decisions
 		} else if status == cairn.FrameCompleted {

@@ -110,7 +110,11 @@ func (m *Main) draftResults(ctx context.Context, st *store, id string, r *cairn.
 			root = dir
 		}
 	}
-	d, n, err := cairn.DraftFrameResults(ctx, st.rounds, id, cairn.ResultsOptions{Root: root})
+	f, err := st.frames.FindFrameByID(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	d, n, err := cairn.DraftFrameResults(ctx, st.rounds, f, cairn.ResultsOptions{Root: root})
 	if err != nil {
 		return 0, err
 	}

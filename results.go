@@ -33,6 +33,11 @@ type ResultsOptions struct {
 	Root string
 	// MaxChars caps the results; 0 means [MaxGeneratedResults].
 	MaxChars int
+	// Agents are the harnesses of the sessions the rounds come from
+	// ([Session.Agent]) by session id, which say what their calls wrote
+	// and ran ([FileWrites], [ShellCommand]); a session not in it is
+	// Claude Code's.
+	Agents map[string]string
 }
 
 // verifyCommand matches the commands that check work: tests, builds, vets,
@@ -45,29 +50,6 @@ var verifyCommand = sync.OnceValue(func() *regexp.Regexp {
 var decisionPhrase = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(decided|decision:|chose|choose to|opted|went with|going with|settled on|instead of|rather than|in favou?r of|trade-?off)\b`)
 })
-
-// ShellTool reports whether tool runs a shell command: Claude Code's Bash,
-// or Codex's exec_command, shell, local_shell, container.exec and
-// shell_command, whichever era wrote it.
-func ShellTool(tool string) bool {
-	switch tool {
-	case "Bash", "exec_command", "shell", "local_shell", "container.exec", "shell_command":
-		return true
-	}
-	return false
-}
-
-// WriteField returns the input field naming the file a call of tool (a
-// Claude Code tool) writes or edits, and "" for a tool that writes none.
-func WriteField(tool string) string {
-	switch tool {
-	case "Write", "Edit", "MultiEdit":
-		return "file_path"
-	case "NotebookEdit":
-		return "notebook_path"
-	}
-	return ""
-}
 
 // A Verification is one command that checked the work and its last
 // outcome.
@@ -188,16 +170,19 @@ func ResultsFromRounds(rounds []*Round, opt ResultsOptions) (FrameResults, error
 				if call == nil {
 					continue
 				}
-				// A file counts once its write succeeded with content.
-				if field := WriteField(call.ToolName); field != "" && !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
-					if p := relPath(opt.Root, inputString(call.Content, field)); p != "" && !containsString(files, p) {
-						files = append(files, p)
+				agent := opt.Agents[call.SessionID]
+				if written := FilesWritten(agent, call.ToolName, call.Content); len(written) > 0 {
+					// A file counts once its write succeeded with content.
+					if !b.IsError && !EmptyWrite(call.ToolName, call.Content) {
+						for _, p := range written {
+							if p = relPath(opt.Root, p); !containsString(files, p) {
+								files = append(files, p)
+							}
+						}
 					}
-				}
-				if call.ToolName != "Bash" {
 					continue
 				}
-				cmd := strings.Join(strings.Fields(inputString(call.Content, "command")), " ")
+				cmd := strings.Join(strings.Fields(ShellCommand(agent, call.ToolName, call.Content)), " ")
 				if cmd == "" || !verifyCommand().MatchString(cmd) {
 					continue
 				}

@@ -53,7 +53,7 @@ func LastWrites(f *os.File) ([]cairn.WriteCall, error) {
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_use":
-				if cairn.WriteField(b.Name) == "" {
+				if !cairn.MayWriteFiles(cairn.AgentClaudeCode, b.Name) {
 					continue
 				}
 				var in struct {

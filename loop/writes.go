@@ -20,6 +20,7 @@ type writesRecord struct {
 	Round int      `json:"round"`
 	Line  int      `json:"line,omitempty"` // the round's last line when it was read
 	Files []string `json:"files,omitempty"`
+	Agent string   `json:"agent,omitempty"` // the session's harness, once looked up
 }
 
 // writesPath is where a session's writes record is kept:
@@ -88,10 +89,10 @@ func writeWrites(path string, rec *writesRecord) error {
 // sessionWrites returns the files session (its stored rounds, before and
 // after the client's compactions) wrote or edited on its main chain, with
 // content and without error, relative to the workspace when inside it,
-// in order of first write ([cairn.ResultsFromRounds]' artifacts). It
-// reads only the rounds stored since its last call, the last one again
-// when it grew, and of those the blocks of the rounds that called a tool that writes
-// files, so each turn's end reads its own round and a session's end
+// in order of first write ([cairn.ResultsFromRounds]' artifacts), by its
+// harness's tools ([cairn.FileWrites]). It reads only the rounds stored
+// since its last call, the last one again when it grew, and of those the
+// blocks of the rounds that called a tool that may write files, so each turn's end reads its own round and a session's end
 // little more. What it read is kept in the session's writes record.
 func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([]string, error) {
 	path := l.writesPath(session)
@@ -116,9 +117,16 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 	if r := rounds[0]; r.Seq == rec.Round && r.LastLine == rec.Line && rec.Line > 0 {
 		rounds = rounds[1:] // read whole before
 	}
+	if rec.Agent == "" {
+		s, err := st.Sessions.FindSessionByID(ctx, session)
+		if err != nil {
+			return nil, err
+		}
+		rec.Agent = s.Agent
+	}
 	var writing []*cairn.Round
 	for _, r := range rounds {
-		if slices.ContainsFunc(r.Tools, func(t string) bool { return cairn.WriteField(t) != "" }) {
+		if slices.ContainsFunc(r.Tools, func(t string) bool { return cairn.MayWriteFiles(rec.Agent, t) }) {
 			writing = append(writing, r)
 		}
 	}
@@ -131,7 +139,7 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 		if err != nil {
 			return nil, err
 		}
-		switch r, err := cairn.ResultsFromRounds(run, cairn.ResultsOptions{Root: l.Workspace.Root}); {
+		switch r, err := cairn.ResultsFromRounds(run, cairn.ResultsOptions{Root: l.Workspace.Root, Agents: map[string]string{session: rec.Agent}}); {
 		case err == nil:
 			for _, f := range r.Artifacts {
 				if !slices.Contains(rec.Files, f) {

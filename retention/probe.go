@@ -237,10 +237,15 @@ func Probes(s *cairn.Session, rounds []*cairn.Round) []*Probe {
 					calls[b.ToolID] = b
 					arg := cairn.ToolArg(b.ToolName, b.Content)
 					switch {
-					case cairn.WriteField(b.ToolName) != "":
-						p := at
-						p.Question = fmt.Sprintf("Which file did %s change with %s?", at.Ref(), b.ToolName)
-						artifact(&p, fullArg(b.Content, "file_path", "notebook_path"))
+					case len(cairn.FileWrites(s.Agent, b.ToolName, b.Content)) > 0:
+						for _, w := range cairn.FileWrites(s.Agent, b.ToolName, b.Content) {
+							p := at
+							p.Question = fmt.Sprintf("Which file did %s change with %s?", at.Ref(), b.ToolName)
+							if w.Deleted {
+								p.Question = fmt.Sprintf("Which file did %s delete or move away?", at.Ref())
+							}
+							artifact(&p, w.Path)
+						}
 					case b.ToolName == "TodoWrite":
 						if items := todoContents(b.Content); len(items) > 0 {
 							p := at

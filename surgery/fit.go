@@ -42,6 +42,7 @@ const (
 // A plan is one piece on its way through the fit.
 type plan struct {
 	p      *cairn.Piece
+	agent  string // the harness of the round's session
 	loaded bool
 	level  int
 	last   bool // the last full piece: it holds the latest prompt and the last answer
@@ -137,6 +138,9 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	var full []*plan
 	for i, p := range m.Pieces {
 		plans[i] = &plan{p: p, level: levelIndex, row: rowTokens(p.Round), opKeep: p.Keep}
+		if s := m.Source(p.Round.SessionID); s != nil {
+			plans[i].agent = s.Agent
+		}
 		if p.Full {
 			plans[i].level = levelFull
 			full = append(full, plans[i])
@@ -221,7 +225,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 				rounds, steps = append(rounds, pl.p.Round), append(steps, slices.Concat(pl.preSteps, pl.steps))
 			}
 		}
-		items, answers = ledgerItems(rounds, steps, m.Sources[0].Project)
+		items, answers = ledgerItems(rounds, steps, m.Sources[0].Project, m.Sources[0].Agent)
 	}
 	// The index's least (every step left out named in runs, rows standing
 	// for rounds that small) is reserved before the rounds degrade, with
@@ -230,7 +234,7 @@ func (st Store) fit(ctx context.Context, m *cairn.Materialization) error {
 	// shares, they shrink, down to the index's least and no ledger.
 	var all []*plan
 	for _, pl := range plans {
-		all = append(all, &plan{p: pl.p, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
+		all = append(all, &plan{p: pl.p, agent: pl.agent, level: levelIndex, lines: slices.Concat(pl.pre, pl.lines), steps: slices.Concat(pl.preSteps, pl.steps), idx: slices.Concat(pl.preIdx, pl.idx), roundTok: pl.roundTok})
 	}
 	_, least := layIndex(indexUnits(all, before == BeforeIndex), 1<<30, 1<<30, runLimit, false)
 	type state struct{ level, keepFrom int }

@@ -1,6 +1,7 @@
 package surgery
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -164,8 +165,15 @@ func runEntry(us []unit) cairn.IndexEntry {
 	var tools, files, cmds []string
 	errs := 0
 	text := ""
+	var fileTool, cmdTool string // the first tool that wrote files, that ran a command
 	for _, u := range us {
 		tok += u.entry.Tokens
+		inputs := map[string]string{} // tool id → the call's input
+		for _, b := range u.step.Blocks {
+			if b.Kind == cairn.ToolUse {
+				inputs[b.ToolID] = b.Content
+			}
+		}
 		for _, c := range u.step.Calls {
 			if counts[c.Tool] == 0 {
 				tools = append(tools, c.Tool)
@@ -174,15 +182,18 @@ func runEntry(us []unit) cairn.IndexEntry {
 			if c.IsError {
 				errs++
 			}
-			switch {
-			case cairn.WriteField(c.Tool) != "" && c.Arg != "":
-				if f := path.Base(c.Arg); !slices.Contains(files, f) {
-					files = append(files, f)
+			if written := cairn.FilesWritten(u.pl.agent, c.Tool, inputs[c.ID()]); len(written) > 0 {
+				for _, p := range written {
+					if f := path.Base(p); !slices.Contains(files, f) {
+						files = append(files, f)
+					}
 				}
-			case cairn.ShellTool(c.Tool) && c.Arg != "":
+				fileTool = cmp.Or(fileTool, c.Tool)
+			} else if cairn.ShellTool(u.pl.agent, c.Tool) && c.Arg != "" {
 				if cmd := oneLine(c.Arg, 40); !slices.Contains(cmds, cmd) {
 					cmds = append(cmds, cmd)
 				}
+				cmdTool = cmp.Or(cmdTool, c.Tool)
 			}
 		}
 		if u.step.Text != "" {
@@ -199,17 +210,15 @@ func runEntry(us []unit) cairn.IndexEntry {
 		if counts[t] > 1 {
 			fmt.Fprintf(&b, " ×%d", counts[t])
 		}
-		switch {
-		case cairn.WriteField(t) != "" && len(files) > 0:
+		if t == fileTool {
 			b.WriteString(" " + list(files, 4))
-			files = nil
-		case cairn.ShellTool(t) && len(cmds) > 0:
+		}
+		if t == cmdTool {
 			b.WriteString(" (`" + strings.Join(cmds[:min(len(cmds), 2)], "`, `") + "`")
 			if len(cmds) > 2 {
 				fmt.Fprintf(&b, " +%d", len(cmds)-2)
 			}
 			b.WriteString(")")
-			cmds = nil
 		}
 	}
 	if errs > 0 {

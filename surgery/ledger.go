@@ -46,7 +46,7 @@ func ledger(rounds []*cairn.Round, project string, budget int64) []cairn.LedgerI
 	for i, r := range rounds {
 		steps[i] = cairn.Steps(r.Blocks, r.LastLine)
 	}
-	all, answers := ledgerItems(rounds, steps, project)
+	all, answers := ledgerItems(rounds, steps, project, "")
 	return pickLedger(all, answers, budget)
 }
 
@@ -141,8 +141,9 @@ func LedgerTokens(items []cairn.LedgerItem) int64 {
 // file or a command once, at its last change or run; errors only when
 // nothing after them ran the same call without an error; the todo list
 // of the last call that wrote one. answers marks the statements of steps
-// without tool calls. steps are each round's [cairn.Steps].
-func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (items []cairn.LedgerItem, answers []bool) {
+// without tool calls. steps are each round's [cairn.Steps]; agent is the
+// session's harness, whose tools say what a call wrote or ran.
+func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project, agent string) (items []cairn.LedgerItem, answers []bool) {
 	project = strings.TrimSuffix(project, "/") + "/"
 	var (
 		prompts, stated, todos []cairn.LedgerItem
@@ -212,22 +213,26 @@ func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (
 						it := at
 						it.Kind, it.Text = cairn.LedgerError, call.ToolName+" `"+arg+"` → "+errorLines(b.Content)
 						note(errs, key, it)
-						if cmd := shellCommand(call); cmd != "" {
+						if cmd := cairn.ShellCommand(agent, call.ToolName, call.Content); cmd != "" {
 							it.Kind, it.Text = cairn.LedgerCommand, "`"+oneLine(cmd, ledgerLen)+"` → failed: "+errorLines(b.Content)
 							note(commands, oneLine(cmd, ledgerLen), it)
 						}
 						continue
 					}
 					delete(errs, key)
-					if field := cairn.WriteField(call.ToolName); field != "" {
-						if p := strings.TrimPrefix(strings.TrimSpace(cairn.ToolInputString(call.Content, field)), project); p != "" {
+					if ws := cairn.FileWrites(agent, call.ToolName, call.Content); len(ws) > 0 {
+						for _, w := range ws {
+							p := strings.TrimPrefix(w.Path, project)
 							it := at
 							it.Kind, it.Text = cairn.LedgerArtifact, call.ToolName+" "+p
+							if w.Deleted {
+								it.Text = "deleted " + p + " (" + call.ToolName + ")"
+							}
 							note(files, p, it)
 						}
 						continue
 					}
-					cmd := shellCommand(call)
+					cmd := cairn.ShellCommand(agent, call.ToolName, call.Content)
 					if cmd == "" {
 						continue
 					}
@@ -256,26 +261,6 @@ func ledgerItems(rounds []*cairn.Round, steps [][]*cairn.Step, project string) (
 	}
 	answers = make([]bool, len(out), len(out)+len(stated))
 	return append(out, stated...), append(answers, isAnswer...)
-}
-
-// shellCommand returns the command line of a shell call (Claude Code's
-// Bash, Codex's exec_command and shell), "" for any other call.
-func shellCommand(call *cairn.Block) string {
-	if !cairn.ShellTool(call.ToolName) {
-		return ""
-	}
-	for _, k := range []string{"command", "cmd"} {
-		if s := strings.TrimSpace(cairn.ToolInputString(call.Content, k)); s != "" {
-			return s
-		}
-	}
-	var in struct {
-		Command []string `json:"command"`
-	}
-	if json.Unmarshal([]byte(call.Content), &in) == nil && len(in.Command) > 0 {
-		return strings.Join(in.Command, " ")
-	}
-	return ""
 }
 
 // deleted returns the paths a command removes: the arguments of an rm or

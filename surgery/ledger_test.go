@@ -48,7 +48,7 @@ func TestLedger_Items(t *testing.T) {
 		[4]string{"tool-result", "TodoWrite", "Todos have been modified successfully.", ""},
 		[4]string{"assistant-text", "", "TestParse still fails on the empty input: the lexer returns EOF before the first token.", ""},
 	)
-	items, _ := ledgerItems([]*cairn.Round{r}, [][]*cairn.Step{cairn.Steps(r.Blocks, r.LastLine)}, "/p")
+	items, _ := ledgerItems([]*cairn.Round{r}, [][]*cairn.Step{cairn.Steps(r.Blocks, r.LastLine)}, "/p", "")
 	var got []string
 	for _, it := range items {
 		got = append(got, it.Kind+" "+it.Ref()+" "+it.Text)

@@ -138,17 +138,22 @@ func (w *Workspace) Checkpoint(situation string, c *cairn.Checkpoint) error {
 		return err
 	}
 	defer unlock()
-	return w.checkpoint(situation, c)
+	e, err := w.checkpoint(situation, c)
+	if err != nil {
+		return err
+	}
+	return writeFiles(e)
 }
 
-// checkpoint is Checkpoint for a caller that holds the lock.
-func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) error {
+// checkpoint is Checkpoint for a caller that holds the lock: the board
+// with c in it, for the caller to write.
+func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) (edit, error) {
 	if strings.TrimSpace(c.Done) == "" && strings.TrimSpace(c.Next) == "" {
-		return cairn.Errorf(cairn.EINVALID, "A checkpoint says what was done, what comes next, or both.")
+		return edit{}, cairn.Errorf(cairn.EINVALID, "A checkpoint says what was done, what comes next, or both.")
 	}
 	dir, err := w.situationDir(situation)
 	if err != nil {
-		return err
+		return edit{}, err
 	}
 	if c.Time.IsZero() {
 		c.Time = w.now()
@@ -159,7 +164,7 @@ func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) error {
 	path := filepath.Join(dir, cairn.BoardFile)
 	data, err := readFile(path)
 	if err != nil {
-		return err
+		return edit{}, err
 	}
 	text := string(data)
 	if text == "" {
@@ -168,7 +173,7 @@ func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) error {
 	if c.Auto != "" {
 		text = pruneAuto(text, c.Session, c.Auto, cairn.AutoCheckpoints)
 	}
-	return writeFile(path, []byte(insertCheckpoint(text, formatCheckpoint(c))))
+	return edit{path, []byte(insertCheckpoint(text, formatCheckpoint(c)))}, nil
 }
 
 func situationTitle(root, situation string) string {

@@ -12,8 +12,10 @@ import (
 // "exit: why", so the trace shows where the session stopped and why. The
 // checkpoint is automatic (Auto: why): it replaces the session's earlier
 // one, and the board keeps the last [cairn.AutoCheckpoints] of them.
-// Both happen under one lock. Returns the situation, ENOTFOUND if its
-// folder is gone and EINVALID if c says nothing.
+// Both happen under one lock and are written together ([writeFiles]);
+// an end run again with nothing new writes neither. Returns the
+// situation, ENOTFOUND if its folder is gone and EINVALID if c says
+// nothing.
 func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, error) {
 	unlock, err := w.lock()
 	if err != nil {
@@ -30,12 +32,17 @@ func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, 
 			c.Auto += ": " + why
 		}
 	}
-	if err := w.checkpoint(at, c); err != nil {
+	board, err := w.checkpoint(at, c)
+	if err != nil {
 		return "", err
 	}
 	trigger := cairn.ExitTrigger
 	if why = strings.TrimSpace(why); why != "" {
 		trigger += ": " + why
 	}
-	return at, w.appendMove(w.Session, &cairn.Move{Time: c.Time, From: at, To: at, Trigger: trigger})
+	trace, err := w.appendMove(w.Session, &cairn.Move{Time: c.Time, From: at, To: at, Trigger: trigger})
+	if err != nil {
+		return "", err
+	}
+	return at, writeFiles(board, trace)
 }

@@ -60,23 +60,32 @@ func (w *Workspace) AppendMove(session string, m *cairn.Move) error {
 		return err
 	}
 	defer unlock()
-	return w.appendMove(session, m)
+	e, err := w.appendMove(session, m)
+	if err != nil {
+		return err
+	}
+	return writeFiles(e)
 }
 
-func (w *Workspace) appendMove(session string, m *cairn.Move) error {
+// appendMove is AppendMove for a caller that holds the lock: the trace
+// with m at its end, for the caller to write. A stay (From == To) that
+// the trace ends with already, the same minute for the same reason (a
+// session's end run twice), leaves the trace as it is: the line would
+// say nothing new.
+func (w *Workspace) appendMove(session string, m *cairn.Move) (edit, error) {
 	if m.From == "" || m.To == "" {
-		return cairn.Errorf(cairn.EINVALID, "A move needs the situation it leaves and the one it enters.")
+		return edit{}, cairn.Errorf(cairn.EINVALID, "A move needs the situation it leaves and the one it enters.")
 	}
 	path, err := w.tracePath(session)
 	if err != nil {
-		return err
+		return edit{}, err
 	}
 	if m.Time.IsZero() {
 		m.Time = w.now()
 	}
 	data, err := readFile(path)
 	if err != nil {
-		return err
+		return edit{}, err
 	}
 	text := string(data)
 	if text == "" {
@@ -91,7 +100,10 @@ func (w *Workspace) appendMove(session string, m *cairn.Move) error {
 	if trigger := oneLine(m.Trigger); trigger != "" {
 		line += " | " + trigger
 	}
-	return writeFile(path, []byte(text+line+"\n"))
+	if m.From == m.To && strings.HasSuffix(text, "\n"+line+"\n") {
+		return edit{path, data}, nil
+	}
+	return edit{path, []byte(text + line + "\n")}, nil
 }
 
 func lastDay(text string) string {
@@ -165,13 +177,20 @@ func (w *Workspace) Engage(from, to, trigger string, c *cairn.Checkpoint) (*Enga
 	}
 	defer unlock()
 	e := &Engaged{From: from, To: to}
+	var edits []edit
 	if c != nil {
-		if err := w.checkpoint(from, c); err != nil {
+		board, err := w.checkpoint(from, c)
+		if err != nil {
 			return nil, err
 		}
+		edits = append(edits, board)
 		e.Checkpointed = true
 	}
-	if err := w.appendMove(w.Session, &cairn.Move{From: from, To: to, Trigger: trigger}); err != nil {
+	trace, err := w.appendMove(w.Session, &cairn.Move{From: from, To: to, Trigger: trigger})
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFiles(append(edits, trace)...); err != nil {
 		return nil, err
 	}
 	if e.Board, err = w.FindBoard(to); err != nil {

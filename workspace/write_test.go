@@ -1,0 +1,116 @@
+package workspace
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// countSyncs counts the fsyncs of files and folders until the test ends.
+func countSyncs(t *testing.T) *int {
+	t.Helper()
+	n := 0
+	was := fsync
+	fsync = func(f *os.File) error { n++; return was(f) }
+	t.Cleanup(func() { fsync = was })
+	return &n
+}
+
+// TestSessionEnd_WritesWhatChanged: a session's end (what
+// [Workspace.SessionChanged], [Workspace.Exit] and [Workspace.EndSession]
+// write) run again with nothing new syncs nothing, where it rewrote the
+// session's record, the board and the trace (6 fsyncs); an end a minute
+// later writes the board and the trace, whose changes it made, and syncs
+// each file and each of their two folders once (4, was 6).
+func TestSessionEnd_WritesWhatChanged(t *testing.T) {
+	w := New(t.TempDir())
+	if _, err := w.Init(); err != nil {
+		t.Fatal(err)
+	}
+	w.Session = "s1"
+	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	w.Now = func() time.Time { return now }
+	if err := w.StartSession(); err != nil {
+		t.Fatal(err)
+	}
+	end := func() {
+		t.Helper()
+		if _, err := w.SessionChanged(nil); err != nil {
+			t.Fatal(err)
+		}
+		c := &cairn.Checkpoint{Done: "Session s1 ended (quit)", Time: now}
+		if _, err := w.Exit(".", c, "session end (quit)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.EndSession(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end()
+	syncs := countSyncs(t)
+	end()
+	if *syncs != 0 {
+		t.Errorf("an end with nothing new synced %d times, want 0", *syncs)
+	}
+	trace, err := w.FindTrace("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(trace.Moves); n != 1 {
+		t.Errorf("the trace holds %d moves, want 1: the same stay in the same minute once", n)
+	}
+
+	now = now.Add(time.Minute)
+	end()
+	if *syncs != 4 {
+		t.Errorf("an end a minute later synced %d times, want 4: board and trace, and their folders once each", *syncs)
+	}
+	if trace, err = w.FindTrace("s1"); err != nil {
+		t.Fatal(err)
+	} else if n := len(trace.Moves); n != 2 {
+		t.Errorf("the trace holds %d moves, want 2", n)
+	}
+	board, err := w.FindBoard(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(board.Checkpoints); n != 1 || !board.Checkpoints[0].Time.Equal(now) {
+		t.Errorf("the board holds %d checkpoints, want the later end's alone: %+v", n, board.Checkpoints)
+	}
+}
+
+// TestWriteFiles_KeepsMode: a file written again keeps its mode, and one
+// already holding the bytes is not replaced.
+func TestWriteFiles_KeepsMode(t *testing.T) {
+	path := t.TempDir() + "/f"
+	if err := os.WriteFile(path, []byte("a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(path, []byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	} else if !os.SameFile(before, after) {
+		t.Error("a file holding its bytes already was replaced")
+	}
+	if err := writeFile(path, []byte("b\n")); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode is %v, want 0600 as before", after.Mode().Perm())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "b\n" {
+		t.Errorf("got %q", data)
+	}
+}

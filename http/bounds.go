@@ -1,11 +1,8 @@
 package http
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -37,75 +34,89 @@ const (
 	MaxBlocksFrom = 1 << 30
 )
 
-// boundedBody is the fields of the bodies the caps read: those of
-// [TagRequest], [SuggestRequest] and [SurgeryRequest].
-type boundedBody struct {
-	Rounds     []int  `json:"rounds"`
-	Words      string `json:"words"`
-	As         string `json:"as"`
-	Session    string `json:"session"`
-	Engagement string `json:"engagement"`
-	Frame      string `json:"frame"`
-	Fidelity   string `json:"fidelity"`
-	Map        string `json:"map"`
-	Rest       string `json:"rest"`
-	Before     string `json:"before"`
-}
-
-// bounded answers r 400 or 413 and reports false when it asks for more
-// than the caps let one request; a body it reads is put back for the
-// handler.
+// bounded answers r 400 and reports false when its path or query asks for
+// more than the caps let one request. A body's caps are checked where it
+// is decoded, once, on the request type itself (readJSON, [capped]).
 func bounded(w http.ResponseWriter, r *http.Request) bool {
-	refuse := func(status int, format string, args ...any) bool {
-		writeJSON(w, status, &ErrorResponse{Error: fmt.Sprintf(format, args...)})
+	refuse := func(format string, args ...any) bool {
+		writeJSON(w, http.StatusBadRequest, &ErrorResponse{Error: fmt.Sprintf(format, args...)})
 		return false
 	}
 	for _, v := range strings.Split(r.URL.Path, "/") {
 		if len(v) > MaxIDBytes {
-			return refuse(http.StatusBadRequest, "A part of the path is %d bytes long, more than %d.", len(v), MaxIDBytes)
+			return refuse("A part of the path is %d bytes long, more than %d.", len(v), MaxIDBytes)
 		}
 	}
 	q := r.URL.Query()
 	for name, values := range q {
 		for _, v := range values {
 			if len(v) > MaxParamBytes {
-				return refuse(http.StatusBadRequest, "Parameter %s is %d bytes long, more than %d.", name, len(v), MaxParamBytes)
+				return refuse("Parameter %s is %d bytes long, more than %d.", name, len(v), MaxParamBytes)
 			}
 		}
 	}
 	if n := len(strings.Fields(q.Get("q"))); n > MaxQueryWords {
-		return refuse(http.StatusBadRequest, "A search of %d words: search for at most %d.", n, MaxQueryWords)
+		return refuse("A search of %d words: search for at most %d.", n, MaxQueryWords)
 	}
 	if v := q.Get("blocks_from"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && n > MaxBlocksFrom {
-			return refuse(http.StatusBadRequest, "blocks_from %d: want at most %d.", n, MaxBlocksFrom)
+			return refuse("blocks_from %d: want at most %d.", n, MaxBlocksFrom)
 		}
-	}
-	if r.Method != http.MethodPost || r.Body == nil {
-		return true
-	}
-	data, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(data))
-	if err != nil {
-		return refuse(http.StatusRequestEntityTooLarge, "The request's body is more than %d bytes.", MaxBodyBytes)
-	}
-	var b boundedBody
-	if json.Unmarshal(data, &b) != nil {
-		return true // the handler says what is wrong with it
-	}
-	for name, v := range map[string]string{"words": b.Words, "as": b.As, "session": b.Session, "engagement": b.Engagement,
-		"frame": b.Frame, "fidelity": b.Fidelity, "map": b.Map, "rest": b.Rest, "before": b.Before} {
-		if len(v) > MaxParamBytes {
-			return refuse(http.StatusBadRequest, "Field %s is %d bytes long, more than %d.", name, len(v), MaxParamBytes)
-		}
-	}
-	if n := len(strings.Fields(b.Words)); n > MaxQueryWords {
-		return refuse(http.StatusBadRequest, "Suggestions for %d words: give at most %d.", n, MaxQueryWords)
-	}
-	if len(b.Rounds) > MaxRequestRounds {
-		return refuse(http.StatusRequestEntityTooLarge, "%d rounds in one request, more than the viewer writes at once (%d): use the CLI, cairn tag.", len(b.Rounds), MaxRequestRounds)
 	}
 	return true
+}
+
+// A capped request body says whether it asks for more than the caps let
+// one request; readJSON asks it once it is decoded.
+type capped interface {
+	caps() error
+}
+
+// A capError is a request past a cap, with the status it is answered:
+// 400, or 413 when it names more than the viewer does at once.
+type capError struct {
+	status  int
+	message string
+}
+
+func (e *capError) Error() string { return e.message }
+
+func tooMuch(format string, args ...any) error {
+	return &capError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// capFields checks a body's text fields, by their JSON names.
+func capFields(fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if len(fields[i+1]) > MaxParamBytes {
+			return tooMuch("Field %s is %d bytes long, more than %d.", fields[i], len(fields[i+1]), MaxParamBytes)
+		}
+	}
+	return nil
+}
+
+func (r *TagRequest) caps() error {
+	if err := capFields("engagement", r.Engagement, "frame", r.Frame); err != nil {
+		return err
+	}
+	if len(r.Rounds) > MaxRequestRounds {
+		return &capError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d rounds in one request, more than the viewer writes at once (%d): use the CLI, cairn tag.", len(r.Rounds), MaxRequestRounds)}
+	}
+	return nil
+}
+
+func (r *SuggestRequest) caps() error {
+	if err := capFields("words", r.Words, "as", r.As, "session", r.Session); err != nil {
+		return err
+	}
+	if n := len(strings.Fields(r.Words)); n > MaxQueryWords {
+		return tooMuch("Suggestions for %d words: give at most %d.", n, MaxQueryWords)
+	}
+	return nil
+}
+
+func (r *SurgeryRequest) caps() error {
+	return capFields("fidelity", r.Fidelity, "map", r.Map, "rest", r.Rest, "engagement", r.Engagement, "before", r.Before)
 }
 
 // MaxEventStreams bounds the event streams open at once (a page open

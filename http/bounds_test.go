@@ -62,6 +62,15 @@ func TestEveryRouteBounded(t *testing.T) {
 		{"POST", "/api/sessions/" + sessionA + "/extract", `{"engagement": "` + long + `", "preview": true}`, 400, "Field engagement"},
 		{"POST", "/api/sessions/" + sessionA + "/revive", `{"before": "` + long + `", "preview": true}`, 400, "Field before"},
 
+		// A body is decoded once, its caps checked on what the handler
+		// reads: bytes after the value no longer let a body past them
+		// (a second decode refused it while the handler read the first
+		// value alone and served it).
+		{"POST", "/api/tags/suggest", `{"words": "` + words(cairnhttp.MaxQueryWords+1) + `"} x`, 400, ""},
+		{"POST", "/api/sessions/" + sessionA + "/tags", `{"engagement": "x", "rounds": [` + rounds(cairnhttp.MaxRequestRounds+1) + `]} x`, 400, "more than one JSON value"},
+		{"POST", "/api/sessions/" + sessionA + "/tags", `{"engagement": "x", "rounds": [` + rounds(cairnhttp.MaxRequestRounds+1) + `]}` + "\n", 413, "use the CLI"},
+		{"POST", "/api/tags/suggest", `{"words": "` + strings.Repeat("x", cairnhttp.MaxBodyBytes) + `"}`, 413, "body is more than"},
+
 		// At the caps: served.
 		{"GET", "/api/search?q=" + url.QueryEscape(words(cairnhttp.MaxQueryWords)), "", 200, ""},
 		{"POST", "/api/tags/suggest", `{"words": "` + words(cairnhttp.MaxQueryWords) + `"}`, 200, ""},

@@ -28,6 +28,8 @@ package http
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log"
 	"net/http"
 
@@ -59,6 +61,10 @@ type ErrorResponse struct {
 // errors are logged and answered with a generic message, so nothing about
 // the machine leaks to the client.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
+	if c, ok := err.(*capError); ok {
+		writeJSON(w, c.status, &ErrorResponse{Error: c.message})
+		return
+	}
 	code, message := cairn.ErrorCode(err), cairn.ErrorMessage(err)
 	if code == cairn.EINTERNAL {
 		LogError(r, err)
@@ -80,13 +86,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 }
 
-// readJSON decodes the request body into v, at most 1 MiB, rejecting
-// unknown fields. Returns EINVALID for a malformed body.
+// readJSON decodes the request body into v, at most [MaxBodyBytes], once,
+// rejecting unknown fields and anything after the value, then checks its
+// caps (bounds.go). Returns EINVALID for a malformed body, a capError for
+// one past a cap.
 func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	var tooLarge *http.MaxBytesError
+	if err := dec.Decode(v); errors.As(err, &tooLarge) {
+		return &capError{http.StatusRequestEntityTooLarge, fmt.Sprintf("The request's body is more than %d bytes.", MaxBodyBytes)}
+	} else if err != nil {
 		return cairn.Errorf(cairn.EINVALID, "Request body: %v.", err)
+	}
+	if dec.More() {
+		return cairn.Errorf(cairn.EINVALID, "Request body: more than one JSON value.")
+	}
+	if c, ok := v.(capped); ok {
+		return c.caps()
 	}
 	return nil
 }

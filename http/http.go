@@ -23,7 +23,8 @@
 // time ([MaxPageBlocks], [MaxPageBytes]), so memory and time are bounded
 // whatever the round's size and however many ask at once. What one
 // request names (ids, words, rounds, texts) is capped before its handler
-// runs, and event streams are at most [MaxEventStreams] (bounds.go).
+// works (a body's caps where it is decoded, once), and event streams are
+// at most [MaxEventStreams] (bounds.go).
 package http
 
 import (

@@ -2,10 +2,16 @@ package loop
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/workspace"
 )
 
@@ -34,4 +40,73 @@ func TestSessionChangeBounded(t *testing.T) {
 	if got, want := c.String(), "finished TODO-001 Ship; popped a Frame A"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// TestEnd_AgainWritesNothing: a session's end run again with nothing new
+// (pi's session_shutdown after Claude Code's SessionEnd, a hook retried)
+// replaces no file of the workspace; an end a minute later writes the
+// board and the trace, and no other file.
+func TestEnd_AgainWritesNothing(t *testing.T) {
+	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLoop(t)
+	path := filepath.Join(l.Wd, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
+	if err := os.WriteFile(path, sample, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := Event{Kind: End, Harness: ClaudeCode, Session: "s1", Transcript: path, Reason: "logout"}
+	handle(t, l, Event{Kind: Start, Harness: ClaudeCode, Session: "s1", Transcript: path, Source: FromNew})
+	handle(t, l, ev)
+	before := workspaceFiles(t, l.Wd)
+	handle(t, l, ev)
+	if changed := replaced(before, workspaceFiles(t, l.Wd)); len(changed) > 0 {
+		t.Errorf("an end with nothing new wrote %v", changed)
+	}
+	now := l.Now().Add(time.Minute)
+	l.Now, l.Workspace.Now = func() time.Time { return now }, func() time.Time { return now }
+	before = workspaceFiles(t, l.Wd)
+	handle(t, l, ev)
+	want := []string{filepath.Join(".cairn", cairn.TracesDir, "s1.md"), cairn.BoardFile}
+	if changed := replaced(before, workspaceFiles(t, l.Wd)); !slices.Equal(changed, want) {
+		t.Errorf("an end a minute later wrote %v, want %v", changed, want)
+	}
+}
+
+// workspaceFiles is each file of the workspace at root but the store's,
+// with its size, time and inode.
+func workspaceFiles(t *testing.T, root string) map[string]fs.FileInfo {
+	t.Helper()
+	files := map[string]fs.FileInfo{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), "store.db") {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		files[rel] = info
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// replaced names, sorted, the files of after that are new or not the file
+// before had, or were written since.
+func replaced(before, after map[string]fs.FileInfo) []string {
+	var names []string
+	for name, a := range after {
+		b, ok := before[name]
+		if !ok || !os.SameFile(a, b) || !a.ModTime().Equal(b.ModTime()) || a.Size() != b.Size() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

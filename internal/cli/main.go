@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -52,7 +53,7 @@ type Main struct {
 
 // NewMain returns a Main for the given streams and the process environment.
 func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
-	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
+	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: clientEnv(os.Getenv, runtime.GOOS), Getwd: os.Getwd}
 }
 
 // A command is one subcommand: its one-line summary and what runs it.

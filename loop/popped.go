@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/surgery"
 	"github.com/cairn-dev/cairn/workspace"
@@ -61,12 +62,9 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 	if err := replaceFile(mark, []byte(latest.UTC().Format(time.RFC3339Nano)+"\n")); err != nil {
 		return Reply{}, err
 	}
-	occ, err := l.Occupancy(ev.Session, ev.Transcript)
-	if err != nil || occ == nil || occ.Tokens <= 0 {
+	weighed, occ, err := l.Collapsible(ctx, st, frames, ev, session)
+	if err != nil || weighed == nil {
 		return Reply{}, err
-	}
-	if w, err := surgery.FinishedWeight(ctx, st.Surgery(), session, frames, occ.Tokens); err != nil || !w.Pays() {
-		return Reply{}, nil // a weight that cannot be taken leaves the pressure note and the compaction to act
 	}
 	resume, weight, err := l.revive(ctx, st, ev, session, occ.Tokens)
 	if err != nil || resume == "" || weight == nil {
@@ -75,6 +73,81 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 	text := fmt.Sprintf("cairn: the finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s). A revived session is ready with them collapsed to their results (they stay readable: cairn inject %s REF). Only you can switch to it: %s",
 		strings.Join(weight.Frames, ", "), weight.Percent(), Thousands(weight.Tokens), Thousands(occ.Tokens), weight.Where(), session, resume)
 	return Reply{Person: l.personOnce(ev.Session, resume, text)}, nil
+}
+
+// Collapsible is the one decision whether session's finished frames are
+// worth collapsing now, which the turn's end after a pop and the pop
+// itself make: what they hold ([surgery.FinishedWeight]) against what the
+// client holds by the end of ev's transcript, when that reaches
+// [surgery.CollapseShare]. It returns nil when they hold less, or when
+// they cannot be weighed (no reply read yet, a session not stored), which
+// leaves the pressure note and the compaction to act.
+func (l *Loop) Collapsible(ctx context.Context, st *Stores, frames []*cairn.Frame, ev Event, session string) (*surgery.FramesWeight, *cairn.Occupancy, error) {
+	occ, err := l.Occupancy(ev.Session, ev.Transcript)
+	if err != nil || occ == nil || occ.Tokens <= 0 {
+		return nil, nil, err
+	}
+	w, err := surgery.FinishedWeight(ctx, st.Surgery(), session, frames, occ.Tokens)
+	if err != nil || !w.Pays() {
+		return nil, nil, nil
+	}
+	return w, occ, nil
+}
+
+// SessionEvent inscribes session's transcript from where its last import
+// stopped, as a hook does ([Loop.Inscribe]), and returns the event that
+// names it: what a command the agent runs mid-prompt (cairn pop) does to
+// see the round in progress, which no hook has stored yet. The transcript
+// is the one the store last read the session from, else a file named by
+// the session under a transcript folder or one of its project folders
+// (Claude Code's, for a session no hook has inscribed yet). A session
+// found nowhere, or read from a harness the loop does not inscribe, is
+// the zero Event and no error.
+func (l *Loop) SessionEvent(ctx context.Context, session string) (Event, error) {
+	if session == "" || session == cairn.DefaultSession || strings.ContainsAny(session, `/\.*?[`) {
+		return Event{}, nil
+	}
+	st, err := l.Open()
+	if err != nil {
+		return Event{}, err
+	}
+	ev := Event{Kind: ToolResult, Harness: ClaudeCode, Session: session, Cwd: l.Wd}
+	switch src, err := st.Inscription.FindSource(ctx, session); {
+	case err == nil && src.Path != "":
+		if src.Agent != "" && src.Agent != ClaudeCode && src.Agent != Gemini && src.Agent != Pi {
+			return Event{}, nil
+		}
+		ev.Transcript = src.Path
+		if src.Agent != "" {
+			ev.Harness = src.Agent
+		}
+	case err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND:
+		return Event{}, err
+	default:
+		for _, dir := range l.Folders {
+			if found, _ := filepath.Glob(filepath.Join(dir, "*", session+".jsonl")); len(found) > 0 {
+				ev.Transcript = found[0]
+				break
+			}
+			if p := filepath.Join(dir, session+".jsonl"); fileExists(p) {
+				ev.Transcript = p
+				break
+			}
+		}
+	}
+	if ev.Transcript == "" {
+		return Event{}, nil
+	}
+	if _, err := l.Inscribe(ctx, ev); err != nil {
+		return Event{}, err
+	}
+	return ev, nil
+}
+
+// fileExists reports whether path names a regular file.
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // turnWait bounds how long a turn's end waits for the client to write

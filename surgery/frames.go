@@ -160,19 +160,19 @@ func finishedSpans(frames []*cairn.Frame, session string) []*cairn.Frame {
 
 // FrameSteps splits round r (with its blocks) into its steps and says,
 // for each, the finished frame among spans it was worked under (nil:
-// none): the first whose time from push to pop the step's overlaps, so
-// the step that pushed it and the one that popped it are its own. A step
-// without times is no frame's. When last (the session's last round), its
-// last step stays its own, so a collapse ends where the session did.
+// none): the first it was worked in ([cairn.Step.WorkedIn], the rule a
+// pop's drafted results follow too), so the step that pushed it and the
+// one that popped it are its own. When last (the session's last round),
+// its last step stays its own, so a collapse ends where the session did.
 func FrameSteps(r *cairn.Round, spans []*cairn.Frame, last bool) ([]*cairn.Step, []*cairn.Frame) {
 	steps := cairn.Steps(r.Blocks, r.LastLine)
 	under := make([]*cairn.Frame, len(steps))
 	for i, s := range steps {
-		if s.StartedAt.IsZero() || last && i == len(steps)-1 {
+		if last && i == len(steps)-1 {
 			continue
 		}
 		for _, f := range spans {
-			if !s.StartedAt.After(f.EndedAt) && !s.EndedAt.Before(f.StartedAt) {
+			if s.WorkedIn(f.StartedAt, f.EndedAt) {
 				under[i] = f
 				break
 			}

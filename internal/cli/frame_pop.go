@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/surgery"
 	"github.com/cairn-dev/cairn/workspace"
 )
@@ -70,6 +71,10 @@ Examples:
 	if err != nil {
 		return err
 	}
+	l, ev, err := m.popSession(ctx, st, id, ff.session)
+	if err != nil {
+		return err
+	}
 	r := cairn.FrameResults{Status: cairn.FrameStatus(*status), Results: *results,
 		ResultsCompacted: *compact, Artifacts: artifacts, Decisions: decisions}
 	drafted := 0
@@ -86,17 +91,63 @@ Examples:
 		return err
 	}
 	if drafted > 0 && !ff.json {
-		fmt.Fprintf(m.Stderr, "Results drafted from %d rounds of frame %s (no model); read them with cairn tree --json.\n", drafted, id)
+		fmt.Fprintf(m.Stderr, "Results drafted from %s of frame %s (no model); read them with cairn tree --json.\n", plural(drafted, "round"), id)
 	}
 	if err := m.printChange(ff.json, "popped", c); err != nil || ff.json {
 		return err
 	}
-	if f, err := st.frames.FindFrameByID(ctx, id); err == nil && surgery.Finished(f) {
-		if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(ff.session), id); err == nil && col != nil {
-			fmt.Fprintln(m.Stdout, col)
+	f, err := st.frames.FindFrameByID(ctx, id)
+	if err != nil || !surgery.Finished(f) {
+		return nil
+	}
+	if ev.Transcript != "" {
+		frames, err := st.frames.FindFrames(ctx)
+		if err != nil {
+			return err
+		}
+		if w, occ, err := l.Collapsible(ctx, st.loop(), frames, ev, ev.Session); err == nil && w != nil {
+			fmt.Fprintf(m.Stdout, "The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s); collapsing them to their results frees about that much: cairn compress-frames %s\n",
+				strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(occ.Tokens), w.Where(), ev.Session)
+			return nil
 		}
 	}
+	if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(ff.session), id); err == nil && col != nil {
+		fmt.Fprintln(m.Stdout, col)
+	}
 	return nil
+}
+
+// popSession inscribes the transcript of the session that pushed frame
+// id (else the acting one, flag), from where its last import stopped
+// ([loop.Loop.SessionEvent]): a pop inside the prompt that pushed the
+// frame finds the round in progress in no store yet, and neither the
+// draft nor the weighing would see the frame's steps. It returns the
+// loop on st and the event naming the transcript (zero when none is
+// found). A transcript that cannot be read is named on stderr and
+// the pop goes on.
+func (m *Main) popSession(ctx context.Context, st *store, id, flag string) (*loop.Loop, loop.Event, error) {
+	f, err := st.frames.FindFrameByID(ctx, id)
+	if err != nil {
+		return nil, loop.Event{}, err
+	}
+	session := f.SessionID
+	if session == "" {
+		session = m.knownSession(flag)
+	}
+	w, err := m.openWorkspace(wsFlags{session: session})
+	if err != nil {
+		w = nil // outside a workspace: the store alone
+	}
+	l, err := m.liveLoop(w)
+	if err != nil {
+		return nil, loop.Event{}, err
+	}
+	l.Open = func() (*loop.Stores, error) { return st.loop(), nil }
+	ev, err := l.SessionEvent(ctx, session)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "cairn: session %s's transcript not read: %s\n", shortID(session), errorText(err))
+	}
+	return l, ev, nil
 }
 
 // draftResults fills r from frame id's rounds: the drafted text, compact

@@ -9,7 +9,8 @@ import (
 )
 
 // TestImport_CRLF: a transcript whose lines end in CRLF (a Windows
-// checkout with autocrlf, an editor's save) of each format imports as the
+// checkout with autocrlf, an editor's save) of each format (Claude Code,
+// Codex, Gemini CLI's JSONL and document, pi) imports as the
 // same rounds as its LF original and exports byte for byte, the CRs
 // included.
 func TestImport_CRLF(t *testing.T) {
@@ -18,6 +19,7 @@ func TestImport_CRLF(t *testing.T) {
 		"../../testdata/codex/three-rounds.jsonl",
 		"../../gemini/testdata/0.61.0/session-2026-11-25T19-51-2de7feb0.jsonl",
 		"../../gemini/testdata/0.30.0/session-2026-11-25T19-51-90427372.json", // one document, its last "}" unterminated
+		"../../pi/testdata/0.73.1/2026-11-28T09-33-43-559Z_01a22180-defd-73bc-8443-003c4a745f68.jsonl",
 	} {
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			lf, err := os.ReadFile(src)

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,11 +10,11 @@ import (
 )
 
 // countSyncs counts the fsyncs of files and folders until the test ends.
-func countSyncs(t *testing.T) *int {
+func countSyncs(t *testing.T) *atomic.Int32 {
 	t.Helper()
-	n := 0
+	var n atomic.Int32
 	was := fsync
-	fsync = func(f *os.File) error { n++; return was(f) }
+	fsync = func(f *os.File) error { n.Add(1); return was(f) }
 	t.Cleanup(func() { fsync = was })
 	return &n
 }
@@ -51,8 +52,8 @@ func TestSessionEnd_WritesWhatChanged(t *testing.T) {
 	end()
 	syncs := countSyncs(t)
 	end()
-	if *syncs != 0 {
-		t.Errorf("an end with nothing new synced %d times, want 0", *syncs)
+	if syncs.Load() != 0 {
+		t.Errorf("an end with nothing new synced %d times, want 0", syncs.Load())
 	}
 	trace, err := w.FindTrace("s1")
 	if err != nil {
@@ -64,8 +65,8 @@ func TestSessionEnd_WritesWhatChanged(t *testing.T) {
 
 	now = now.Add(time.Minute)
 	end()
-	if *syncs != 4 {
-		t.Errorf("an end a minute later synced %d times, want 4: board and trace, and their folders once each", *syncs)
+	if syncs.Load() != 4 {
+		t.Errorf("an end a minute later synced %d times, want 4: board and trace, and their folders once each", syncs.Load())
 	}
 	if trace, err = w.FindTrace("s1"); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,10 @@ instead of the frame's whole history, so say what was accomplished, what
 was produced and what was decided.
 
 Without --results, cairn drafts them from the frame's own rounds (the
-rounds recorded while it was in progress), with no model: the last
+rounds recorded while it was in progress) and the steps worked between
+its push and this pop in other rounds (a frame pushed and popped inside
+one prompt has no round of its own: pop first reads the round in
+progress from the session's transcript), with no model: the last
 answer's conclusion, the files written or edited (added as artifacts),
 the commands that checked the work (tests, builds, linters) with their
 last outcome, and the decisions the agent stated. The draft starts with
@@ -32,20 +35,22 @@ in $VISUAL or $EDITOR first, and what you save is what is recorded (an
 empty file pops nothing).
 
 A frame ends completed, failed (say why) or blocked (say on what;
-"cairn activate" resumes it). When the frame's rounds are in this session,
-pop says how much context collapsing them to the results would free, and
-the command that does it (cairn compress-frames).
+"cairn activate" resumes it). When the session's finished frames hold a
+quarter of what the client holds (the rule a turn's end after a pop
+follows), pop says so and names the command that collapses them to their
+results (cairn compress-frames); else, when the frame's rounds are in
+this session, how much collapsing them would free.
 
 Examples:
   cairn pop --results "JWT auth with refresh tokens; User model, middleware, routes" \
       --compact "JWT auth done" --artifact src/auth/jwt.go --decision "HS256: one service"
-  cairn pop                               # results drafted from the frame's rounds
+  cairn pop                               # results drafted from the frame's rounds and steps
   cairn pop --results-from-rounds --edit  # the draft, edited before it is recorded
   cairn pop --status blocked --results "needs the staging DB password from ops"
   cairn pop crud-search --status failed --results "FTS5 is unavailable on the hosted DB"`)
 	ff.register(m, fs)
 	status := fs.String("status", "completed", "completed, failed or blocked")
-	results := fs.String("results", "", "what was accomplished (default: drafted from the frame's rounds)")
+	results := fs.String("results", "", "what was accomplished (default: drafted from the frame's rounds and steps)")
 	fromRounds := fs.Bool("results-from-rounds", false, "draft the results from the frame's rounds (the default without --results)")
 	edit := fs.Bool("edit", false, "edit the drafted results in $VISUAL or $EDITOR before they are recorded")
 	compact := fs.String("compact", "", "a dense version of the results for other frames' context")

@@ -108,10 +108,11 @@ func ChangeOf(rel *workspace.SessionChanges, frames []*cairn.Frame, session stri
 	return c
 }
 
-// end inscribes what is left, checkpoints on exit (what the session
-// changed, on the current board), then syncs: state.json names this
-// session as the last one and the relay files' changes are recorded
-// (idempotent; it never refuses as cairn sync does).
+// end inscribes what is left, then checkpoints on exit (what the session
+// changed, on the current board) and syncs: state.json names this session
+// as the last one and the relay files' changes are recorded (idempotent;
+// it never refuses as cairn sync does), all of it written together
+// ([workspace.Workspace.EndSession]).
 func (l *Loop) end(ctx context.Context, in Event) error {
 	w := l.Workspace
 	last, err := l.Inscribe(ctx, in)
@@ -137,21 +138,34 @@ func (l *Loop) end(ctx context.Context, in Event) error {
 	if s := c.String(); s != "" {
 		done += "; changed: " + s
 	}
-	if err := l.checkpointExit(done, "session end ("+reason+")"); err != nil {
+	here, exit, err := l.exitCheckpoint(done)
+	if err != nil {
 		return err
 	}
-	_, err = w.EndSession()
+	_, err = w.EndSession(here, exit, "session end ("+reason+")")
 	return err
 }
 
 // checkpointExit writes a checkpoint on leaving the current situation, as
-// a session's end and its context running out do: what was done, and as
-// next step the task in progress or the first planned one.
+// the context running out does ([Loop.exitCheckpoint]).
 func (l *Loop) checkpointExit(done, why string) error {
+	here, c, err := l.exitCheckpoint(done)
+	if err != nil {
+		return err
+	}
+	_, err = l.Workspace.Exit(here, c, why)
+	return err
+}
+
+// exitCheckpoint is the checkpoint on leaving the current situation, as a
+// session's end and its context running out write it, and where: what
+// was done, and as next step the task in progress or the first planned
+// one.
+func (l *Loop) exitCheckpoint(done string) (string, *cairn.Checkpoint, error) {
 	w := l.Workspace
 	state, err := w.ReadState()
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	next := state.Progress.InProgress
 	if next == "" && len(state.Progress.NextSteps) > 0 {
@@ -159,8 +173,7 @@ func (l *Loop) checkpointExit(done, why string) error {
 	}
 	here, err := w.Situation(l.Wd)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	_, err = w.Exit(here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, why)
-	return err
+	return here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, nil
 }

@@ -22,9 +22,19 @@ func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, 
 		return "", err
 	}
 	defer unlock()
-	at, err := w.Current(here)
+	at, edits, err := w.exit(here, c, why)
 	if err != nil {
 		return "", err
+	}
+	return at, writeFiles(edits...)
+}
+
+// exit is Exit for a caller that holds the lock: the situation, and the
+// board and trace for the caller to write.
+func (w *Workspace) exit(here string, c *cairn.Checkpoint, why string) (string, []edit, error) {
+	at, err := w.Current(here)
+	if err != nil {
+		return "", nil, err
 	}
 	if c.Auto == "" {
 		c.Auto = "exit"
@@ -34,7 +44,7 @@ func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, 
 	}
 	board, err := w.checkpoint(at, c)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	trigger := cairn.ExitTrigger
 	if why = strings.TrimSpace(why); why != "" {
@@ -42,7 +52,7 @@ func (w *Workspace) Exit(here string, c *cairn.Checkpoint, why string) (string, 
 	}
 	trace, err := w.appendMove(w.Session, &cairn.Move{Time: c.Time, From: at, To: at, Trigger: trigger})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return at, writeFiles(board, trace)
+	return at, []edit{board, trace}, nil
 }

@@ -6,36 +6,56 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// EndSession is the sync a session's end runs by itself, when nobody ran
+// EndSession is a session's end: its exit checkpoint ([Workspace.Exit]
+// of here, c and why) and the sync it runs by itself, when nobody ran
 // cairn sync: state.json names the session as the last one, and what
 // changed in the relay files since the last sync is recorded as a sync by
 // this session. Unlike [Workspace.Sync] it never refuses (a session that
 // recorded nothing ends too) and it marks no todo reviewed, since nobody
-// reviewed them. It is idempotent: run again with nothing new, it writes
-// nothing and reports no change.
-func (w *Workspace) EndSession() (*SyncResult, error) {
+// reviewed them. All of it happens under one lock, its files written
+// together ([writeFiles]: board, trace, state.json, the sync record last,
+// two waits on the disk where one after the other took up to eight). It
+// is idempotent: run again with nothing new, it writes nothing and reports
+// no change.
+func (w *Workspace) EndSession(here string, c *cairn.Checkpoint, why string) (*SyncResult, error) {
 	unlock, err := w.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	_, edits, err := w.exit(here, c, why)
+	if err != nil {
+		return nil, err
+	}
+	res, more, err := w.endSync()
+	if err != nil {
+		return nil, err
+	}
+	return res, writeFiles(append(edits, more...)...)
+}
 
+// endSync is EndSession's sync for a caller that holds the lock: what it
+// found, and the files for the caller to write.
+func (w *Workspace) endSync() (*SyncResult, []edit, error) {
 	var last syncRecord
 	if err := readJSON(w.private(cairn.SyncFile), cairn.SyncFile, &schema{kind: "object"}, &last); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	state, err := w.ReadState()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var edits []edit
 	if state.SessionID != w.Session {
-		if state, err = w.updateState(func(*cairn.State) error { return nil }); err != nil {
-			return nil, err
+		var e edit
+		if state, e, err = w.stateEdit(func(*cairn.State) error { return nil }); err != nil {
+			return nil, nil, err
 		}
+		edits = append(edits, e)
 	}
-	files, err := w.fingerprints()
+	files, err := w.fingerprints(edits...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &SyncResult{Previous: last.Time, State: state}
 	for name, sum := range files {
@@ -45,16 +65,20 @@ func (w *Workspace) EndSession() (*SyncResult, error) {
 	}
 	sort.Strings(res.Changed)
 	if len(res.Changed) == 0 {
-		return res, nil
+		return res, edits, nil
 	}
 	decisions, err := w.FindDecisions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, d := range decisions {
 		if d.Number > last.LastADR {
 			res.NewDecisions = append(res.NewDecisions, d)
 		}
 	}
-	return res, w.recordSync(w.now())
+	rec, err := w.syncEdit(w.now(), files)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, append(edits, rec), nil
 }

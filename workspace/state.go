@@ -27,16 +27,27 @@ func (w *Workspace) UpdateState(fn func(*cairn.State) error) (*cairn.State, erro
 
 // updateState is UpdateState for a caller that holds the lock.
 func (w *Workspace) updateState(fn func(*cairn.State) error) (*cairn.State, error) {
-	s, err := w.ReadState()
+	s, e, err := w.stateEdit(fn)
 	if err != nil {
 		return nil, err
 	}
+	return s, writeFiles(e)
+}
+
+// stateEdit is state.json with fn applied and stamped, for a caller that
+// holds the lock to write.
+func (w *Workspace) stateEdit(fn func(*cairn.State) error) (*cairn.State, edit, error) {
+	s, err := w.ReadState()
+	if err != nil {
+		return nil, edit{}, err
+	}
 	if err := fn(s); err != nil {
-		return nil, err
+		return nil, edit{}, err
 	}
 	s.LastUpdate = w.now()
 	s.SessionID = w.Session
-	return s, writeJSON(w.path(cairn.StateFile), s)
+	data, err := encodeJSON(s)
+	return s, edit{w.path(cairn.StateFile), data}, err
 }
 
 func newState() *cairn.State {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"sort"
 	"time"
 
@@ -100,27 +101,42 @@ func (w *Workspace) recordSync(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	decisions, err := w.FindDecisions()
+	e, err := w.syncEdit(now, files)
 	if err != nil {
 		return err
+	}
+	return writeFiles(e)
+}
+
+// syncEdit is the sync record of files, the relay files' fingerprints, at
+// now, for a caller that holds the lock to write.
+func (w *Workspace) syncEdit(now time.Time, files map[string]string) (edit, error) {
+	decisions, err := w.FindDecisions()
+	if err != nil {
+		return edit{}, err
 	}
 	rec := syncRecord{Time: now, Session: w.Session, Files: files}
 	for _, d := range decisions {
 		rec.LastADR = max(rec.LastADR, d.Number)
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFile(w.private(cairn.SyncFile), append(data, '\n'))
+	return edit{w.private(cairn.SyncFile), append(data, '\n')}, err
 }
 
-func (w *Workspace) fingerprints() (map[string]string, error) {
+// fingerprints are the relay files' SHA-256s, of what pending edits will
+// write where they name one, else of what it holds.
+func (w *Workspace) fingerprints(pending ...edit) (map[string]string, error) {
 	files := map[string]string{}
 	for _, name := range syncedFiles {
-		data, err := readFile(w.path(name))
-		if err != nil {
-			return nil, err
+		path := w.path(name)
+		var data []byte
+		if i := slices.IndexFunc(pending, func(e edit) bool { return e.path == path }); i >= 0 {
+			data = pending[i].data
+		} else {
+			var err error
+			if data, err = readFile(path); err != nil {
+				return nil, err
+			}
 		}
 		sum := sha256.Sum256(data)
 		files[name] = hex.EncodeToString(sum[:])

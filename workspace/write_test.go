@@ -20,40 +20,43 @@ func countSyncs(t *testing.T) *atomic.Int32 {
 }
 
 // TestSessionEnd_WritesWhatChanged: a session's end (what
-// [Workspace.SessionChanged], [Workspace.Exit] and [Workspace.EndSession]
-// write) run again with nothing new syncs nothing, where it rewrote the
-// session's record, the board and the trace (6 fsyncs); an end a minute
-// later writes the board and the trace, whose changes it made, and syncs
-// each file and each of their two folders once (4, was 6).
+// [Workspace.SessionChanged] and [Workspace.EndSession] write) run again
+// with nothing new syncs nothing, where it rewrote the session's record,
+// the board and the trace (6 fsyncs); an end a minute later writes the
+// board and the trace, whose changes it made, and syncs each file and
+// each of their two folders once (4, was 6); another session's end, which
+// also names itself in state.json and records the sync, syncs its 4 files
+// and 3 folders once each (7, was 10).
 func TestSessionEnd_WritesWhatChanged(t *testing.T) {
 	w := New(t.TempDir())
 	if _, err := w.Init(); err != nil {
 		t.Fatal(err)
 	}
-	w.Session = "s1"
 	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
 	w.Now = func() time.Time { return now }
-	if err := w.StartSession(); err != nil {
-		t.Fatal(err)
+	start := func(session string) {
+		t.Helper()
+		w.Session = session
+		if err := w.StartSession(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	end := func() {
 		t.Helper()
 		if _, err := w.SessionChanged(nil); err != nil {
 			t.Fatal(err)
 		}
-		c := &cairn.Checkpoint{Done: "Session s1 ended (quit)", Time: now}
-		if _, err := w.Exit(".", c, "session end (quit)"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.EndSession(); err != nil {
+		c := &cairn.Checkpoint{Done: "Session " + w.Session + " ended (quit)", Time: now}
+		if _, err := w.EndSession(".", c, "session end (quit)"); err != nil {
 			t.Fatal(err)
 		}
 	}
+	start("s1")
 	end()
 	syncs := countSyncs(t)
 	end()
-	if syncs.Load() != 0 {
-		t.Errorf("an end with nothing new synced %d times, want 0", syncs.Load())
+	if n := syncs.Load(); n != 0 {
+		t.Errorf("an end with nothing new synced %d times, want 0", n)
 	}
 	trace, err := w.FindTrace("s1")
 	if err != nil {
@@ -65,8 +68,8 @@ func TestSessionEnd_WritesWhatChanged(t *testing.T) {
 
 	now = now.Add(time.Minute)
 	end()
-	if syncs.Load() != 4 {
-		t.Errorf("an end a minute later synced %d times, want 4: board and trace, and their folders once each", syncs.Load())
+	if n := syncs.Load(); n != 4 {
+		t.Errorf("an end a minute later synced %d times, want 4: board and trace, and their folders once each", n)
 	}
 	if trace, err = w.FindTrace("s1"); err != nil {
 		t.Fatal(err)
@@ -79,6 +82,23 @@ func TestSessionEnd_WritesWhatChanged(t *testing.T) {
 	}
 	if n := len(board.Checkpoints); n != 1 || !board.Checkpoints[0].Time.Equal(now) {
 		t.Errorf("the board holds %d checkpoints, want the later end's alone: %+v", n, board.Checkpoints)
+	}
+
+	start("s2")
+	syncs.Store(0)
+	end()
+	if n := syncs.Load(); n != 7 {
+		t.Errorf("another session's end synced %d times, want 7: board, trace, state.json, the sync record and their 3 folders once each", n)
+	}
+	state, err := w.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.SessionID != "s2" {
+		t.Errorf("state.json names session %q, want s2", state.SessionID)
+	}
+	if _, err := w.Sync(StateChange{}); cairn.ErrorCode(err) != cairn.ECONFLICT {
+		t.Errorf("a sync after the end found something new to record (%v): the sync record is not of state.json as written", err)
 	}
 }
 

@@ -62,8 +62,10 @@ func TestHookRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	input := func(event string) string {
-		return fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":%q,"reason":"other"}`, id, transcript, ws, event)
+	// Each round's end gives its own reason: an end the trace ends with
+	// already, in the same minute, is not written twice.
+	input := func(event string, round int) string {
+		return fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":%q,"reason":"other-%d"}`, id, transcript, ws, event, round)
 	}
 	n := 0
 	for round := range 10 {
@@ -85,9 +87,9 @@ func TestHookRace(t *testing.T) {
 			}
 		}
 		wg.Add(5)
-		go run(input("Stop"), "hook", "Stop")
-		go run(input("UserPromptSubmit"), "hook", "UserPromptSubmit")
-		go run(input("SessionEnd"), "hook", "SessionEnd")
+		go run(input("Stop", round), "hook", "Stop")
+		go run(input("UserPromptSubmit", round), "hook", "UserPromptSubmit")
+		go run(input("SessionEnd", round), "hook", "SessionEnd")
 		go run("", "import", "-q", transcript)
 		go run("", "import", "-q", dir)
 		wg.Wait()

@@ -54,8 +54,8 @@ func (m *Main) checkPiExtension() (string, string, finding) {
 		f.Status, f.Detail = statusFail, err.Error()
 		return "", "", f
 	}
-	candidates := []string{pi.ExtensionPath(wd), filepath.Join(pi.Home(m.Getenv, m.Getenv("HOME")), "extensions", filepath.Base(pi.ExtensionPath(wd)))}
-	for _, path := range candidates {
+	candidates := []string{pi.ExtensionPath(wd), pi.UserExtensionPath(pi.Home(m.Getenv, m.Getenv("HOME")))}
+	for i, path := range candidates {
 		data, err := readSettings(path)
 		if err != nil {
 			continue
@@ -64,6 +64,9 @@ func (m *Main) checkPiExtension() (string, string, finding) {
 		cmd, err := strconv.Unquote(string(bytesOrNil(match, 1)))
 		if err != nil || !bytes.Equal(data, pi.Extension(cmd)) {
 			f.Status, f.Detail, f.Fix = statusWarn, m.rel(path)+" is not the extension this cairn writes", "cairn install pi"
+			if i == 1 {
+				f.Fix += " --user"
+			}
 			return path, cmd, f
 		}
 		f.Status, f.Detail = statusOK, fmt.Sprintf("%s (runs %s)", m.rel(path), cmd)

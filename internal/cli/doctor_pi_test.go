@@ -103,6 +103,17 @@ func TestDoctor_Pi(t *testing.T) {
 		if f := piFindings(t, dir, env)["pi extension"]; f.Status != statusOK || !strings.HasPrefix(f.Detail, rel+" ") {
 			t.Errorf("in %s: %+v", agent, f)
 		}
+		os.WriteFile(user, []byte("// an older cairn's\n"), 0o644)
+		if f := piFindings(t, dir, env)["pi extension"]; f.Status != statusWarn || f.Fix != "cairn install pi --user" {
+			t.Errorf("an older extension in %s: %+v", agent, f)
+		}
 		os.Remove(user)
+	}
+	delete(env, "PI_CODING_AGENT_DIR")
+	if err := doctorMain(t, dir, env["PATH"]).Run(context.Background(), []string{"install", "pi", "--user"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := piFindings(t, dir, env); got["pi extension"].Status != statusOK || got["pi hook runs"].Status != statusOK {
+		t.Errorf("install pi --user: %+v", got)
 	}
 }

@@ -125,13 +125,11 @@ func parseTrace(session, text string) (*cairn.Trace, error) {
 			day, _ = time.Parse(time.DateOnly, m[1])
 			continue
 		}
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ">") {
+		m, err := traceLine(session, i, line)
+		if err != nil {
+			return nil, err
+		} else if m == nil {
 			continue
-		}
-		m := traceMove().FindStringSubmatch(line)
-		if m == nil {
-			return nil, cairn.Errorf(cairn.EINVALID, "%s:%d: want \"HH:MM from → to | trigger\", got %q.",
-				filepath.ToSlash(filepath.Join(Dir, cairn.TracesDir, session+".md")), i+1, line)
 		}
 		clock, _ := time.Parse("15:04", m[1][:5])
 		at := day.Add(time.Duration(clock.Hour())*time.Hour + time.Duration(clock.Minute())*time.Minute)
@@ -140,16 +138,47 @@ func parseTrace(session, text string) (*cairn.Trace, error) {
 	return t, nil
 }
 
-// Current returns where the acting session is: where its trace last went,
-// else here, the situation of the folder the actor works in.
+// traceLine is the parts of line i (from 0) of session's trace, a move,
+// nil for a line that is not one (blank, a heading, a quote), EINVALID
+// naming the line for anything else.
+func traceLine(session string, i int, line string) ([]string, error) {
+	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ">") {
+		return nil, nil
+	}
+	m := traceMove().FindStringSubmatch(line)
+	if m == nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "%s:%d: want \"HH:MM from → to | trigger\", got %q.",
+			filepath.ToSlash(filepath.Join(Dir, cairn.TracesDir, session+".md")), i+1, line)
+	}
+	return m, nil
+}
+
+// Current returns where the acting session is: where its trace last went
+// ([cairn.Trace.Current]), else here, the situation of the folder the
+// actor works in. It reads the trace's last move alone, from the end, as
+// every session's end does: a trace of 1,000 moves parsed whole took 13 %
+// of an end's CPU.
 func (w *Workspace) Current(here string) (string, error) {
-	t, err := w.FindTrace(w.Session)
-	if cairn.ErrorCode(err) == cairn.ENOTFOUND {
-		return here, nil
-	} else if err != nil {
+	path, err := w.tracePath(w.Session)
+	if err != nil {
 		return "", err
 	}
-	return t.Current(), nil
+	data, err := readFile(path)
+	if err != nil {
+		return "", err
+	} else if data == nil {
+		return here, nil
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\r\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		m, err := traceLine(w.Session, i, strings.TrimRight(lines[i], "\r"))
+		if err != nil {
+			return "", err
+		} else if m != nil {
+			return m[3], nil
+		}
+	}
+	return "", nil
 }
 
 // An Engagement is what engage found at the situation it entered.

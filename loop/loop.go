@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/surgery"
 	"github.com/cairn-dev/cairn/workspace"
 )
@@ -97,7 +98,7 @@ type Stores struct {
 
 // Surgery returns the stores surgery reads.
 func (s *Stores) Surgery() surgery.Store {
-	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines, Engagements: s.Engagements}
+	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines, Engagements: s.Engagements, OffPath: pi.SessionOffPath(s.Lines)}
 }
 
 // A Loop is the live loop of one workspace, for one event at a time. What

@@ -1,6 +1,26 @@
 package pi
 
-import "github.com/cairn-dev/cairn"
+import (
+	"context"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// SessionOffPath returns what surgery's Store.OffPath asks: the lines of
+// a pi session off its active path ([OffPath]), read from lines; nothing
+// for another harness's session.
+func SessionOffPath(lines cairn.LineStore) func(context.Context, *cairn.Session) (map[int]bool, error) {
+	return func(ctx context.Context, s *cairn.Session) (map[int]bool, error) {
+		if s.Agent != cairn.AgentPi {
+			return nil, nil
+		}
+		ls, err := lines.FindAllLines(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		return OffPath(ls), nil
+	}
+}
 
 // OffPath returns the numbers of a session's lines that lie off its
 // active path: entries of the tree that the walk from the leaf pi resumes

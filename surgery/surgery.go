@@ -24,6 +24,13 @@ type Store struct {
 	// long session costs a third of the export.
 	LinesOnly bool
 
+	// OffPath, when set, names the lines of session s that lie off the
+	// path its client resumes (a pi session's branches the person left,
+	// pi.SessionOffPath); a round made only of them is left out of every
+	// operation, as the client leaves it out of what it sends. Nil for a
+	// session without branches.
+	OffPath func(ctx context.Context, s *cairn.Session) (map[int]bool, error)
+
 	// Limits are the budget every output fits in and what it keeps from
 	// before the client's compactions; the zero value fits nothing.
 	Limits Limits
@@ -48,10 +55,42 @@ func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.
 	if len(rounds) > 0 && rounds[0].Seq == 0 && !Worked(rounds[0]) {
 		rounds = rounds[1:]
 	}
+	if rounds, err = st.onPath(ctx, s, rounds); err != nil {
+		return nil, nil, err
+	}
 	if len(rounds) == 0 {
 		return nil, nil, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no rounds.", s.ID)
 	}
 	return s, rounds, nil
+}
+
+// onPath leaves out of rounds those whose every line lies off the path
+// the client resumes ([Store.OffPath]).
+func (st Store) onPath(ctx context.Context, s *cairn.Session, rounds []*cairn.Round) ([]*cairn.Round, error) {
+	if st.OffPath == nil {
+		return rounds, nil
+	}
+	off, err := st.OffPath(ctx, s)
+	if err != nil || len(off) == 0 {
+		return rounds, err
+	}
+	kept := rounds[:0:0]
+	for _, r := range rounds {
+		if !allOff(off, r.FirstLine, r.LastLine) {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
+}
+
+// allOff reports whether every line from first to last is in off.
+func allOff(off map[int]bool, first, last int) bool {
+	for n := first; n <= last; n++ {
+		if !off[n] {
+			return false
+		}
+	}
+	return first <= last
 }
 
 // Worked reports whether round r holds anything of the conversation: a

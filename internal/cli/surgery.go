@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/export"
+	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/surgery"
 )
@@ -239,7 +240,7 @@ func one(m *cairn.Materialization, err error) ([]*cairn.Materialization, error) 
 }
 
 func (s *store) surgery() surgery.Store {
-	return surgery.Store{Sessions: s.sessions, Rounds: s.rounds, Lines: s.lines, Engagements: s.engagements}
+	return surgery.Store{Sessions: s.sessions, Rounds: s.rounds, Lines: s.lines, Engagements: s.engagements, OffPath: pi.SessionOffPath(s.lines)}
 }
 
 // emit writes materializations in the chosen format.

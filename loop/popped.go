@@ -79,15 +79,21 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 // worth collapsing now, which the turn's end after a pop and the pop
 // itself make: what they hold ([surgery.FinishedWeight]) against what the
 // client holds by the end of ev's transcript, when that reaches
-// [surgery.CollapseShare]. It returns nil when they hold less, or when
-// they cannot be weighed (no reply read yet, a session not stored), which
-// leaves the pressure note and the compaction to act.
+// [surgery.CollapseShare]; at a tool call (a pop the agent runs), as the
+// turn goes on ([surgery.FinishedWeightMidTurn]). It returns nil when
+// they hold less, or when they cannot be weighed (no reply read yet, a
+// session not stored), which leaves the pressure note and the compaction
+// to act.
 func (l *Loop) Collapsible(ctx context.Context, st *Stores, frames []*cairn.Frame, ev Event, session string) (*surgery.FramesWeight, *cairn.Occupancy, error) {
 	occ, err := l.Occupancy(ev.Session, ev.Transcript)
 	if err != nil || occ == nil || occ.Tokens <= 0 {
 		return nil, nil, err
 	}
-	w, err := surgery.FinishedWeight(ctx, st.Surgery(), session, frames, occ.Tokens)
+	weigh := surgery.FinishedWeight
+	if ev.Kind == ToolCall {
+		weigh = surgery.FinishedWeightMidTurn // the agent's call in progress: the turn goes on
+	}
+	w, err := weigh(ctx, st.Surgery(), session, frames, occ.Tokens)
 	if err != nil || !w.Pays() {
 		return nil, nil, nil
 	}
@@ -96,8 +102,9 @@ func (l *Loop) Collapsible(ctx context.Context, st *Stores, frames []*cairn.Fram
 
 // SessionEvent inscribes session's transcript from where its last import
 // stopped, as a hook does ([Loop.Inscribe]), and returns the event that
-// names it: what a command the agent runs mid-prompt (cairn pop) does to
-// see the round in progress, which no hook has stored yet. The transcript
+// names it, a tool call in progress: what a command the agent runs
+// mid-prompt (cairn pop) does to see the round in progress, which no hook
+// has stored yet. The transcript
 // is the one the store last read the session from, else a file named by
 // the session under a transcript folder or one of its project folders
 // (Claude Code's, for a session no hook has inscribed yet). A session
@@ -111,7 +118,7 @@ func (l *Loop) SessionEvent(ctx context.Context, session string) (Event, error) 
 	if err != nil {
 		return Event{}, err
 	}
-	ev := Event{Kind: ToolResult, Harness: ClaudeCode, Session: session, Cwd: l.Wd}
+	ev := Event{Kind: ToolCall, Harness: ClaudeCode, Session: session, Cwd: l.Wd}
 	switch src, err := st.Inscription.FindSource(ctx, session); {
 	case err == nil && src.Path != "":
 		if src.Agent != "" && src.Agent != ClaudeCode && src.Agent != Gemini && src.Agent != Pi {

@@ -342,6 +342,20 @@ func (w *FramesWeight) Pays() bool {
 // client compacted away, and the last round, which a collapse keeps, do
 // not count. Returns ENOTFOUND if the session does not exist.
 func FinishedWeight(ctx context.Context, st Store, session string, frames []*cairn.Frame, held int64) (*FramesWeight, error) {
+	return finishedWeight(ctx, st, session, frames, held, false)
+}
+
+// FinishedWeightMidTurn is [FinishedWeight] while the session's turn goes
+// on (a pop the agent runs): the last step written is not where the
+// session will end, so it counts like any other, and held, what the
+// client held by the last reply whose usage it read (that reply's
+// request), grows by that step: the reply's own output and the results
+// written after it, which the client sends with its next request.
+func FinishedWeightMidTurn(ctx context.Context, st Store, session string, frames []*cairn.Frame, held int64) (*FramesWeight, error) {
+	return finishedWeight(ctx, st, session, frames, held, true)
+}
+
+func finishedWeight(ctx context.Context, st Store, session string, frames []*cairn.Frame, held int64, midTurn bool) (*FramesWeight, error) {
 	sz, err := st.measure(ctx, session)
 	if err != nil {
 		return nil, err
@@ -380,13 +394,16 @@ func FinishedWeight(ctx context.Context, st Store, session string, frames []*cai
 		if i <= comp || len(spans) == 0 {
 			continue // the client's to keep or drop, as CompressFrames leaves it
 		}
-		steps, under := FrameSteps(r, spans, last)
+		steps, under := FrameSteps(r, spans, last && !midTurn)
 		for j, u := range under {
 			if u != nil {
 				add(u)
 				w.Steps++
 				w.Tokens += stepSize(steps[j])
 			}
+		}
+		if last && midTurn && len(steps) > 0 {
+			w.Held += stepSize(steps[len(steps)-1])
 		}
 	}
 	return w, nil

@@ -110,9 +110,9 @@ Examples:
 		if err != nil {
 			return err
 		}
-		if w, occ, err := l.Collapsible(ctx, st.loop(), frames, ev, ev.Session); err == nil && w != nil {
+		if w, _, err := l.Collapsible(ctx, st.loop(), frames, ev, ev.Session); err == nil && w != nil {
 			fmt.Fprintf(m.Stdout, "The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s); collapsing them to their results frees about that much: cairn compress-frames %s\n",
-				strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(occ.Tokens), w.Where(), ev.Session)
+				strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(w.Held), w.Where(), ev.Session)
 			return nil
 		}
 	}

@@ -145,10 +145,34 @@ func (l *Loop) SessionEvent(ctx context.Context, session string) (Event, error) 
 	if ev.Transcript == "" {
 		return Event{}, nil
 	}
+	settle(ev.Transcript)
 	if _, err := l.Inscribe(ctx, ev); err != nil {
 		return Event{}, err
 	}
 	return ev, nil
+}
+
+// settleQuiet is how long a transcript must stay the same size before a
+// command the agent runs reads it, at most turnWait in all: 2.1.330 was
+// seen to write a tool's result line after it had sent the result and
+// run the next call (1 run of 6 popped before the Write's result was in
+// the file).
+const settleQuiet = 150 * time.Millisecond
+
+// settle waits until path has not grown for settleQuiet, at most turnWait.
+func settle(path string) {
+	last := int64(-1)
+	for start, since := time.Now(), time.Now(); time.Since(start) < turnWait; time.Sleep(turnPoll) {
+		info, err := os.Stat(path)
+		if err != nil {
+			return
+		}
+		if info.Size() != last {
+			last, since = info.Size(), time.Now()
+		} else if time.Since(since) >= settleQuiet {
+			return
+		}
+	}
 }
 
 // fileExists reports whether path names a regular file.

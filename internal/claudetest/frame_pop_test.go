@@ -54,7 +54,14 @@ func popDraftsInOnePrompt(t *testing.T, c claudetest.Client, cairnBin string) {
 		}
 	}
 	if popped == "" {
-		t.Fatal("no request holds cairn pop's output")
+		var lasts []string
+		for _, req := range api.Requests() {
+			var m fakeapi.MessagesRequest
+			if json.Unmarshal(req.Body, &m) == nil && len(m.Messages) > 0 {
+				lasts = append(lasts, string(m.Messages[len(m.Messages)-1].Content))
+			}
+		}
+		t.Fatalf("no request holds cairn pop's output; the requests end with:\n%s", strings.Join(lasts, "\n"))
 	}
 	t.Logf("cairn pop told the agent: %s", popped)
 	for _, want := range []string{"popped lexer Lexer [completed]", "The finished frames (lexer) hold ", "cairn compress-frames " + r.SessionID} {

@@ -50,6 +50,12 @@ type Server struct {
 	// plans record ([cairn.Frame.SessionID]): for Claude Code, the
 	// $CLAUDE_CODE_SESSION_ID it starts the server with; "" if unknown.
 	Session string
+	// Popping, when set, is called before a pop of frame id drafts its
+	// results: it makes the round in progress readable (the CLI's live
+	// import of the session's transcript, which no hook has stored while
+	// the agent works) and returns what the pop says once the frame is
+	// popped, "" for nothing (then the frame's collapse, as without it).
+	Popping func(ctx context.Context, id string) (after func(context.Context) string)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxChars caps every tool's output; 0 means [DefaultMaxChars].
@@ -216,6 +222,10 @@ func (s *Server) pop(ctx context.Context, in popIn) (string, error) {
 	if status == "" {
 		status = cairn.FrameCompleted
 	}
+	var after func(context.Context) string
+	if s.Popping != nil {
+		after = s.Popping(ctx, id)
+	}
 	r := cairn.FrameResults{Status: status, Results: in.Results}
 	if r.Results == "" && s.Rounds != nil {
 		root := ""
@@ -237,7 +247,14 @@ func (s *Server) pop(ctx context.Context, in popIn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return change("popped", c) + s.collapseNote(ctx, id), nil
+	note := ""
+	if after != nil {
+		note = after(ctx)
+	}
+	if note == "" {
+		note = s.collapseNote(ctx, id)
+	}
+	return change("popped", c) + note, nil
 }
 
 type planIn struct {

@@ -281,3 +281,34 @@ func TestRetentionTool(t *testing.T) {
 		t.Errorf("retention of an unknown session: %q (error %v)", got, isErr)
 	}
 }
+
+// TestPopping: the pop tool calls Popping before it drafts (the CLI's
+// live import of the session, so a frame pushed and popped inside one
+// prompt has steps to draft from) and ends with what it returns once
+// the frame is popped (the CLI's weight of the finished frames).
+func TestPopping(t *testing.T) {
+	s := MustServer(t)
+	var order []string
+	s.Popping = func(_ context.Context, id string) func(context.Context) string {
+		f, err := s.Frames.FindFrameByID(context.Background(), id)
+		if err != nil || f.Status != cairn.FrameInProgress {
+			t.Errorf("Popping called with frame %s %+v, %v; want it in progress", id, f, err)
+		}
+		order = append(order, "before "+id)
+		return func(context.Context) string {
+			order = append(order, "after")
+			return "The finished frames (p) hold 40% of the context.\n"
+		}
+	}
+	cs := MustConnect(t, s)
+	if got, isErr := call(t, cs, "push", map[string]any{"title": "Parser", "criteria": "tests pass"}); isErr {
+		t.Fatalf("push: %s", got)
+	}
+	got, isErr := call(t, cs, "pop", map[string]any{"results": "done"})
+	if isErr || !strings.HasPrefix(got, "f1 Parser [completed]\n") || !strings.HasSuffix(got, "The finished frames (p) hold 40% of the context.\n") {
+		t.Errorf("pop: %q (error %v)", got, isErr)
+	}
+	if len(order) != 2 || order[1] != "after" {
+		t.Errorf("Popping's calls: %q", order)
+	}
+}

@@ -105,21 +105,32 @@ Examples:
 	if err != nil || !surgery.Finished(f) {
 		return nil
 	}
-	if ev.Transcript != "" {
-		frames, err := st.frames.FindFrames(ctx)
-		if err != nil {
-			return err
-		}
-		if w, _, err := l.Collapsible(ctx, st.loop(), frames, ev, ev.Session); err == nil && w != nil {
-			fmt.Fprintf(m.Stdout, "The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s); collapsing them to their results frees about that much: cairn compress-frames %s\n",
-				strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(w.Held), w.Where(), ev.Session)
-			return nil
-		}
-	}
-	if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(ff.session), id); err == nil && col != nil {
+	if note := popWeight(ctx, st, l, ev); note != "" {
+		fmt.Fprint(m.Stdout, note)
+	} else if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(ff.session), id); err == nil && col != nil {
 		fmt.Fprintln(m.Stdout, col)
 	}
 	return nil
+}
+
+// popWeight is the line a pop ends with when the session's finished
+// frames weigh enough to collapse ([loop.Loop.Collapsible], the turn's
+// end's decision), with the command that collapses them; "" when they do
+// not or ev names no transcript.
+func popWeight(ctx context.Context, st *store, l *loop.Loop, ev loop.Event) string {
+	if ev.Transcript == "" {
+		return ""
+	}
+	frames, err := st.frames.FindFrames(ctx)
+	if err != nil {
+		return ""
+	}
+	w, _, err := l.Collapsible(ctx, st.loop(), frames, ev, ev.Session)
+	if err != nil || w == nil {
+		return ""
+	}
+	return fmt.Sprintf("The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s); collapsing them to their results frees about that much: cairn compress-frames %s\n",
+		strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(w.Held), w.Where(), ev.Session)
 }
 
 // popSession inscribes the transcript of the session that pushed frame

@@ -71,6 +71,13 @@ Examples:
 	s := &mcp.Server{Frames: st.frames, Missions: st.missions, Rounds: st.rounds, Searcher: st.searcher,
 		Sessions: st.sessions, Lines: st.lines, Owner: *owner, Session: m.knownSession(wf.session), Now: m.now, MaxChars: *maxChars}
 	s.Retention = func(ctx context.Context, id string) (*retention.Report, error) { return evaluate(ctx, st, id) }
+	s.Popping = func(ctx context.Context, id string) func(context.Context) string {
+		l, ev, err := m.popSession(ctx, st, id, wf.session)
+		if err != nil {
+			return nil
+		}
+		return func(ctx context.Context) string { return popWeight(ctx, st, l, ev) }
+	}
 	if *red {
 		r, err := redact.New()
 		if err != nil {

@@ -98,7 +98,7 @@ func TestCompactsWhenRefused(t *testing.T) {
 			api.SetInputTokens(199_000)
 			claudetest.RunEnv(t, env, c.Path, home, proj, api.URL, "--resume", first.SessionID, "-p", "the second prompt")
 			api.SetInputTokens(100)
-			api.Refuse = refuseAt(1)
+			api.SetRefuse(refuseAt(1))
 			last := claudetest.RunEnv(t, env, c.Path, home, proj, api.URL, "--resume", first.SessionID, "-p", "the third prompt")
 			data, err := os.ReadFile(claudetestTranscript(t, home, first.SessionID))
 			if err != nil {

@@ -34,7 +34,7 @@ func popDraftsInOnePrompt(t *testing.T, c claudetest.Client, cairnBin string) {
 		{{Type: "text", Text: "The lexer is written."}, {Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "cairn pop", "description": "pop"}}},
 		{{Type: "text", Text: "Done."}},
 	}})
-	api.Usage = func(n int) int { return n / 4 }
+	api.SetUsage(func(n int) int { return n / 4 })
 	defer api.Close()
 	mustCairn(t, cairnBin, proj, "install", "claude")
 

@@ -46,7 +46,7 @@ func framePushedAndPopped(t *testing.T, c claudetest.Client, cairnBin string) {
 			"command": "cairn pop --results '" + stepResults + ": parser.go written, tests pass'", "description": "pop"}}},
 		{{Type: "text", Text: stepAnswer}},
 	}})
-	api.Usage = func(n int) int { return n / 4 } // the request's size, as the real API counts it roughly
+	api.SetUsage(func(n int) int { return n / 4 }) // the request's size, as the real API counts it roughly
 	defer api.Close()
 	mustCairn(t, cairnBin, proj, "install", "claude")
 	stream := []string{"--output-format", "stream-json", "--verbose"}

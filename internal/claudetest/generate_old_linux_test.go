@@ -64,7 +64,7 @@ func TestGenerateOld(t *testing.T) {
 	// of 200,000 tokens; the client compacts above 92 %), so the client
 	// compacts before its next request and carries on.
 	calls := 0
-	api.Refuse = func(int) string {
+	api.SetRefuse(func(int) string {
 		calls++
 		if calls == 4 {
 			api.SetInputTokens(190_000)
@@ -72,11 +72,11 @@ func TestGenerateOld(t *testing.T) {
 			api.SetInputTokens(0)
 		}
 		return ""
-	}
+	})
 	term = startOld(t, bin, api.URL)
 	term.prompt(oldWork, "six numbered parts are in")
 	auto := term.quit()
-	api.Refuse = nil
+	api.SetRefuse(nil)
 	api.SetInputTokens(0)
 	keepOld(t, "auto", auto)
 	keepResume(t, bin, api, "auto", auto)

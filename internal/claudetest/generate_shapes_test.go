@@ -43,9 +43,9 @@ func generateShapes(t *testing.T, bin string) []string {
 		}
 		api := fakeapi.New(s.turns...)
 		api.SetSummary(s.summary)
-		api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
+		api.SetUsage(func(n int) int { return n / fakeapi.BytesPerToken })
 		if len(s.refuse) > 0 {
-			api.Refuse = refuseAt(s.refuse...)
+			api.SetRefuse(refuseAt(s.refuse...))
 		}
 		calls := 0
 		for _, turn := range s.turns {

@@ -112,14 +112,14 @@ func generateFirst(t *testing.T, bin string, flags []string) []string {
 	api.SetSummary(longSummary)
 	calls, fullAt := 0, 90
 	fmt.Sscan(envOr("CAIRN_LONG_FULL_AT", "90"), &fullAt)
-	api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
-	api.Refuse = func(n int) string {
+	api.SetUsage(func(n int) int { return n / fakeapi.BytesPerToken })
+	api.SetRefuse(func(n int) string {
 		calls++
 		if calls == fullAt {
 			return "prompt is too long: 203418 tokens > 200000 maximum"
 		}
 		return ""
-	}
+	})
 	var auto []string
 	run := func(env []string, args ...string) {
 		t.Helper()
@@ -141,7 +141,7 @@ func generateFirst(t *testing.T, bin string, flags []string) []string {
 			fakeapi.Turn{Match: "reports from the notes", Steps: partSteps("reports", "report", 15, "md")},
 		)
 		api.SetSummary(longSummary)
-		api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
+		api.SetUsage(func(n int) int { return n / fakeapi.BytesPerToken })
 		run(nil, "--session-id", longManual, "-p", "Write the pricing notes: fifteen of them, notes/note_01.md to note_15.md, each written, read back, edited and checked.")
 		run(nil, "--resume", longManual, "-p", "/compact")
 		run(nil, "--resume", longManual, "-p", "Now write the reports from the notes: reports/report_01.md to report_15.md, the same way.")

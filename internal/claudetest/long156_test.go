@@ -121,7 +121,7 @@ func generateMore(t *testing.T, bin string) []string {
 	newAPI := func(turns ...fakeapi.Turn) *fakeapi.Server {
 		api := fakeapi.New(turns...)
 		api.SetSummary(shortSummary)
-		api.Usage = func(n int) int { return n / fakeapi.BytesPerToken }
+		api.SetUsage(func(n int) int { return n / fakeapi.BytesPerToken })
 		return api
 	}
 	if wantLong(longEndCompact) {
@@ -154,7 +154,7 @@ func generateMore(t *testing.T, bin string) []string {
 		}
 		steps := sweepSteps(sweepRoot, 60)
 		api := newAPI(fakeapi.Turn{Match: "Write the sixty awk modules", Steps: steps})
-		api.Refuse = refuseAt(len(steps) / 2)
+		api.SetRefuse(refuseAt(len(steps) / 2))
 		runIn(api, sweepRoot, "--session-id", longOnePrompt, "-p", "Write the sixty awk modules mods/mod_001.awk to mod_060.awk on your own: each written, read back, run on a sample, edited and run again. Never edit README.")
 		api.Close()
 		ids = append(ids, longOnePrompt)
@@ -191,7 +191,7 @@ func generateMore(t *testing.T, bin string) []string {
 		)
 		// Late in the run: the client compacts and carries on, so what it
 		// loads from then on starts with its summary and the steps after.
-		api.Refuse = refuseAt(len(steps) * 3 / 4)
+		api.SetRefuse(refuseAt(len(steps) * 3 / 4))
 		runIn(api, forkedRoot, "--session-id", longForkSource, "-p", "Write the twenty-four awk modules mods/mod_001.awk to mod_024.awk on your own: each written, read back, run on a sample, edited and run again.")
 		runIn(api, forkedRoot, "--resume", longForkSource, "--fork-session", "--session-id", longFork, "-p", "What is left to check?")
 		api.Close()

@@ -156,8 +156,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req MessagesRequest
 	_ = json.Unmarshal(body, &req)
-	if s.Refuse != nil && len(req.Tools) > 0 && !s.isCompaction(&req) {
-		if msg := s.Refuse(len(body)); msg != "" {
+	s.mu.Lock()
+	refuse := s.Refuse
+	s.mu.Unlock()
+	if refuse != nil && len(req.Tools) > 0 && !s.isCompaction(&req) {
+		if msg := refuse(len(body)); msg != "" {
 			w.Header().Set("content-type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": msg}})
@@ -248,15 +251,32 @@ func (s *Server) isCompaction(req *MessagesRequest) bool {
 // InputTokens set, else what Usage says, else 100. Called without s.mu.
 func (s *Server) inputTokens(n int) int {
 	s.mu.Lock()
-	fixed := s.InputTokens
+	fixed, usage := s.InputTokens, s.Usage
 	s.mu.Unlock()
 	switch {
 	case fixed > 0:
 		return fixed
-	case s.Usage != nil:
-		return s.Usage(n)
+	case usage != nil:
+		return usage(n)
 	}
 	return 100
+}
+
+// SetUsage sets [Server.Usage] under the server's lock: a test changes it
+// while the server answers the real client, whose requests give the test
+// no happens-before edge with the handler (the race detector sees both).
+func (s *Server) SetUsage(f func(n int) int) {
+	s.mu.Lock()
+	s.Usage = f
+	s.mu.Unlock()
+}
+
+// SetRefuse sets [Server.Refuse] under the server's lock, as [Server.SetUsage]
+// does; the handler calls it without the lock, so it may call the server.
+func (s *Server) SetRefuse(f func(n int) string) {
+	s.mu.Lock()
+	s.Refuse = f
+	s.mu.Unlock()
 }
 
 // SetInputTokens sets what replies report from now on.

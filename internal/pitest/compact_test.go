@@ -24,7 +24,7 @@ func TestCompaction(t *testing.T) {
 		{{Type: "text", Text: "Filled."}},
 	}})
 	defer api.Close()
-	api.InputTokens = 15_000
+	api.SetInputTokens(15_000)
 	h := pitest.NewHome(t, api.URL)
 	models := strings.Replace(pitest.ModelsJSON(api.URL), `"contextWindow":200000`, `"contextWindow":20000`, 1)
 	if err := os.WriteFile(filepath.Join(h.Agent(), "models.json"), []byte(models), 0o644); err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/workspace"
@@ -16,8 +17,13 @@ import (
 // cannot run it; the client shows the person's text (Claude Code's and
 // Gemini CLI's hook systemMessage) without sending it to the model.
 
-// resumeCommand finds the command a text names for resuming a session.
-var resumeCommand = regexp.MustCompile(`claude --resume [0-9A-Za-z-]+`)
+// resumeCommand finds the command a text names for resuming a session,
+// compiled when first asked for: every hook and command links this
+// package, and a compiled expression is most of what its package
+// initialisation would allocate (TestLeanInit).
+var resumeCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`claude --resume [0-9A-Za-z-]+`)
+})
 
 // crossingForPerson is what the person is shown of a pressure crossing
 // whose note names a revived session.
@@ -50,7 +56,7 @@ func (l *Loop) personAtStart(ev Event) string {
 // .cairn/context/<session>.shown; one that cannot be kept shows text.
 // The command is also the one [Loop.Showing] names until the next prompt.
 func (l *Loop) personOnce(session, resume, text string) string {
-	key := resumeCommand.FindString(resume)
+	key := resumeCommand().FindString(resume)
 	path := l.personFile(session, ".shown")
 	if key == "" || path == "" {
 		return text
@@ -72,7 +78,7 @@ func (l *Loop) Showing(session string) string {
 		return ""
 	}
 	data, _ := os.ReadFile(path)
-	return resumeCommand.FindString(string(data))
+	return resumeCommand().FindString(string(data))
 }
 
 // movedOn ends what [Loop.Showing] names for session: a prompt was sent.

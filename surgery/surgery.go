@@ -83,6 +83,38 @@ func (st Store) onPath(ctx context.Context, s *cairn.Session, rounds []*cairn.Ro
 	return kept, nil
 }
 
+// dropOffPath leaves out of each full piece the lines off the path its
+// session's client resumes ([Store.OffPath]): a round that left a branch
+// keeps only its lines on the path, as the client sends only those. They
+// stay in the store, searchable and shown.
+func (st Store) dropOffPath(ctx context.Context, m *cairn.Materialization) error {
+	if st.OffPath == nil {
+		return nil
+	}
+	offs := map[string]map[int]bool{}
+	for _, s := range m.Sources {
+		off, err := st.OffPath(ctx, s)
+		if err != nil {
+			return err
+		}
+		offs[s.ID] = off
+	}
+	for _, p := range m.Pieces {
+		off := offs[p.Round.SessionID]
+		if len(off) == 0 {
+			continue
+		}
+		kept := p.Lines[:0:0]
+		for _, l := range p.Lines {
+			if !off[l.No] {
+				kept = append(kept, l)
+			}
+		}
+		p.Lines = kept
+	}
+	return nil
+}
+
 // allOff reports whether every line from first to last is in off.
 func allOff(off map[int]bool, first, last int) bool {
 	for n := first; n <= last; n++ {
@@ -123,6 +155,9 @@ func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error
 			return err
 		}
 		i = j
+	}
+	if err := st.dropOffPath(ctx, m); err != nil {
+		return err
 	}
 	engagements := map[string]bool{}
 	for _, s := range m.Sources {

@@ -48,35 +48,3 @@ func (m *Main) exportPi(ctx context.Context, st *store, f *surgeryFlags, mat *ca
 	e.Crossed = crossedInto(mat, cairn.AgentPi, x.Crossed)
 	return e, nil
 }
-
-// followActivePath leaves out of each piece of a pi session the lines off
-// the session's active path (pi.OffPath): the branches the person left,
-// which pi does not send either. They stay in the store, searchable and
-// shown; a client resuming the output continues the branch pi would.
-func (m *Main) followActivePath(ctx context.Context, st *store, mat *cairn.Materialization) error {
-	offs := map[string]map[int]bool{}
-	for _, s := range mat.Sources {
-		if s.Agent != cairn.AgentPi {
-			continue
-		}
-		lines, err := st.lines.FindAllLines(ctx, s.ID)
-		if err != nil {
-			return err
-		}
-		offs[s.ID] = pi.OffPath(lines)
-	}
-	for _, p := range mat.Pieces {
-		off := offs[p.Round.SessionID]
-		if len(off) == 0 {
-			continue
-		}
-		var kept []*cairn.Line
-		for _, l := range p.Lines {
-			if !off[l.No] {
-				kept = append(kept, l)
-			}
-		}
-		p.Lines = kept
-	}
-	return nil
-}

@@ -154,9 +154,6 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 		case cairn.AgentPi:
 			export, format = m.exportPi, "pi"
 		}
-		if err := m.followActivePath(ctx, st, mat); err != nil {
-			return nil, err
-		}
 		e, err := export(ctx, st, &surgeryFlags{format: format}, mat)
 		if err != nil {
 			return nil, err

@@ -258,9 +258,6 @@ func (m *Main) emit(ctx context.Context, st *store, f *surgeryFlags, ms []*cairn
 			case "pi":
 				export = m.exportPi
 			}
-			if err := m.followActivePath(ctx, st, mat); err != nil {
-				return err
-			}
 			e, err := export(ctx, st, f, mat)
 			if err != nil {
 				return err

@@ -68,7 +68,7 @@ const maxProjectRoot = 64 << 10
 // <project>/.project_root beside the chats folder, when there is one, read
 // under cairn's rule of what may be read ([readrule.ReadFile]): a regular
 // file of at most 64 KiB inside the project's folder, reached by no link
-// from the folder of the projects (tmp/) down; anything else leaves the
+// from the client's folder ([clientFolder]) down; anything else leaves the
 // project unnamed.
 func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 	s := &cairn.Session{Agent: cairn.AgentGemini, Lineage: cairn.LineageImport, Path: path}
@@ -106,10 +106,23 @@ func (Format) Identify(path string, head [][]byte) (*cairn.Session, error) {
 		chats = filepath.Dir(chats)
 	}
 	project := filepath.Dir(chats)
-	if root, err := readrule.ReadFile(filepath.Join(project, ".project_root"), []string{filepath.Dir(project)}, maxProjectRoot); err == nil {
+	if root, err := readrule.ReadFile(filepath.Join(project, ".project_root"), []string{clientFolder(project)}, maxProjectRoot); err == nil {
 		s.Project = strings.TrimSpace(string(root))
 	}
 	return s, nil
+}
+
+// clientFolder is the folder the read of a project's files is confined
+// to: the client's own (~/.gemini, the one holding tmp/) when the project
+// lies in the client's layout, so that tmp/ swapped for a link out while
+// it is read is refused, not followed; else the folder holding the
+// project.
+func clientFolder(project string) string {
+	projects := filepath.Dir(project)
+	if filepath.Base(projects) == "tmp" {
+		return filepath.Dir(projects)
+	}
+	return projects
 }
 
 // NewBuilder implements [cairn.Transcript].

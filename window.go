@@ -74,10 +74,11 @@ type WindowSignals struct {
 // Reported; 1,000,000 for a model named with "[1m]" (unless
 // CLAUDE_CODE_DISABLE_1M_CONTEXT) or chosen so in $ANTHROPIC_MODEL, for a model the client gives 1M by
 // default (Opus 5 and later: its status line says so), or when Tokens
-// passed 200,000; else 200,000. Whatever said it, a window that Tokens
-// passed is not the session's (the API refuses a request larger than its
-// window): it is then 1,000,000, or Tokens if more; only Configured
-// stands, the person's word. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
+// passed 200,000; else 200,000. Whatever said it, a window under
+// 1,000,000 that Tokens passed is not the session's (the API refuses a
+// request larger than its window): it is then 1,000,000, and no count of
+// tokens raises a window past that; only Configured stands, the person's
+// word. CLAUDE_CODE_AUTO_COMPACT_WINDOW lowers the
 // window the client compacts in. The client compacts at that window less
 // its reply reserve (20,000) and a margin (13,000 in print mode, 3,000
 // interactively: CLAUDE_CODE_ENTRYPOINT "cli");
@@ -115,12 +116,16 @@ func ClaudeCodeWindow(s WindowSignals) Window {
 	case s.Tokens > ClaudeWindow:
 		w = Window{Size: ClaudeLargeWindow, Source: "tokens past 200,000"}
 	}
-	if s.Tokens > w.Size && s.Configured == 0 {
+	if s.Tokens > w.Size && w.Size < ClaudeLargeWindow && s.Configured == 0 {
 		// A request carried more than the window said: the API would
 		// have refused it, so the client gives the session more (a
 		// status line of 2.1.332 reported 200,000 for a session that
-		// went on past 230,000 uncompacted).
-		w = Window{Size: max(ClaudeLargeWindow, s.Tokens), Source: "tokens past " + strconv.FormatInt(w.Size, 10) + " (" + w.Source + ")"}
+		// went on past 230,000 uncompacted): the largest it gives. No
+		// count of tokens raises the window past that: the API refuses
+		// more, and a figure of a window the client does not give made
+		// the compaction point rise with the tokens (issue 42: a 1M
+		// session at 1,034,000 read ctx 100% (1034k/1001k)).
+		w = Window{Size: ClaudeLargeWindow, Source: "tokens past " + strconv.FormatInt(w.Size, 10) + " (" + w.Source + ")"}
 	}
 	compactIn := w.Size
 	if n := compactWindowEnv(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); n > 0 && s.Configured == 0 {

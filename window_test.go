@@ -33,7 +33,9 @@ func TestClaudeCodeWindow(t *testing.T) {
 		{"tokens past 200k", cairn.WindowSignals{Model: "x", Tokens: 250_000}, 1_000_000, 1_000_000},
 		{"tokens past the reported window", cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 230_000}, 1_000_000, 1_000_000},
 		{"tokens past the default window", cairn.WindowSignals{Model: "claude-sonnet-4-5", Getenv: env("CLAUDE_CODE_DISABLE_1M_CONTEXT", "1"), Tokens: 230_000}, 1_000_000, 1_000_000},
-		{"tokens past 1m", cairn.WindowSignals{Model: "claude-opus-5-5", Tokens: 1_200_000}, 1_200_000, 1_167_000},
+		{"tokens past 1m", cairn.WindowSignals{Model: "claude-opus-5-5", Tokens: 1_200_000}, 1_000_000, 967_000},
+		{"tokens past the reported 1m", cairn.WindowSignals{Model: "claude-opus-5-5", Reported: 1_000_000, Tokens: 1_034_000}, 1_000_000, 967_000},
+		{"tokens past 1m on a 200k model", cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 1_034_000}, 1_000_000, 1_000_000},
 		{"tokens inside the reported window", cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 190_000}, 200_000, 200_000},
 		{"tokens past the configured window", cairn.WindowSignals{Configured: 100_000, Tokens: 230_000}, 100_000, 100_000},
 		{"config", cairn.WindowSignals{Configured: 1000, Model: "claude-opus-5-5"}, 1000, 1000},
@@ -71,6 +73,7 @@ func TestClaudeCodeWindow(t *testing.T) {
 		{cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 180_000}, 90},
 		{cairn.WindowSignals{Model: "claude-sonnet-4-5", Reported: 200_000, Tokens: 230_000}, 23},
 		{cairn.WindowSignals{Configured: 100_000, Tokens: 230_000}, 100},
+		{cairn.WindowSignals{Model: "claude-opus-5-5", Reported: 1_000_000, Tokens: 1_034_000}, 100},
 	} {
 		o := cairn.Occupancy{Tokens: c.s.Tokens, Window: cairn.ClaudeCodeWindow(c.s)}
 		if o.Percent() != c.want {

@@ -1,4 +1,4 @@
-package claudetest
+package term
 
 import "testing"
 

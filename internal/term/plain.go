@@ -1,0 +1,36 @@
+package term
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Rows and Cols are the size of the terminal a [Term] runs in.
+const Rows, Cols = 50, 160
+
+var (
+	cursorRight = regexp.MustCompile(`\x1b\[(\d*)C`)
+	cursorCol   = regexp.MustCompile(`\x1b\[\d*G`)
+	cursorMove  = regexp.MustCompile(`\x1b\[[\d;]*[ABHf]`)
+	escapes     = regexp.MustCompile(`\x1b\[[0-9;?<=>]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P^_][^\x1b]*\x1b\\|\x1b[()*+][0-9A-Za-z]|\x1b[=>78DEHMc]`)
+)
+
+// Plain strips terminal escapes from what a terminal program wrote: a
+// cursor move right becomes the spaces it skips, a jump to a column one
+// space (programs draw words so), a move up or down or to a row a new
+// line; carriage returns go. What it returns is the order things were
+// drawn in, not the screen's layout: assert on phrases, not on lines.
+func Plain(s string) string {
+	s = cursorRight.ReplaceAllStringFunc(s, func(m string) string {
+		n, err := strconv.Atoi(m[2 : len(m)-1])
+		if err != nil || n < 1 {
+			n = 1
+		}
+		return strings.Repeat(" ", min(n, Cols))
+	})
+	s = cursorCol.ReplaceAllString(s, " ")
+	s = cursorMove.ReplaceAllString(s, "\n")
+	s = escapes.ReplaceAllString(s, "")
+	return strings.ReplaceAll(s, "\r", "")
+}

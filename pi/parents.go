@@ -10,13 +10,13 @@ func Parents(lines []*cairn.Line) map[int]int {
 	lineOf := map[string]int{}
 	parentOf := map[int]string{}
 	for _, l := range lines {
-		e, typ, _ := parseLine(l.Raw)
-		if e == nil || typ == typeSession || e.ID == "" {
+		n := readNode(l.Raw)
+		if !n.entry || n.typ == typeSession || n.id == "" {
 			continue
 		}
-		lineOf[e.ID] = l.No
-		if e.ParentID != nil {
-			parentOf[l.No] = *e.ParentID
+		lineOf[n.id] = l.No
+		if n.parent != nil {
+			parentOf[l.No] = *n.parent
 		} else {
 			parentOf[l.No] = ""
 		}

@@ -2,23 +2,39 @@ package pi
 
 import (
 	"context"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 )
 
 // SessionOffPath returns what surgery's Store.OffPath asks: the lines of
 // a pi session off its active path ([OffPath]), read from lines; nothing
-// for another harness's session.
+// for another harness's session. The function it returns reads a
+// session's lines once for as long as the session holds as many lines:
+// one operation asks for them more than once (its rounds, then its
+// pieces' lines). The map is shared between those answers: read only.
 func SessionOffPath(lines cairn.LineStore) func(context.Context, *cairn.Session) (map[int]bool, error) {
+	type read struct {
+		id      string
+		lines   int
+		updated time.Time
+		off     map[int]bool
+	}
+	var last read
 	return func(ctx context.Context, s *cairn.Session) (map[int]bool, error) {
 		if s.Agent != cairn.AgentPi {
 			return nil, nil
+		}
+		if last.off != nil && last.id == s.ID && last.lines == s.Lines && last.updated.Equal(s.UpdatedAt) {
+			return last.off, nil
 		}
 		ls, err := lines.FindAllLines(ctx, s.ID)
 		if err != nil {
 			return nil, err
 		}
-		return OffPath(ls), nil
+		off := OffPath(ls)
+		last = read{s.ID, s.Lines, s.UpdatedAt, off}
+		return off, nil
 	}
 }
 
@@ -30,23 +46,23 @@ func SessionOffPath(lines cairn.LineStore) func(context.Context, *cairn.Session)
 // Since a branch opens a round of its own (see builder), a round's lines
 // off the path are its last ones.
 func OffPath(lines []*cairn.Line) map[int]bool {
-	type node struct {
+	type at struct {
 		no     int
 		parent string
 	}
-	byID := map[string]node{}
+	byID := map[string]at{}
 	leaf := ""
 	for _, l := range lines {
-		e, typ, _ := parseLine(l.Raw)
-		if e == nil || typ == typeSession || e.ID == "" {
+		n := readNode(l.Raw)
+		if !n.entry || n.typ == typeSession || n.id == "" {
 			continue
 		}
 		parent := ""
-		if e.ParentID != nil {
-			parent = *e.ParentID
+		if n.parent != nil {
+			parent = *n.parent
 		}
-		byID[e.ID] = node{l.No, parent}
-		leaf = e.ID
+		byID[n.id] = at{l.No, parent}
+		leaf = n.id
 	}
 	on := map[int]bool{}
 	for id := leaf; id != ""; {

@@ -1,0 +1,148 @@
+package pi
+
+import (
+	"bytes"
+	"strings"
+)
+
+// A node is what the tree of a session reads of one line: the entry's
+// type, id and parent (nil for a root), and whether the line is an entry
+// at all ([parseLine] reads it as one).
+type node struct {
+	typ, id string
+	parent  *string
+	entry   bool
+}
+
+// readNode reads a line's type, id and parentId without decoding the rest
+// of it. pi writes them as the first keys of each entry, so the line is
+// read only up to them; a line where they are not plain strings (or null)
+// before any other value that is not a string or a number, or that
+// repeats one, is read whole by [parseLine]. A line whose beginning reads
+// but whose rest is damaged is an entry all the same: its id still links
+// the tree, so one damaged line does not cut the path pi resumes from.
+func readNode(raw []byte) node {
+	if n, ok := scanNode(raw); ok {
+		return n
+	}
+	e, typ, _ := parseLine(raw)
+	if e == nil {
+		return node{}
+	}
+	return node{typ: typ, id: e.ID, parent: e.ParentID, entry: true}
+}
+
+// scanNode is readNode's reading of the first keys; ok false when the
+// line must be read whole.
+func scanNode(raw []byte) (n node, ok bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return node{}, false
+	}
+	var seenType, seenID, seenParent bool
+	i := skipSpace(t, 1)
+	if i < len(t) && t[i] == '}' {
+		return node{entry: true}, i == len(t)-1
+	}
+	for {
+		key, next, ok := plainString(t, i)
+		if !ok {
+			return node{}, false
+		}
+		i = skipSpace(t, next)
+		if i >= len(t) || t[i] != ':' {
+			return node{}, false
+		}
+		i = skipSpace(t, i+1)
+		if i >= len(t) {
+			return node{}, false
+		}
+		switch key {
+		case "type", "id", "parentId":
+			var v *string
+			if bytes.HasPrefix(t[i:], []byte("null")) {
+				i += 4
+			} else {
+				s, next, ok := plainString(t, i)
+				if !ok {
+					return node{}, false
+				}
+				v, i = &s, next
+			}
+			switch {
+			case key == "type" && !seenType && v != nil:
+				seenType, n.typ = true, *v
+			case key == "id" && !seenID && v != nil:
+				seenID, n.id = true, *v
+			case key == "parentId" && !seenParent:
+				seenParent, n.parent = true, v
+			default:
+				return node{}, false
+			}
+			if seenType && seenID && seenParent {
+				n.entry = true
+				return n, true
+			}
+		default:
+			if strings.EqualFold(key, "type") || strings.EqualFold(key, "id") || strings.EqualFold(key, "parentId") {
+				return node{}, false // encoding/json would read it as one of them
+			}
+			if i, ok = skipScalar(t, i); !ok {
+				return node{}, false
+			}
+		}
+		i = skipSpace(t, i)
+		switch {
+		case i < len(t) && t[i] == ',':
+			i = skipSpace(t, i+1)
+		case i == len(t)-1 && t[i] == '}':
+			n.entry = true
+			return n, true
+		default:
+			return node{}, false
+		}
+	}
+}
+
+// plainString reads the JSON string at t[i]: one of ASCII characters
+// without escapes, else ok is false.
+func plainString(t []byte, i int) (string, int, bool) {
+	if i >= len(t) || t[i] != '"' {
+		return "", i, false
+	}
+	for j := i + 1; j < len(t); j++ {
+		switch c := t[j]; {
+		case c == '"':
+			return string(t[i+1 : j]), j + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return "", i, false
+		}
+	}
+	return "", i, false
+}
+
+// skipScalar skips a string without escapes, a number, true, false or
+// null at t[i].
+func skipScalar(t []byte, i int) (int, bool) {
+	if t[i] == '"' {
+		_, next, ok := plainString(t, i)
+		return next, ok
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(t[i:], []byte(lit)) {
+			return i + len(lit), true
+		}
+	}
+	j := i
+	for j < len(t) && (t[j] >= '0' && t[j] <= '9' || t[j] == '-' || t[j] == '+' || t[j] == '.' || t[j] == 'e' || t[j] == 'E') {
+		j++
+	}
+	return j, j > i
+}
+
+func skipSpace(t []byte, i int) int {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r') {
+		i++
+	}
+	return i
+}

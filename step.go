@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -259,15 +260,28 @@ func ToolArg(tool, input string) string {
 // PreviewText returns the first n characters of s with whitespace collapsed,
 // ending in "…" when cut.
 func PreviewText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
+	var b strings.Builder
+	i, space := 0, false
+	for j, r := range s {
+		if unicode.IsSpace(r) {
+			space = i > 0
+			continue
 		}
+		if space {
+			if i == n {
+				return b.String() + "…"
+			}
+			b.WriteByte(' ')
+			i, space = i+1, false
+		}
+		if i == n {
+			return b.String() + "…"
+		}
+		_, w := utf8.DecodeRuneInString(s[j:])
+		b.WriteString(s[j : j+w])
 		i++
 	}
-	return s
+	return b.String()
 }
 
 // previewTail keeps the last n characters of a path, where its name is.

@@ -337,10 +337,17 @@ func (st Store) compactionBefore(ctx context.Context, plans []*plan) ([]*cairn.C
 	if err != nil {
 		return nil, err
 	}
-	for i := len(rounds) - 1; i >= 0; i-- {
-		cs, err := st.compactionsIn(ctx, rounds[i], rounds[i].Blocks)
-		if err != nil || len(cs) > 0 {
-			return cs, err
+	bySeq := make(map[int]*cairn.Round, len(rounds))
+	for _, r := range rounds {
+		bySeq[r.Seq] = r
+	}
+	for _, as := range prev { // the rounds loaded: none off the path
+		if r := bySeq[as.Seq]; r != nil {
+			r = keepTo(r, as)
+			cs, err := st.compactionsIn(ctx, r, r.Blocks)
+			if err != nil || len(cs) > 0 {
+				return cs, err
+			}
 		}
 	}
 	return nil, nil
@@ -368,7 +375,7 @@ func (st Store) loadBlocks(ctx context.Context, pls []*plan) error {
 			if r == nil {
 				return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", pl.p.Round.SessionID, pl.p.Round.Seq)
 			}
-			pl.p.Round, pl.loaded = r, true
+			pl.p.Round, pl.loaded = keepTo(r, pl.p.Round), true
 		}
 		i = j
 	}

@@ -64,8 +64,14 @@ func (st Store) load(ctx context.Context, ref string) (*cairn.Session, []*cairn.
 	return s, rounds, nil
 }
 
-// onPath leaves out of rounds those whose every line lies off the path
-// the client resumes ([Store.OffPath]).
+// onPath fits rounds to the path the client resumes ([Store.OffPath]),
+// read once per load: a round whose every line lies off it is left out;
+// one whose last lines do (a branch left at its middle: the lines off a
+// round's path are its last, since a branch opens a round of its own)
+// ends at its last line on it, its previews, tools and end read from the
+// blocks before ([endAt]). Every later read of the round keeps to that
+// end ([keepTo]), so what the client does not send is neither written,
+// sized, named in the index nor put in the ledger.
 func (st Store) onPath(ctx context.Context, s *cairn.Session, rounds []*cairn.Round) ([]*cairn.Round, error) {
 	if st.OffPath == nil {
 		return rounds, nil
@@ -76,53 +82,78 @@ func (st Store) onPath(ctx context.Context, s *cairn.Session, rounds []*cairn.Ro
 	}
 	kept := rounds[:0:0]
 	for _, r := range rounds {
-		if !allOff(off, r.FirstLine, r.LastLine) {
-			kept = append(kept, r)
+		last := r.LastLine
+		for last >= r.FirstLine && off[last] {
+			last--
 		}
+		switch {
+		case last < r.FirstLine:
+			continue
+		case last < r.LastLine:
+			full := r
+			if full.Blocks == nil {
+				if full, err = st.Rounds.FindRound(ctx, s.ID, r.Seq); err != nil {
+					return nil, err
+				}
+				full.EngagementID, full.FrameID = r.EngagementID, r.FrameID
+			}
+			r = endAt(full, last)
+		}
+		kept = append(kept, r)
 	}
 	return kept, nil
 }
 
-// dropOffPath leaves out of each full piece the lines off the path its
-// session's client resumes ([Store.OffPath]): a round that left a branch
-// keeps only its lines on the path, as the client sends only those. They
-// stay in the store, searchable and shown.
-func (st Store) dropOffPath(ctx context.Context, m *cairn.Materialization) error {
-	if st.OffPath == nil {
-		return nil
+// onPathRound is [Store.onPath] of one round read with its blocks, which
+// inject prints: a round wholly off the path stays as stored, since it was
+// asked for by name.
+func (st Store) onPathRound(ctx context.Context, s *cairn.Session, r *cairn.Round) (*cairn.Round, error) {
+	kept, err := st.onPath(ctx, s, []*cairn.Round{r})
+	if err != nil || len(kept) == 0 {
+		return r, err
 	}
-	offs := map[string]map[int]bool{}
-	for _, s := range m.Sources {
-		off, err := st.OffPath(ctx, s)
-		if err != nil {
-			return err
-		}
-		offs[s.ID] = off
-	}
-	for _, p := range m.Pieces {
-		off := offs[p.Round.SessionID]
-		if len(off) == 0 {
-			continue
-		}
-		kept := p.Lines[:0:0]
-		for _, l := range p.Lines {
-			if !off[l.No] {
-				kept = append(kept, l)
-			}
-		}
-		p.Lines = kept
-	}
-	return nil
+	return kept[0], nil
 }
 
-// allOff reports whether every line from first to last is in off.
-func allOff(off map[int]bool, first, last int) bool {
-	for n := first; n <= last; n++ {
-		if !off[n] {
-			return false
+// endAt returns a copy of round r (read with its blocks) that ends at line
+// last: the blocks after it left out, its previews and tools those of the
+// blocks kept, as a reader would have made them ([cairn.RoundDraft]).
+func endAt(r *cairn.Round, last int) *cairn.Round {
+	c := *r
+	c.LastLine, c.UserPreview, c.AgentPreview, c.Tools, c.Blocks = last, "", "", nil, nil
+	d := cairn.RoundDraft{Round: &c}
+	for _, b := range r.Blocks {
+		if b.LineNo > last {
+			break
+		}
+		d.Add(&cairn.Line{No: b.LineNo, Timestamp: b.Timestamp}, b.Role, b.Kind, b.Content, b.MessageID, nil)
+		if b.Kind == cairn.ToolUse {
+			c.AddTool(b.ToolName)
+		}
+		if !b.Timestamp.IsZero() {
+			c.EndedAt = b.Timestamp
 		}
 	}
-	return first <= last
+	c.Blocks = append(r.Blocks[:0:0], r.Blocks[:len(d.Blocks)]...)
+	return &c
+}
+
+// keepTo returns r, a round read again from the store, as the operation
+// loaded it (as): when load ended it early ([Store.onPath]), without the
+// lines and blocks after that end, with the end's previews and tools.
+func keepTo(r, as *cairn.Round) *cairn.Round {
+	if r.LastLine <= as.LastLine {
+		return r
+	}
+	c := *r
+	c.LastLine, c.EndedAt, c.UserPreview, c.AgentPreview, c.Tools = as.LastLine, as.EndedAt, as.UserPreview, as.AgentPreview, as.Tools
+	c.Blocks = r.Blocks[:0:0]
+	for _, b := range r.Blocks {
+		if b.LineNo <= as.LastLine {
+			c.Blocks = append(c.Blocks, b)
+		}
+	}
+	return &c
 }
 
 // Worked reports whether round r holds anything of the conversation: a
@@ -155,9 +186,6 @@ func (st Store) materialize(ctx context.Context, m *cairn.Materialization) error
 			return err
 		}
 		i = j
-	}
-	if err := st.dropOffPath(ctx, m); err != nil {
-		return err
 	}
 	engagements := map[string]bool{}
 	for _, s := range m.Sources {
@@ -251,6 +279,7 @@ func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) 
 		if r == nil {
 			return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", p.Round.SessionID, p.Round.Seq)
 		}
+		r = keepTo(r, p.Round)
 		p.Round = keptBlocks(p, Apply(r, p.FidelityOr(f)))
 		for len(lines) > 0 && lines[0].No < r.FirstLine {
 			lines = lines[1:]
@@ -455,6 +484,9 @@ func Inject(ctx context.Context, st Store, session string, seq int, f cairn.Fide
 	if err != nil {
 		return nil, err
 	}
+	if r, err = st.onPathRound(ctx, s, r); err != nil {
+		return nil, err
+	}
 	r.Blocks = nil
 	m := newMaterialization(cairn.OpInject, f, []*cairn.Session{s}, s.ID, itoa(seq))
 	m.Pieces = []*cairn.Piece{{Round: r, Full: true}}
@@ -541,6 +573,9 @@ func InjectRef(ctx context.Context, st Store, session string, ref Ref, f cairn.F
 	}
 	r, err := st.Rounds.FindRound(ctx, s.ID, ref.Round)
 	if err != nil {
+		return nil, err
+	}
+	if r, err = st.onPathRound(ctx, s, r); err != nil {
 		return nil, err
 	}
 	steps := cairn.Steps(r.Blocks, r.LastLine)

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,23 @@ func piTree(agent string, lines []*cairn.Line) (map[int]bool, map[int]int) {
 	return pi.OffPath(lines), pi.Parents(lines)
 }
 
+// piBrowser starts the browser and a server that reads pi's trees, and
+// reads the real branched session.
+func piBrowser(t *testing.T) (context.Context, *cairnhttp.Server, *Store, string, []byte) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests are not short")
+	}
+	ctx := MustBrowser(t)
+	s, st := MustOpenServer(t)
+	s.Tree = piTree
+	data, err := os.ReadFile(piBranched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, s, st, Artifacts(t), data
+}
+
 // A pi session's branches left are drawn as a tree (issue 46): each round
 // off the path pi resumes is marked, says where it forks, and hangs under
 // its fork, so the path reads in order. The real session: round 2, left
@@ -39,18 +57,7 @@ func piTree(agent string, lines []*cairn.Line) (map[int]bool, map[int]int) {
 // writes): now the rounds after the branch summary are the ones left,
 // drawn under round 1, before round 2 and the round that continues it.
 func TestBrowserPiBranches(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser tests are not short")
-	}
-	ctx := MustBrowser(t)
-	s, st := MustOpenServer(t)
-	s.Tree = piTree
-	dir := Artifacts(t)
-
-	data, err := os.ReadFile(piBranched)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, s, st, dir, data := piBrowser(t)
 	returned := strings.ReplaceAll(string(data), piBranchedID, piReturnedID) +
 		`{"type":"message","id":"c0ffee01","parentId":"b99f6eb7","timestamp":"2026-11-28T09:40:00.000Z","message":{"role":"user","content":[{"type":"text","text":"` + piReturnedNote + `"}],"timestamp":1795858800000}}` + "\n" +
 		`{"type":"message","id":"c0ffee02","parentId":"c0ffee01","timestamp":"2026-11-28T09:40:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Back on it."}],"api":"anthropic-messages","provider":"fake","model":"fake-model","usage":{"input":100,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":120,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1795858801000}}` + "\n"

@@ -1,9 +1,11 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -35,13 +37,15 @@ func (s *Server) registerEventRoutes() {
 }
 
 // Notify tells every open page that the sessions ids changed (cairn serve
-// --watch calls it after each import). A page too slow to take an event
-// misses it rather than slowing the others.
+// --watch calls it after each import), and the parent of each subagent
+// among them, whose page lists its subagents and shows each in place (the
+// ids alone are running). A page too slow to take an event misses it
+// rather than slowing the others.
 func (s *Server) Notify(ids ...string) {
 	if len(ids) == 0 {
 		return
 	}
-	ev := &Event{Sessions: ids}
+	ev := &Event{Sessions: s.withParents(ids)}
 	now := time.Now()
 	s.events.mu.Lock()
 	defer s.events.mu.Unlock()
@@ -62,6 +66,27 @@ func (s *Server) Notify(ids ...string) {
 		default:
 		}
 	}
+}
+
+// ParentLookup bounds how long Notify looks a changed session's parent
+// up for.
+const ParentLookup = time.Second
+
+// withParents returns ids and the parents of the subagents among them.
+func (s *Server) withParents(ids []string) []string {
+	if s.Sessions == nil {
+		return ids
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ParentLookup)
+	defer cancel()
+	out := slices.Clip(ids)
+	for _, id := range ids {
+		sess, err := s.Sessions.FindSessionByID(ctx, id)
+		if err == nil && sess.IsSubagent() && sess.Parent != "" && !slices.Contains(out, sess.Parent) {
+			out = append(out, sess.Parent)
+		}
+	}
+	return out
 }
 
 // Running reports whether the session id is running: Notify named it

@@ -1,7 +1,6 @@
 package http_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/claudecode"
 
 	"github.com/chromedp/chromedp"
 )
@@ -46,25 +45,9 @@ func TestBrowserLive(t *testing.T) {
 		}
 	}
 	write(lines[:cut])
-	// The watcher ends before the test does: left running, it imported
-	// into a store the test's cleanup was closing.
-	wctx, cancel := context.WithCancel(context.Background())
-	watching := make(chan struct{})
-	defer func() { cancel(); <-watching }()
-	go func() {
-		defer close(watching)
-		st.importer.Watch(wctx, []string{watched}, 50*time.Millisecond, func(fr *inscribe.FileReport, _ []inscribe.Problem) { s.Notify(fr.SessionID) })
-	}()
+	watch(t, st, s, claudecode.Format{}, watched)
 
-	// The page opens once the watcher has stored the session: on a busy
-	// machine its first import may come after the page would have asked.
-	for deadline := time.Now().Add(StateDeadline); ; time.Sleep(20 * time.Millisecond) {
-		if code, _ := Do(t, s, "GET", "/api/sessions/"+id, ""); code == 200 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the watcher did not store %s in %v (last status %d)", id, StateDeadline, code)
-		}
-	}
+	waitStored(t, s, id, 0)
 	Step(t, ctx, "open the running session", chromedp.Navigate(s.URL()+"/#/session/"+id))
 	Wait(t, ctx, "its rounds", `document.querySelectorAll("#timeline .round").length >= 2 && document.getElementById("more").textContent.startsWith("all")`)
 	before := Eval[int](t, ctx, `document.querySelectorAll("#timeline .round").length`)

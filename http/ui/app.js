@@ -416,8 +416,22 @@ function lineageView(data) {
 
 // refreshLineage reloads the open session's lineage after an action.
 async function refreshLineage() {
-  const data = await api("GET", "/api/sessions/" + encodeURIComponent(view.id));
-  document.getElementById("lineage").replaceWith(lineageView(data));
+  showLineage(await api("GET", "/api/sessions/" + encodeURIComponent(view.id)));
+}
+
+// showLineage draws the open session's lineage again from data (GET
+// /api/sessions/{id}), its list of children left open or closed as the
+// reader left it, and reports whether its children changed: a subagent
+// that appeared or grew, a child surgery wrote.
+function showLineage(data) {
+  const kin = (cs) => JSON.stringify(cs.map((c) => [c.id, c.rounds, c.title, c.operation, c.engagements]));
+  if (kin(data.children) === kin(view.children || [])) return false;
+  view.children = data.children;
+  const old = document.getElementById("lineage"), fresh = lineageView(data);
+  const was = old.querySelector(":scope > details"), now = fresh.querySelector(":scope > details");
+  if (was && now) now.open = was.open;
+  old.replaceWith(fresh);
+  return true;
 }
 
 // loadMore appends the next page of rounds to the timeline.
@@ -432,15 +446,12 @@ async function loadMore() {
     if (v !== view) return;
     const tl = document.getElementById("timeline");
     const frag = document.createDocumentFragment();
-    const left = [];
     for (const r of data.rounds) {
       v.rounds.push(r);
-      const row = roundRow(r), b = v.branches && v.branches.get(r.seq);
-      if (b) left.push(branchRow(row, b));
-      frag.append(row);
+      frag.append(roundRow(r));
     }
     tl.append(frag);
-    for (const [row, b] of left) if (b.whole) placeBranch(tl, row, b);
+    if (v.branches) drawBranches(tl, v.branches);
     v.next = data.next;
     // Round 0 (what comes before the first prompt) is not counted, as in
     // the header.

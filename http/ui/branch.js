@@ -12,15 +12,36 @@ function branchRow(row, b) {
   const badge = el("span", { class: "badge branch", title: `not on the path the session resumes from: it forks from ${from}` },
     b.whole ? `↳ branch left · from round ${b.fork_line ? b.fork_round : "start"}` : `↳ ends in a branch left, line ${b.first_line} on`);
   row.querySelector(".tags").prepend(badge);
-  return [row, b];
 }
 
-// placeBranch moves a round off the path under the round it forks from,
-// after the branches already there, so that the rounds of the path read
-// in order and each branch left hangs from its fork.
-function placeBranch(tl, row, b) {
-  let at = b.fork_line ? tl.querySelector(`.round[data-seq="${b.fork_round}"]`) : null;
-  if (!at || at === row) return;
-  while (at.nextElementSibling && at.nextElementSibling !== row && at.nextElementSibling.classList.contains("off-path") && Number(at.nextElementSibling.dataset.seq) < Number(row.dataset.seq)) at = at.nextElementSibling;
-  at.after(row);
+// drawBranches draws the timeline's rows as the tree branches (round →
+// branch) says: each round off the path marked, each one wholly off it
+// under the round it forks from, after the branches already there, every
+// other row in round order. It is drawn again whenever the session grows
+// (a branch left later turns rounds of the path into one), and moves only
+// the rows out of place, so that open rounds stay as they are.
+function drawBranches(tl, branches) {
+  const seq = (row) => Number(row.dataset.seq);
+  const order = [...tl.querySelectorAll(":scope > .round")].sort((a, b) => seq(a) - seq(b));
+  for (const row of order) {
+    row.classList.remove("off-path", "off-tail");
+    const old = row.querySelector(".tags > .badge.branch");
+    if (old) old.remove();
+    const b = branches.get(seq(row));
+    if (b) branchRow(row, b);
+  }
+  for (const row of [...order]) {
+    const b = branches.get(seq(row));
+    if (!b || !b.whole || !b.fork_line) continue;
+    order.splice(order.indexOf(row), 1);
+    let at = order.findIndex((r) => seq(r) === b.fork_round);
+    if (at < 0) at = order.findLastIndex((r) => seq(r) < seq(row)); // its fork is not loaded: where it was
+    else while (at + 1 < order.length && order[at + 1].classList.contains("off-path") && seq(order[at + 1]) < seq(row)) at++;
+    order.splice(at + 1, 0, row);
+  }
+  let prev = null;
+  for (const row of order) {
+    if ((prev ? prev.nextElementSibling : tl.firstElementChild) !== row) prev ? prev.after(row) : tl.prepend(row);
+    prev = row;
+  }
 }

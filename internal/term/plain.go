@@ -34,3 +34,17 @@ func Plain(s string) string {
 	s = escapes.ReplaceAllString(s, "")
 	return strings.ReplaceAll(s, "\r", "")
 }
+
+// InOrder returns the first of want that s does not hold after the ones
+// before it, "" when s holds them all in that order: what a person reads
+// on a screen, prompt then answer, or what a request carries.
+func InOrder(s string, want ...string) string {
+	for _, w := range want {
+		i := strings.Index(s, w)
+		if i < 0 {
+			return w
+		}
+		s = s[i+len(w):]
+	}
+	return ""
+}

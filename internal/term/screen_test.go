@@ -31,3 +31,13 @@ func TestScreen(t *testing.T) {
 		t.Fatalf("a cut character: %q, want %q", got, want)
 	}
 }
+
+func TestInOrder(t *testing.T) {
+	s := "> first\n✦ ONE\n> second\n✦ TWO"
+	if got := InOrder(s, "first", "ONE", "second", "TWO"); got != "" {
+		t.Errorf("in order: %q missing", got)
+	}
+	if got := InOrder(s, "second", "ONE"); got != "ONE" {
+		t.Errorf("out of order: %q missing, want ONE", got)
+	}
+}

@@ -2,14 +2,23 @@
 // them: a fresh `cairn hook EVENT` process per call, hook JSON on stdin, in
 // a workspace whose store holds one long session (100 MB by default).
 //
-//	go run ./bench/cmd/hookbench -size 100MB
+//	go run ./bench/cmd/hookbench -size 1GB
+//	go run ./bench/cmd/hookbench -size 1GB -cairn NEW -baseline OLD
 //
-// It prints p50/p90/max wall time for SessionStart (the context that must
-// be ready before the agent's first turn), and for Stop and
-// UserPromptSubmit after one appended round (an incremental inscription;
-// UserPromptSubmit also reads the context's occupancy for the pressure
-// note). Each hook call is paired with a Go hello world run right after
-// it, so that the figures say what the machine gave every process then.
+// It prints p50/p90/max wall time for every event cairn install claude
+// registers, each as the session's life fires it: SessionStart (the
+// context that must be ready before the agent's first turn);
+// UserPromptSubmit, Stop and a manual PreCompact after one appended round
+// (an incremental inscription; UserPromptSubmit also reads the context's
+// occupancy for the pressure note); PostToolUse (the exhaustion check of
+// the transcript's end); PreToolUse of the sub-agent tool, SubagentStart
+// and SubagentStop in turn (a hand-off in state.json); SessionEnd after
+// one appended round, then again with nothing new. An automatic PreCompact
+// (the context ran out: a revived session exported) is timed with -auto.
+// Each hook call is paired with a Go hello world run right after it, so
+// that the figures say what the machine gave every process then; with
+// -baseline the older binary's call of each event runs right after the
+// newer's, on the same store, with a round of its own appended first.
 package main
 
 import (
@@ -35,13 +44,20 @@ func main() {
 }
 
 func run() error {
-	size := flag.Int64("size", 100<<20, "bytes of the long session")
+	size := flag.String("size", "100MB", "size of the long session: 1GB, 200MB, or bytes")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "hookbench"), "work folder (workspace and session kept between runs)")
 	samples := flag.String("samples", "testdata/claudecode", "sample transcripts to build from")
 	cairnBin := flag.String("cairn", "", "the cairn binary (default: built from ./cmd/cairn as the README installs it, cairn-full beside it)")
+	baseline := flag.String("baseline", "", "an older cairn binary, timed call by call beside -cairn's")
 	runs := flag.Int("runs", 40, "hook calls to time per event")
+	only := flag.String("events", "", "comma-separated labels of the events to time (default: all)")
+	auto := flag.Bool("auto", false, "also time PreCompact auto (the context ran out: a revived session is exported each time)")
 	flag.Parse()
 	ctx := context.Background()
+	n, err := bench.ParseSize(*size)
+	if err != nil {
+		return err
+	}
 
 	bin := *cairnBin
 	if bin == "" {
@@ -50,12 +66,16 @@ func run() error {
 			return err
 		}
 	}
+	bins := []string{bin}
+	if *baseline != "" {
+		bins = append(bins, *baseline)
+	}
 	hello, err := bench.BuildHello(*dir)
 	if err != nil {
 		return err
 	}
-	ws := filepath.Join(*dir, fmt.Sprintf("ws-%d", *size))
-	session, err := ensureWorkspace(ctx, bin, ws, *samples, *size)
+	ws := filepath.Join(*dir, fmt.Sprintf("ws-%d", n))
+	session, err := ensureWorkspace(ctx, bin, ws, *samples, n)
 	if err != nil {
 		return err
 	}
@@ -63,50 +83,163 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	id := strings.TrimSuffix(filepath.Base(session), ".jsonl")
-	input := func(event string) []byte {
-		b, _ := json.Marshal(map[string]string{"session_id": id, "transcript_path": session, "cwd": ws,
-			"hook_event_name": event, "source": "startup"})
-		return b
-	}
-
-	start, hw, err := timeHook(bin, hello, ws, "SessionStart", input("SessionStart"), *runs, nil)
-	if err != nil {
+	fmt.Printf("store holds a %.0f MB session; %s\n", float64(info.Size())/1e6, loadavg())
+	s := &sessionFile{path: session, id: strings.TrimSuffix(filepath.Base(session), ".jsonl"), at: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if s.g, err = bench.NewGenerator(*samples, 2); err != nil {
 		return err
 	}
-	report("SessionStart", start, hw, fmt.Sprintf("store holds a %.0f MB session", float64(info.Size())/1e6))
-
-	g, err := bench.NewGenerator(*samples, 2)
-	if err != nil {
-		return err
-	}
-	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-	// appendRound adds one round to the session, a minute after the last.
-	var i int
-	appendRound := func() error {
-		i++
-		f, err := os.OpenFile(session, os.O_APPEND|os.O_WRONLY, 0)
+	for _, sc := range scenarios(s, *auto) {
+		if *only != "" && !selected(*only, sc) {
+			continue
+		}
+		lat, hw, err := timeScenario(bins, hello, ws, s, sc, *runs)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		_, err = f.Write(g.Round(id, at.Add(time.Duration(i)*time.Minute)))
-		return err
+		for i, c := range sc.calls {
+			for b := range bins {
+				report(c.label+suffix(b, len(bins)), lat[b][i], hw, c.note)
+			}
+		}
 	}
-	stop, hw, err := timeHook(bin, hello, ws, "Stop", input("Stop"), *runs, appendRound)
-	if err != nil {
-		return err
-	}
-	report("Stop", stop, hw, "one round appended before each")
-
-	// UserPromptSubmit inscribes the same way, then reads the context's
-	// occupancy from the transcript's end (the pressure note).
-	prompt, hw, err := timeHook(bin, hello, ws, "UserPromptSubmit", input("UserPromptSubmit"), *runs, appendRound)
-	if err != nil {
-		return err
-	}
-	report("UserPrompt", prompt, hw, "one round appended before each")
+	fmt.Println(loadavg())
 	return nil
+}
+
+// A call is one hook event as a scenario fires it.
+type call struct {
+	label, event string
+	fields       map[string]any // hook input beside session_id, transcript_path, cwd, hook_event_name
+	appendRound  bool           // one round appended to the session before the call (each binary's)
+	want         string         // what the output must hold, if anything
+	note         string
+}
+
+// A scenario is calls made in turn, each iteration.
+type scenario struct{ calls []call }
+
+func scenarios(s *sessionFile, auto bool) []scenario {
+	agentInput := json.RawMessage(`{"description":"Measure the hooks","prompt":"Time every hook on the long session and report p50 and p90."}`)
+	writeInput := json.RawMessage(`{"file_path":"/tmp/bench/notes.md","content":"measured"}`)
+	sc := []scenario{
+		{[]call{{label: "SessionStart", event: "SessionStart", fields: map[string]any{"source": "startup"}, want: `"additionalContext"`, note: "source startup"}}},
+		{[]call{{label: "UserPrompt", event: "UserPromptSubmit", fields: map[string]any{"prompt": "Carry on with the benchmark."}, appendRound: true, note: "one round appended before each"}}},
+		{[]call{{label: "PostToolUse", event: "PostToolUse", fields: map[string]any{"tool_name": "Write", "tool_input": writeInput, "tool_response": map[string]any{"type": "create"}}, note: "a Write"}}},
+		{[]call{{label: "Stop", event: "Stop", appendRound: true, note: "one round appended before each"}}},
+		{[]call{
+			{label: "PreToolUse", event: "PreToolUse", fields: map[string]any{"tool_name": "Agent", "tool_input": agentInput, "tool_use_id": "toolu_bench"}, note: "the Agent tool: a hand-off"},
+			{label: "SubagentStart", event: "SubagentStart", fields: map[string]any{"agent_id": "a1b2c3", "agent_type": "general-purpose"}, want: `"additionalContext"`, note: "after PreToolUse"},
+			{label: "SubagentStop", event: "SubagentStop", fields: map[string]any{"agent_id": "a1b2c3", "last_assistant_message": "Measured: every hook under 15 ms."}, note: "after SubagentStart"},
+		}},
+		{[]call{{label: "PreCompact", event: "PreCompact", fields: map[string]any{"trigger": "manual"}, appendRound: true, note: "manual; one round appended before each"}}},
+		{[]call{
+			{label: "SessionEnd", event: "SessionEnd", fields: map[string]any{"reason": "other"}, appendRound: true, note: "one round appended before each"},
+			{label: "SessionEnd 2", event: "SessionEnd", fields: map[string]any{"reason": "other"}, note: "again, nothing new"},
+		}},
+	}
+	if auto {
+		sc = append(sc, scenario{[]call{{label: "PreCompact a", event: "PreCompact", fields: map[string]any{"trigger": "auto"}, appendRound: true, note: "auto: a revived session exported; one round appended before each"}}})
+	}
+	return sc
+}
+
+func selected(only string, sc scenario) bool {
+	for _, name := range strings.Split(only, ",") {
+		for _, c := range sc.calls {
+			if strings.TrimSpace(name) == c.label {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A sessionFile is the long session, which scenarios append rounds to.
+type sessionFile struct {
+	path, id string
+	g        *bench.Generator
+	at       time.Time
+	n        int
+}
+
+// appendRound adds one round to the session, a minute after the last.
+func (s *sessionFile) appendRound() error {
+	s.n++
+	f, err := os.OpenFile(s.path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(s.g.Round(s.id, s.at.Add(time.Duration(s.n)*time.Minute)))
+	return err
+}
+
+func (s *sessionFile) input(ws string, c call) []byte {
+	in := map[string]any{"session_id": s.id, "transcript_path": s.path, "cwd": ws, "hook_event_name": c.event}
+	for k, v := range c.fields {
+		in[k] = v
+	}
+	b, _ := json.Marshal(in)
+	return b
+}
+
+// timeScenario runs sc's calls in turn runs times (after one untimed
+// round), each call with each binary in turn, and the hello world after
+// each iteration's calls. lat[b][i] are binary b's times of call i.
+func timeScenario(bins []string, hello, ws string, s *sessionFile, sc scenario, runs int) (lat [][]bench.Latencies, hw bench.Latencies, err error) {
+	yardstick := bench.Command{Name: "hello", Args: []string{hello}}
+	lat = make([][]bench.Latencies, len(bins))
+	for b := range bins {
+		lat[b] = make([]bench.Latencies, len(sc.calls))
+	}
+	for i := 0; i <= runs; i++ {
+		for b, bin := range bins {
+			for j, c := range sc.calls {
+				if c.appendRound {
+					if err := s.appendRound(); err != nil {
+						return nil, nil, err
+					}
+				}
+				el, err := hook(bin, ws, c, s.input(ws, c))
+				if err != nil {
+					return nil, nil, err
+				}
+				if i > 0 {
+					lat[b][j] = append(lat[b][j], el)
+				}
+			}
+		}
+		h, _, err := yardstick.Run()
+		if err != nil {
+			return nil, nil, err
+		}
+		if i > 0 {
+			hw = append(hw, h)
+		}
+	}
+	return lat, hw, nil
+}
+
+// hook runs `bin hook EVENT` once in ws and returns how long it took.
+func hook(bin, ws string, c call, input []byte) (time.Duration, error) {
+	cmd := exec.Command(bin, "hook", c.event)
+	cmd.Dir = ws
+	// The session lives in the workspace, not under ~/.claude/projects:
+	// the hooks read a transcript only from a folder they are told of.
+	cmd.Env = append(os.Environ(), "CAIRN_TRANSCRIPT_DIRS="+ws)
+	cmd.Stdin = bytes.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	t := time.Now()
+	out, err := cmd.Output()
+	el := time.Since(t)
+	if err != nil || stderr.Len() > 0 {
+		return 0, fmt.Errorf("%s hook %s: %v: %s", bin, c.event, err, stderr.String())
+	}
+	if c.want != "" && !bytes.Contains(out, []byte(c.want)) {
+		return 0, fmt.Errorf("%s hook %s printed no %s: %s", bin, c.event, c.want, out)
+	}
+	return el, nil
 }
 
 // ensureWorkspace makes ws a cairn workspace with a frame in progress and
@@ -143,48 +276,27 @@ func ensureWorkspace(ctx context.Context, bin, ws, samples string, size int64) (
 	return path, nil
 }
 
-// timeHook runs `cairn hook event` runs times (after one warm-up call),
-// calling before (untimed) ahead of each, and the hello world after each.
-func timeHook(bin, hello, ws, event string, input []byte, runs int, before func() error) (lat, hw bench.Latencies, err error) {
-	yardstick := bench.Command{Name: "hello", Args: []string{hello}}
-	for i := 0; i <= runs; i++ {
-		if before != nil {
-			if err := before(); err != nil {
-				return nil, nil, err
-			}
-		}
-		cmd := exec.Command(bin, "hook", event)
-		cmd.Dir = ws
-		// The session lives in the workspace, not under ~/.claude/projects:
-		// the hooks read a transcript only from a folder they are told of.
-		cmd.Env = append(os.Environ(), "CAIRN_TRANSCRIPT_DIRS="+ws)
-		cmd.Stdin = bytes.NewReader(input)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		t := time.Now()
-		out, err := cmd.Output()
-		el := time.Since(t)
-		if err != nil || stderr.Len() > 0 {
-			return nil, nil, fmt.Errorf("hook %s: %v: %s", event, err, stderr.String())
-		}
-		if event == "SessionStart" && !bytes.Contains(out, []byte(`"additionalContext"`)) {
-			return nil, nil, fmt.Errorf("hook SessionStart printed no context: %s", out)
-		}
-		h, _, err := yardstick.Run()
-		if err != nil {
-			return nil, nil, err
-		}
-		if i > 0 {
-			lat, hw = append(lat, el), append(hw, h)
-		}
+// suffix names binary b of n in a report line: the baseline is "old".
+func suffix(b, n int) string {
+	if n == 1 {
+		return ""
 	}
-	return lat, hw, nil
+	return []string{" new", " old"}[b]
 }
 
 // report prints one hook's figures beside the hello world's of the same run.
-func report(event string, lat, hw bench.Latencies, note string) {
-	fmt.Printf("%-13s p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; %s)\n",
-		event, ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Percentile(100)), ms(hw.Percentile(50)), len(lat), note)
+func report(label string, lat, hw bench.Latencies, note string) {
+	fmt.Printf("%-16s p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; %s)\n",
+		label, ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Percentile(100)), ms(hw.Percentile(50)), len(lat), note)
+}
+
+// loadavg is the machine's load average, as uptime prints it.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load unknown"
+	}
+	return "load " + strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +41,11 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 	if err != nil {
 		return nil, err
 	}
+	if f.redact {
+		if err := m.redactSession(s); err != nil {
+			return nil, err
+		}
+	}
 	if err := opencode.WriteSession(ctx, dir, t, x, s); err != nil {
 		return nil, err
 	}
@@ -67,6 +74,48 @@ func (m *Main) exportOpencode(ctx context.Context, st *store, f *surgeryFlags, m
 		e.Crossed = crossing{From: foreignAgent(mat, cairn.AgentOpencode), Mapped: c.CallsMapped, AsText: c.CallsAsText, ThinkingDropped: c.ThinkingDropped}
 	}
 	return e, nil
+}
+
+// redactSession replaces the secrets of an opencode export's title and of
+// each of its messages' and parts' documents, every string alone, as
+// [Main.redactLines] does a file's lines (opencode's rows and JSON files
+// are written from them), and says how many on stderr.
+func (m *Main) redactSession(s *opencode.Session) error {
+	docs := []*map[string]any{}
+	for _, msg := range s.Messages {
+		docs = append(docs, &msg.Data)
+		for _, p := range msg.Parts {
+			docs = append(docs, &p.Data)
+		}
+	}
+	title, err := json.Marshal(s.Title)
+	if err != nil {
+		return err
+	}
+	lines := [][]byte{title}
+	for _, d := range docs {
+		b, err := json.Marshal(*d)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, b)
+	}
+	if lines, err = m.redactLines(lines); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(lines[0], &s.Title); err != nil {
+		return err
+	}
+	for i, d := range docs {
+		dec := json.NewDecoder(bytes.NewReader(lines[i+1]))
+		dec.UseNumber() // ids and times as written, not as float64
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			return err
+		}
+		*d = doc
+	}
+	return nil
 }
 
 // opencodeDataDir is opencode's data folder: $XDG_DATA_HOME/opencode, else

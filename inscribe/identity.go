@@ -21,25 +21,27 @@ import (
 // copy moved), else, when another existing file holds that id,
 // [cairn.SourceKey.CopyID]: a diverging copy is stored beside it. It
 // reports duplicate when the file holds only bytes that session already
-// stores from the other file: a copy is not stored twice. The caller
-// holds the lock of sess.ID as the harness gave it.
-func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, err error) {
-	known, err := im.Store.FindSourceByPath(ctx, path)
+// stores from the other file: a copy is not stored twice; and known, the
+// source stored for the session it resolved to when it read it (nil
+// otherwise), which the import need not read again. The caller holds
+// the lock of sess.ID as the harness gave it.
+func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, known *cairn.Source, err error) {
+	known, err = im.Store.FindSourceByPath(ctx, path)
 	if err == nil {
 		sess.ID = known.SessionID
-		return false, nil
+		return false, known, nil
 	} else if cairn.ErrorCode(err) != cairn.ENOTFOUND {
-		return false, err
+		return false, nil, err
 	}
 	key := cairn.SourceKey{Agent: sess.Agent, ID: sess.ID, Path: path}
 	other, err := im.Store.FindSource(ctx, sess.ID)
 	switch {
 	case cairn.ErrorCode(err) == cairn.ENOTFOUND:
-		return false, nil
+		return false, nil, nil
 	case err != nil:
-		return false, err
+		return false, nil, err
 	case other.Path == path || other.Path == "":
-		return false, nil
+		return false, other, nil
 	case other.Agent != sess.Agent:
 	case size <= other.Offset:
 		// A file that holds only the beginning of what is stored (a
@@ -49,11 +51,11 @@ func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size i
 		same, err := im.storedPrefix(ctx, f, size, other)
 		switch {
 		case err != nil:
-			return false, err
+			return false, nil, err
 		case !exists(other.Path):
-			return same && size < other.Offset, nil
+			return same && size < other.Offset, nil, nil
 		case same:
-			return true, nil
+			return true, nil, nil
 		}
 	default:
 		// A file that begins with every byte stored is the longer source
@@ -62,7 +64,7 @@ func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size i
 		// again, is then a copy of it. Nothing flips between the two.
 		grown, err := im.storedPrefix(ctx, f, other.Offset, other)
 		if err != nil || grown || !exists(other.Path) {
-			return false, err
+			return false, nil, err
 		}
 	}
 	// A copy whose file moved (a backup folder moved elsewhere) is the
@@ -70,7 +72,7 @@ func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size i
 	// with; a copy id of its own would store it a third time.
 	copies, err := im.Store.FindCopies(ctx, sess.ID)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	for _, c := range copies {
 		if c.Agent != sess.Agent || c.Offset == 0 || c.Path == path || exists(c.Path) {
@@ -78,15 +80,15 @@ func (im *Importer) resolve(ctx context.Context, f *os.File, path string, size i
 		}
 		same, err := im.storedPrefix(ctx, f, min(size, c.Offset), c)
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		if same {
 			sess.ID = c.SessionID
-			return false, nil
+			return false, nil, nil
 		}
 	}
 	sess.ID = key.CopyID()
-	return false, nil
+	return false, nil, nil
 }
 
 // exists reports whether path names a file now; an error other than "does

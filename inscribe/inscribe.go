@@ -279,7 +279,7 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 	if err != nil {
 		return nil, err
 	}
-	dup, unlock, err := im.claim(ctx, f, path, size, sess)
+	dup, known, unlock, err := im.claim(ctx, f, path, size, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +298,10 @@ func (im *Importer) inscribe(ctx context.Context, path string, within []string, 
 
 	var prev *cairn.Source // the stored position this import continues from
 	win := &windows{}
-	src, err := im.Store.FindSource(ctx, sess.ID)
+	src := known
+	if src == nil {
+		src, err = im.Store.FindSource(ctx, sess.ID)
+	}
 	switch {
 	case cairn.ErrorCode(err) == cairn.ENOTFOUND:
 		src, prev, fr.Status = &cairn.Source{SessionID: sess.ID}, &cairn.Source{}, StatusNew
@@ -581,7 +584,9 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	stored := in.Source
 	r.prev = &stored
 	if len(b.rounds) > 0 {
-		r.lastSeq = b.rounds[len(b.rounds)-1].Seq
+		last := *b.rounds[len(b.rounds)-1]
+		last.Blocks = nil
+		r.lastSeq, r.fr.Last = last.Seq, &last
 	}
 	r.fr.Stored += len(b.lines)
 	r.fr.Bytes += int64(b.bytes)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/cairn-dev/cairn"
 )
 
 // File statuses in a [FileReport].
@@ -41,6 +43,12 @@ type FileReport struct {
 	Stored    int    `json:"stored"`         // lines stored (every line read, complete ones)
 	Pending   int    `json:"pending"`
 	Rounds    int    `json:"rounds"` // rounds in the session afterwards
+
+	// Last is the session's last round as this import inscribed it, its
+	// blocks, tags and usage not read back; nil when it inscribed no
+	// round. A hook that wants the last round after its import need not
+	// read it again.
+	Last *cairn.Round `json:"-"`
 }
 
 // merge adds what one attempt at importing a file did: lines stored, and
@@ -58,7 +66,7 @@ func (f *FileReport) merge(try *FileReport, ok bool) {
 		return
 	}
 	f.Read += try.Read
-	f.Pending, f.Rounds, f.Note = try.Pending, try.Rounds, try.Note
+	f.Pending, f.Rounds, f.Note, f.Last = try.Pending, try.Rounds, try.Note, try.Last
 	if try.Status != StatusUnchanged || f.Status == "" {
 		f.Status = try.Status
 	}

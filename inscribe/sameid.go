@@ -47,28 +47,30 @@ func (im *Importer) lock(ctx context.Context, id string) (unlock func(), err err
 // would each find the other's lines stored, or none, depending on timing.
 // So the harness id is locked first, then the copy id the file resolves
 // to, if any. It reports duplicate, holding the harness id's lock only,
-// when the file holds nothing that session does not store already.
-func (im *Importer) claim(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, unlock func(), err error) {
+// when the file holds nothing that session does not store already; and
+// the source stored for the session, read under its lock, if resolve
+// read it (nil otherwise).
+func (im *Importer) claim(ctx context.Context, f *os.File, path string, size int64, sess *cairn.Session) (duplicate bool, known *cairn.Source, unlock func(), err error) {
 	unlock, err = im.lock(ctx, sess.ID)
 	if err != nil {
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	id := sess.ID
-	dup, err := im.resolve(ctx, f, path, size, sess)
+	dup, known, err := im.resolve(ctx, f, path, size, sess)
 	if err != nil {
 		unlock()
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	if dup || sess.ID == id {
-		return dup, unlock, nil
+		return dup, known, unlock, nil
 	}
 	unlockCopy, err := im.lock(ctx, sess.ID)
 	if err != nil {
 		unlock()
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	unlockID := unlock
-	return false, func() { unlockCopy(); unlockID() }, nil
+	return false, nil, func() { unlockCopy(); unlockID() }, nil
 }
 
 // resolvedElsewhere reports whether the stored source src, which the

@@ -20,7 +20,9 @@ import (
 // Inscribe inscribes the session's transcript and its sub-agents' from
 // where the last import stopped, new rounds tagged with the active
 // engagement and frame, and returns the session's last round (nil when
-// nothing is written yet). It is a live import ([inscribe.Importer.Live]):
+// nothing is written yet): as the import inscribed it when it inscribed
+// one ([inscribe.FileReport.Last]: its tags, usage and blocks not read
+// back), else as stored. It is a live import ([inscribe.Importer.Live]):
 // the prefix already stored is checked by its windows, not read again.
 func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
 	if ev.Transcript == "" {
@@ -71,6 +73,9 @@ func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
 	}
 	if len(rep.Files) == 0 || rep.Files[0].SessionID == "" {
 		return nil, nil
+	}
+	if last := rep.Files[0].Last; last != nil {
+		return last, nil
 	}
 	last, err := st.Inscription.LastRound(ctx, rep.Files[0].SessionID)
 	if cairn.ErrorCode(err) == cairn.ENOTFOUND {

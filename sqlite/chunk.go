@@ -223,11 +223,12 @@ func findRaw(ctx context.Context, tx *Tx, sessionID string, from, to int) ([]*ca
 }
 
 // findLinesMeta is findLines, each line's meta read only when meta is set.
+//
+// The session's generation is a subquery of the one statement (a hook's
+// import reads its last round's lines, and compiles each statement it
+// runs afresh); a session that is not stored is told apart from one
+// without those lines only when no line is found.
 func findLinesMeta(ctx context.Context, tx *Tx, sessionID string, from, to int, meta bool) ([]*cairn.Line, error) {
-	var gen int
-	if err := tx.QueryRowContext(ctx, `SELECT generation FROM sessions WHERE id = ?`, sessionID).Scan(&gen); err != nil {
-		return nil, notFound(err, "No session %q.", sessionID)
-	}
 	if to <= 0 {
 		to = 1<<62 - 1
 	}
@@ -235,11 +236,20 @@ func findLinesMeta(ctx context.Context, tx *Tx, sessionID string, from, to int, 
 	// the last to start at or before from, found by the index, not by
 	// reading every chunk of a long session (a hook's incremental import
 	// asks for its last round's lines).
-	return readChunks(ctx, tx, sessionID, from, to, meta,
-		`WHERE session_id = ?1 AND generation = ?2 AND last_no >= ?3 AND first_no <= ?4
+	const gen = `(SELECT generation FROM sessions WHERE id = ?1)`
+	lines, err := readChunks(ctx, tx, sessionID, from, to, meta,
+		`WHERE session_id = ?1 AND generation = `+gen+` AND last_no >= ?2 AND first_no <= ?3
 			AND first_no >= COALESCE((SELECT MAX(first_no) FROM chunks
-				WHERE session_id = ?1 AND generation = ?2 AND first_no <= ?3), 0)
-		ORDER BY first_no`, sessionID, gen, from, to)
+				WHERE session_id = ?1 AND generation = `+gen+` AND first_no <= ?2), 0)
+		ORDER BY first_no`, sessionID, from, to)
+	if err != nil || len(lines) > 0 {
+		return lines, err
+	}
+	var g int
+	if err := tx.QueryRowContext(ctx, `SELECT generation FROM sessions WHERE id = ?`, sessionID).Scan(&g); err != nil {
+		return nil, notFound(err, "No session %q.", sessionID)
+	}
+	return nil, nil
 }
 
 // findAllLines returns every line of every generation of a session.

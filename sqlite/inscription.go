@@ -111,13 +111,14 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *
 		return nil, err
 	}
 	defer tx.Rollback()
-	var seq int
-	if err := tx.QueryRowContext(ctx, `SELECT seq FROM rounds WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, sessionID).Scan(&seq); err != nil {
-		return nil, notFound(err, "Session %s has no rounds.", sessionID)
-	}
-	rounds, err := findRounds(ctx, tx, cairn.RoundFilter{SessionID: sessionID, FromSeq: seq, ToSeq: seq})
-	if err != nil || len(rounds) == 0 {
+	// One statement, read backwards along the rounds' key: a hook's
+	// import asks for it as it begins, and compiles what it runs afresh.
+	rounds, err := findRounds(ctx, tx, cairn.RoundFilter{SessionID: sessionID, Last: 1})
+	if err != nil {
 		return nil, err
+	}
+	if len(rounds) == 0 {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "Session %s has no rounds.", sessionID)
 	}
 	return rounds[0], nil
 }
@@ -128,7 +129,7 @@ func (s *InscriptionStore) LastRound(ctx context.Context, sessionID string) (_ *
 // ([stage]); its transaction then makes them visible with the rest.
 func (s *InscriptionStore) Inscribe(ctx context.Context, in *cairn.Inscription) (err error) {
 	defer s.db.explain(&err)
-	if err := s.Sweep(ctx); err != nil {
+	if err := s.sweepEvery(ctx); err != nil {
 		return err
 	}
 	if err := s.dropStaged(ctx, in.Session.ID, ""); err != nil {
@@ -511,11 +512,16 @@ type roundTotals struct {
 // sumRounds returns the totals of a session's rounds from seq fromSeq on.
 func sumRounds(ctx context.Context, tx *Tx, id string, fromSeq int) (roundTotals, error) {
 	var t roundTotals
-	err := tx.QueryRowContext(ctx, `
+	// Run twice in an inscription (before and after it), compiled once.
+	stmt, err := tx.prepared(ctx, `
 		SELECT COUNT(*) FILTER (WHERE seq > 0), COALESCE(MIN(NULLIF(started_at, '')), ''), COALESCE(MAX(ended_at), ''),
 			COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
 			COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_creation_tokens), 0)
-		FROM rounds WHERE session_id = ? AND seq >= ?`, id, fromSeq).
+		FROM rounds WHERE session_id = ? AND seq >= ?`)
+	if err != nil {
+		return t, err
+	}
+	err = stmt.QueryRowContext(ctx, id, fromSeq).
 		Scan(&t.rounds, &t.started, &t.ended, &t.input, &t.output, &t.cacheRead, &t.cacheCreation)
 	return t, err
 }

@@ -18,10 +18,19 @@ const numOf = `(SELECT num FROM session_nums WHERE session_id = ?1)`
 // sessionNum returns the number of session id, giving it one if it has
 // none yet.
 func sessionNum(ctx context.Context, tx *Tx, id string) (int64, error) {
+	if num, ok := tx.nums[id]; ok {
+		return num, nil
+	}
 	var num int64
 	err := tx.QueryRowContext(ctx, `SELECT num FROM session_nums WHERE session_id = ?`, id).Scan(&num)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = tx.QueryRowContext(ctx, `INSERT INTO session_nums (session_id) VALUES (?) RETURNING num`, id).Scan(&num)
+	}
+	if err == nil {
+		if tx.nums == nil {
+			tx.nums = map[string]int64{}
+		}
+		tx.nums[id] = num
 	}
 	return num, err
 }

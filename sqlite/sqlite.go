@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -24,6 +25,10 @@ import (
 
 //go:embed migration/*.sql
 var migrationFS embed.FS
+
+// driverName is the database/sql driver a DB's pools open: modernc's,
+// or in a test one that wraps it to count the statements SQLite compiles.
+var driverName = "sqlite"
 
 // DB is a cairn store in one SQLite file. Writes go through one pool whose
 // transactions begin IMMEDIATE, so two writers queue on the busy timeout
@@ -35,11 +40,12 @@ type DB struct {
 	ctx    context.Context
 	cancel func()
 	locks  sessionLocks
-	group  grouper    // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
-	chunks chunkCache // raw bytes of the chunks read last
-	stmts  stmtCache  // the writer's kept statements (stmtcache.go)
-	terms  seenTerms  // the pieces whose terms this DB wrote to index_terms (terms.go)
-	newer  string     // the newest migration recorded in the store that this cairn lacks
+	group  grouper      // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
+	chunks chunkCache   // raw bytes of the chunks read last
+	stmts  stmtCache    // the writer's kept statements (stmtcache.go)
+	terms  seenTerms    // the pieces whose terms this DB wrote to index_terms (terms.go)
+	newer  string       // the newest migration recorded in the store that this cairn lacks
+	swept  atomic.Int64 // when the last sweep ended, Unix nanoseconds ([sweepAgain])
 
 	// readOnly is set by Open when this user may not write the store:
 	// reads are served, writes refused ([DB.ReadOnly]).
@@ -114,7 +120,7 @@ func (db *DB) Open() (err error) {
 	// the few pages it changes) out of temporary files: writing them took
 	// a twentieth of the import of a message of a million blocks.
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds())
-	if db.db, err = sql.Open("sqlite", dsn+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"); err != nil {
+	if db.db, err = sql.Open(driverName, dsn+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"); err != nil {
 		return err
 	}
 	// Neither pool maps the file: both copy pages (pread). Most reads come
@@ -131,7 +137,7 @@ func (db *DB) Open() (err error) {
 	if db.ReadCache > 0 {
 		rdsn += "&_pragma=cache_size(-" + strconv.Itoa(db.ReadCache) + ")"
 	}
-	if db.rdb, err = sql.Open("sqlite", rdsn); err != nil {
+	if db.rdb, err = sql.Open(driverName, rdsn); err != nil {
 		return err
 	}
 	db.db.SetMaxOpenConns(1)
@@ -193,7 +199,7 @@ func (db *DB) openReadOnly(dsn, pragmas string, cause error) error {
 // readable opens the read pool at dsn and reports whether it reads the
 // store; when it does not, the pool is closed.
 func (db *DB) readable(dsn string) bool {
-	rdb, err := sql.Open("sqlite", dsn)
+	rdb, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return false
 	}
@@ -366,10 +372,11 @@ type Tx struct {
 	db          *DB
 	now         time.Time
 	stmts       map[string]*sql.Stmt
-	write       bool          // a write transaction: its statements are kept (stmtcache.go)
-	index       *pendingIndex // the search index texts written at Commit
-	terms       hashSet       // the pieces whose terms it wrote, for the DB's seenTerms once committed
-	termsPruned string        // the token of index_terms' last prune as it read it
+	write       bool             // a write transaction: its statements are kept (stmtcache.go)
+	index       *pendingIndex    // the search index texts written at Commit
+	terms       hashSet          // the pieces whose terms it wrote, for the DB's seenTerms once committed
+	termsPruned string           // the token of index_terms' last prune as it read it
+	nums        map[string]int64 // session numbers looked up or given in it ([sessionNum]): a number never changes
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

@@ -141,6 +141,11 @@ func (s *InscriptionStore) dropStaged(ctx context.Context, id, token string) err
 // costs a lookup in an empty table.
 func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
 	defer s.db.explain(&err)
+	defer func() {
+		if err == nil {
+			s.db.swept.Store(time.Now().UnixNano())
+		}
+	}()
 	rtx, err := s.db.read(ctx)
 	if err != nil {
 		return err
@@ -162,6 +167,21 @@ func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
 		}
 	}
 	return nil
+}
+
+// sweepAgain is how long after a sweep of a DB an inscription into it
+// sweeps again: an importer sweeps as it begins and its inscriptions go
+// on sweeping while it runs, not each again at once (what a hook's
+// import of one round would; what a killed writer left is hidden from
+// every reader until it is swept).
+const sweepAgain = time.Second
+
+// sweepEvery sweeps unless the DB was swept less than [sweepAgain] ago.
+func (s *InscriptionStore) sweepEvery(ctx context.Context) error {
+	if last := s.db.swept.Load(); last != 0 && time.Since(time.Unix(0, last)) < sweepAgain {
+		return nil
+	}
+	return s.Sweep(ctx)
 }
 
 // dropRanges deletes the staged blocks dropStaged deletes, at most

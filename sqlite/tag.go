@@ -82,10 +82,18 @@ func checkRounds(ctx context.Context, tx *Tx, sessionID string, seqs []int) erro
 
 // autoTag tags the rounds of an inscription that have no tag yet.
 func autoTag(ctx context.Context, tx *Tx, in *cairn.Inscription) error {
-	for _, t := range in.AutoTags() {
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO round_tags (session_id, seq, engagement_id, frame_id) VALUES (?, ?, ?, ?)
-			ON CONFLICT (session_id, seq) DO NOTHING`, t.SessionID, t.Seq, t.EngagementID, t.FrameID); err != nil {
+	tags := in.AutoTags()
+	if len(tags) == 0 {
+		return nil
+	}
+	stmt, err := tx.prepared(ctx, `
+		INSERT INTO round_tags (session_id, seq, engagement_id, frame_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (session_id, seq) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	for _, t := range tags {
+		if _, err := stmt.ExecContext(ctx, t.SessionID, t.Seq, t.EngagementID, t.FrameID); err != nil {
 			return err
 		}
 	}

@@ -16,9 +16,9 @@ type node struct {
 
 // readNode reads a line's type, id and parentId without decoding the rest
 // of it. pi writes them as the first keys of each entry, so the line is
-// read only up to them; a line where they are not plain strings (or null)
-// before any other value that is not a string or a number, or that
-// repeats one, is read whole by [parseLine]. A line whose beginning reads
+// read only up to them (values before them skipped, not decoded); a line
+// where they are not plain strings (or null), or that repeats one, is
+// read whole by [parseLine]. A line whose beginning reads
 // but whose rest is damaged is an entry all the same: its id still links
 // the tree, so one damaged line does not cut the path pi resumes from.
 func readNode(raw []byte) node {
@@ -87,7 +87,7 @@ func scanNode(raw []byte) (n node, ok bool) {
 			if strings.EqualFold(key, "type") || strings.EqualFold(key, "id") || strings.EqualFold(key, "parentId") {
 				return node{}, false // encoding/json would read it as one of them
 			}
-			if i, ok = skipScalar(t, i); !ok {
+			if i, ok = skipValue(t, i); !ok {
 				return node{}, false
 			}
 		}
@@ -121,12 +121,32 @@ func plainString(t []byte, i int) (string, int, bool) {
 	return "", i, false
 }
 
-// skipScalar skips a string without escapes, a number, true, false or
-// null at t[i].
-func skipScalar(t []byte, i int) (int, bool) {
-	if t[i] == '"' {
-		_, next, ok := plainString(t, i)
-		return next, ok
+// skipValue skips the value at t[i]: a string, a number, true, false,
+// null, or an object or array read only for where it ends (its strings
+// and brackets).
+func skipValue(t []byte, i int) (int, bool) {
+	switch t[i] {
+	case '"':
+		return skipString(t, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(t); j++ {
+			switch t[j] {
+			case '"':
+				end, ok := skipString(t, j)
+				if !ok {
+					return i, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return i, false
 	}
 	for _, lit := range []string{"true", "false", "null"} {
 		if bytes.HasPrefix(t[i:], []byte(lit)) {
@@ -138,6 +158,19 @@ func skipScalar(t []byte, i int) (int, bool) {
 		j++
 	}
 	return j, j > i
+}
+
+// skipString skips the string at t[i], escapes and all.
+func skipString(t []byte, i int) (int, bool) {
+	for j := i + 1; j < len(t); j++ {
+		switch t[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return i, false
 }
 
 func skipSpace(t []byte, i int) int {

@@ -35,6 +35,8 @@ var nodeLines = []string{
 	`{"type":"label","ID":"a4","parentId":"a3"}`,
 	`{"type":"label","Id":"a4","id":"a5","parentId":"a3"}`,
 	`{"type":"message","id":"a\u0036","parentId":"a5"}`,
+	`{"id":"a6","message":{"content":[{"text":"a \"}{[ quoted\\","type":"text"}],"role":"user"},"parentId":"a5","timestamp":"t","type":"message"}`,
+	`{"id":"a6","message":{"content":[{"text":"unclosed"}],"parentId":"a5","type":"message"}`,
 	`{"type":"message","id":"a7","parentId":"a6","message":{"content":"caf\u00e9 é"}}`,
 	`{"type":"message","id":"é8","parentId":"a7"}`,
 	`{"type":"message","id":7,"parentId":"a7"}`,
@@ -74,6 +76,9 @@ func TestReadNode_AsParseLine(t *testing.T) {
 		if got, want := readNode([]byte(l)), parsed([]byte(l)); !sameNode(got, want) {
 			t.Errorf("%s\nread %+v, parseLine %+v", l, got, want)
 		}
+	}
+	if _, ok := scanNode([]byte(nodeLines[9])); !ok {
+		t.Errorf("keys in another order, the message first, read whole: %s", nodeLines[9])
 	}
 	if fast < 20 {
 		t.Errorf("%d entries of the format 2 and 3 samples read from their first keys, want every one", fast)

@@ -77,7 +77,8 @@ func isPiHookEvent(name string) bool {
 // runPiHook runs "cairn hook --agent pi EVENT" for cairn's pi extension:
 // start (session_start, and after a compaction), prompt
 // (before_agent_start), end (session_shutdown) go through the live loop
-// and print a piReply, nothing outside a workspace; compact
+// and print a piReply, nothing outside a workspace, start inscribing the
+// session pi loads first, in a workspace or not; compact
 // (session_before_compact) inscribes the session and prints cairn's
 // compaction of it (piCompactionReply), the session revived for pi within
 // [loop.PiBudget] as markdown: continuation block, index, the last rounds
@@ -121,6 +122,14 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 	}
 	if event == "compact" {
 		return m.piCompact(ctx, &in, w)
+	}
+	if event == "start" && in.SessionFile != "" {
+		// What the compaction would read at once is read while pi starts
+		// (pi does not wait for start before the person's first prompt).
+		// The compaction, which needs it, reports a failure.
+		if _, _, err := m.piInscribe(ctx, &in, w); err != nil && m.Stderr != nil {
+			fmt.Fprintf(m.Stderr, "cairn: %s\n", strings.Join(strings.Fields(errorText(err)), " "))
+		}
 	}
 	if w == nil {
 		return nil // not a cairn project: stay out of the way
@@ -168,17 +177,24 @@ func (m *Main) piLoop(in *piInput, w *workspace.Workspace) (*loop.Loop, string, 
 	return l, session, nil
 }
 
-// piCompact inscribes the session (a live import, [loop.Loop.Inscribe])
-// and prints cairn's compaction of it.
+// piInscribe inscribes the session a pi event names (a live import,
+// [loop.Loop.Inscribe]) and returns the loop and the session's id.
+func (m *Main) piInscribe(ctx context.Context, in *piInput, w *workspace.Workspace) (*loop.Loop, string, error) {
+	l, id, err := m.piLoop(in, w)
+	if err != nil {
+		return nil, "", err
+	}
+	_, err = l.Inscribe(ctx, loop.Event{Harness: loop.Pi, Session: id, Transcript: in.SessionFile, Cwd: in.Cwd})
+	return l, id, err
+}
+
+// piCompact inscribes the session and prints cairn's compaction of it.
 func (m *Main) piCompact(ctx context.Context, in *piInput, w *workspace.Workspace) error {
 	if in.SessionFile == "" {
 		return fmt.Errorf("no session_file")
 	}
-	l, id, err := m.piLoop(in, w)
+	l, id, err := m.piInscribe(ctx, in, w)
 	if err != nil {
-		return err
-	}
-	if _, err := l.Inscribe(ctx, loop.Event{Harness: loop.Pi, Session: id, Transcript: in.SessionFile, Cwd: in.Cwd}); err != nil {
 		return err
 	}
 	md, mat, err := l.Compaction(ctx, id, loop.PiBudget(in.Window, in.ReserveTokens), cairn.AgentPi)

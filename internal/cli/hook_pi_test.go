@@ -91,3 +91,46 @@ func TestPiCompactLive(t *testing.T) {
 		t.Fatalf("import after the live ones: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// TestPiStartInscribes: "cairn hook --agent pi start" of a session pi
+// loads from its file inscribes it (a live import), in a workspace or
+// not, so the compaction later reads only what was appended since; the
+// start of a session pi has not written yet inscribes nothing and fails
+// nothing.
+func TestPiStartInscribes(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "work")
+	dir := pi.ProjectDir(filepath.Join(root, ".pi", "agent", "sessions"), cwd)
+	for _, d := range []string{dir, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const id = "01a22180-defd-73bc-8443-00000000cafe"
+	file := filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+id+".jsonl")
+	env := map[string]string{"HOME": root, "CAIRN_STORE": filepath.Join(root, "cairn.db")}
+	start := func() {
+		t.Helper()
+		in, _ := json.Marshal(map[string]any{"session_id": id, "session_file": file, "cwd": cwd, "reason": "startup", "resumed": false})
+		var stdout, stderr bytes.Buffer
+		m := NewMain(bytes.NewReader(in), &stdout, &stderr)
+		m.Getenv = func(k string) string { return env[k] }
+		if err := m.Run(context.Background(), []string{"hook", "--agent", "pi", "start"}); err != nil || stderr.Len() > 0 {
+			t.Fatalf("hook: %v\n%s", err, stderr.String())
+		}
+	}
+	start()
+	if out, _, _ := runEnv(t, env, "sessions"); strings.Contains(out, id[:8]) {
+		t.Fatalf("a session not written yet is listed:\n%s", out)
+	}
+	turns, _ := piTurns(1, 3, "", "started")
+	head := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-11-28T09:33:43.559Z","cwd":"` + cwd + `"}` + "\n"
+	if err := os.WriteFile(file, []byte(head+turns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start()
+	out, errOut, err := runEnv(t, env, "rounds", id)
+	if err != nil || !strings.Contains(out, "3 rounds") || !strings.Contains(out, "assistant 3 started") {
+		t.Errorf("rounds after the start: %v\n%s%s", err, out, errOut)
+	}
+}

@@ -14,16 +14,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/bench"
+	"github.com/cairn-dev/cairn/internal/cli"
 	"github.com/cairn-dev/cairn/internal/rusage"
 	"github.com/cairn-dev/cairn/pi"
 )
@@ -40,7 +43,10 @@ func run() error {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "pibench"), "work folder (store, corpus and workspace kept between runs)")
 	src := flag.String("transcripts", "../shared/testdata/transcripts", "real transcripts the corpus copies")
 	turns := flag.Int("turns", 200, "prompts of the pi session, each answered")
+	from := flag.String("session", "", "a pi session file (format 3) to start from instead of -turns made-up prompts")
 	runs := flag.Int("runs", 21, "hook calls to time per event")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of -event's hook run in this process -runs times to this file, instead of timing processes")
+	only := flag.String("event", "", "time (or profile) only this event: start, prompt, compact or end")
 	flag.Parse()
 	size, err := bench.ParseSize(*sizeFlag)
 	if err != nil {
@@ -70,7 +76,7 @@ func run() error {
 			return fmt.Errorf("cairn %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	s, err := newSession(home, ws, *turns)
+	s, err := newSession(home, ws, *turns, *from)
 	if err != nil {
 		return err
 	}
@@ -102,6 +108,12 @@ func run() error {
 		}, "a live import of one appended round, then the compaction"},
 		{"end", func() []byte { return with(map[string]any{"reason": "quit"}) }, "the end line"},
 	} {
+		if *only != "" && e.event != *only {
+			continue
+		}
+		if *profile != "" {
+			return profileHook(*profile, e.event, e.input, *runs, ws, env)
+		}
 		var lat, cpu, hw bench.Latencies
 		for i := 0; i <= *runs; i++ {
 			in := e.input()
@@ -156,18 +168,68 @@ type session struct {
 	n, entries     int
 }
 
-func newSession(home, cwd string, turns int) (*session, error) {
+func newSession(home, cwd string, turns int, from string) (*session, error) {
 	dir := pi.ProjectDir(filepath.Join(pi.Home(func(string) string { return "" }, home), "sessions"), cwd)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &session{id: "01a22180-defd-73bc-8443-0000000be7c4"}
+	if from != "" {
+		return copySession(dir, from)
+	}
+	s := &session{id: freshID()}
 	s.path = filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+s.id+".jsonl")
 	head := fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-11-28T09:33:43.559Z","cwd":%q}`+"\n", s.id, cwd)
 	if err := os.WriteFile(s.path, []byte(head), 0o644); err != nil {
 		return nil, err
 	}
 	return s, s.add(turns)
+}
+
+// copySession copies the pi session file from into dir under an id of
+// its own: the session appended to is a copy of it.
+func copySession(dir, from string) (*session, error) {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{id: freshID()}
+	s.path = filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+s.id+".jsonl")
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		var e map[string]any
+		if json.Unmarshal([]byte(l), &e) != nil {
+			continue
+		}
+		if e["type"] == "session" {
+			e["id"] = s.id
+			head, err := json.Marshal(e)
+			if err != nil {
+				return nil, err
+			}
+			lines[i] = string(head) + "\n"
+		} else if id, _ := e["id"].(string); id != "" {
+			s.last = id
+			s.entries++
+		}
+	}
+	s.entries += 1 << 20 // ids of their own, past any of the copy's
+	return s, os.WriteFile(s.path, []byte(strings.Join(lines, "")), 0o644)
+}
+
+// freshID is a session id of this run's own: the store never holds an
+// earlier run's session of that id, longer than this one's file.
+func freshID() string {
+	n := time.Now().UnixNano()
+	return fmt.Sprintf("%08x-%04x-7%03x-8%03x-%012x", uint32(n>>32), uint16(n>>16), uint16(n)&0xfff, os.Getpid()&0xfff, n&0xffffffffffff)
+}
+
+// An entry is a message entry with its keys in the order pi writes them.
+type entry struct {
+	Type      string         `json:"type"`
+	ID        string         `json:"id"`
+	ParentID  *string        `json:"parentId"`
+	Timestamp string         `json:"timestamp"`
+	Message   map[string]any `json:"message"`
 }
 
 // add appends n prompts, each answered with a call and its result and a
@@ -190,17 +252,47 @@ func (s *session) add(n int) error {
 		} {
 			s.entries++
 			id := fmt.Sprintf("%08x", 0x10000000+s.entries)
-			var parent any
+			var parent *string
 			if s.last != "" {
-				parent = s.last
+				parent = &s.last
 			}
-			line, _ := json.Marshal(map[string]any{"type": "message", "id": id, "parentId": parent, "timestamp": "2026-11-28T09:33:44.000Z", "message": m})
+			line, _ := json.Marshal(entry{"message", id, parent, "2026-11-28T09:33:44.000Z", m})
 			if _, err := f.Write(append(line, '\n')); err != nil {
 				return err
 			}
 			s.last = id
 		}
 	}
+	return nil
+}
+
+// profileHook runs the hook for event runs times in this process, each
+// with its own input, under a CPU profile written to path.
+func profileHook(path, event string, input func() []byte, runs int, ws string, env []string) error {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			os.Setenv(k, v)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	start := time.Now()
+	for range runs {
+		var out, errs bytes.Buffer
+		m := cli.NewMain(bytes.NewReader(input()), &out, &errs)
+		m.Getwd = func() (string, error) { return ws, nil }
+		if err := m.Run(context.Background(), []string{"hook", "--agent", "pi", event}); err != nil {
+			return fmt.Errorf("hook %s: %v\n%s", event, err, errs.String())
+		}
+	}
+	fmt.Printf("%s: %d runs in this process, %s each\n", event, runs, ms(time.Since(start)/time.Duration(runs)))
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,17 +36,18 @@ var driverName = "sqlite"
 // instead of failing to upgrade a read lock; reads use a second pool and
 // never wait for a writer (WAL).
 type DB struct {
-	db     *sql.DB // writes
-	rdb    *sql.DB // reads
-	ctx    context.Context
-	cancel func()
-	locks  sessionLocks
-	group  grouper      // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
-	chunks chunkCache   // raw bytes of the chunks read last
-	stmts  stmtCache    // the writer's kept statements (stmtcache.go)
-	terms  seenTerms    // the pieces whose terms this DB wrote to index_terms (terms.go)
-	newer  string       // the newest migration recorded in the store that this cairn lacks
-	swept  atomic.Int64 // when the last sweep ended, Unix nanoseconds ([sweepAgain])
+	db      *sql.DB // writes
+	rdb     *sql.DB // reads
+	ctx     context.Context
+	cancel  func()
+	locks   sessionLocks
+	group   grouper      // inscriptions waiting for the write lock ([InscriptionStore.Inscribe])
+	chunks  chunkCache   // raw bytes of the chunks read last
+	stmts   stmtCache    // the writer's kept statements (stmtcache.go)
+	terms   seenTerms    // the pieces whose terms this DB wrote to index_terms (terms.go)
+	newer   string       // the newest migration recorded in the store that this cairn lacks
+	swept   atomic.Int64 // when the last sweep ended, Unix nanoseconds ([sweepAgain])
+	walOnce sync.Once    // the WAL checked before the first write ([DB.checkpointLongWAL])
 
 	// readOnly is set by Open when this user may not write the store:
 	// reads are served, writes refused ([DB.ReadOnly]).
@@ -120,7 +122,9 @@ func (db *DB) Open() (err error) {
 	// the few pages it changes) out of temporary files: writing them took
 	// a twentieth of the import of a message of a million blocks.
 	dsn := "file:" + (&url.URL{Path: db.Path}).EscapedPath() + "?" + fmt.Sprintf("_pragma=busy_timeout(%d)", db.busyTimeout().Milliseconds())
-	if db.db, err = sql.Open(driverName, dsn+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"); err != nil {
+	// journal_size_limit: the WAL file is cut back to walLimit each time
+	// it begins again (wal.go).
+	if db.db, err = sql.Open(driverName, dsn+"&_pragma=journal_mode(WAL)&_pragma=journal_size_limit("+strconv.Itoa(walLimit)+")&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"); err != nil {
 		return err
 	}
 	// Neither pool maps the file: both copy pages (pread). Most reads come
@@ -391,6 +395,7 @@ func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (_ *Tx, err erro
 	}
 	write := pool == db.db
 	if write {
+		db.checkpointLongWAL(ctx)
 		db.stmts.prepareWanted(ctx, pool)
 	}
 	tx, err := pool.BeginTx(ctx, opts)

@@ -87,9 +87,6 @@ cat >"$main/package.json" <<JSON
     "cairn": "bin/cairn",
     "cairn-full": "bin/cairn-full"
   },
-  "scripts": {
-    "postinstall": "node install.js"
-  },
   "files": ["bin/", "install.js", "README.md"],
   "optionalDependencies": {$optional
   }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The npm packages installed as a user installs them, offline: npm/pack.sh
 # --host packs this platform's, npm installs the tarballs into a scratch
-# prefix with an empty cache and no network (--offline), and the installed
-# cairn must be the static lean binary (no node launcher left), say its
-# version, find cairn-full beside it (same release: cairn doctor), and run
-# a hook in a project it set up.
+# prefix with an empty cache and no network (--offline), saying nothing of
+# install scripts (the package has none: npm 11.19's allowScripts), and the
+# installed cairn's first run puts the static binaries in place of the node
+# launchers; then it must be the lean binary, say its version, find
+# cairn-full beside it (same release: cairn doctor), and run a hook in a
+# project it set up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -36,11 +38,17 @@ echo "pack of a 6-platform dist: $(ls "$tmp/all" | wc -l) tarballs"
 CAIRN_VERSION=0.0.0-test npm/pack.sh --host "$tmp/pkgs" >/dev/null
 ls "$tmp"/pkgs/*.tgz
 prefix=$tmp/prefix
-HOME=$tmp/home npm install --global --offline --no-audit --no-fund --cache "$tmp/cache" --prefix "$prefix" "$tmp"/pkgs/*.tgz
+installed=$(HOME=$tmp/home npm install --global --offline --no-audit --no-fund --cache "$tmp/cache" --prefix "$prefix" "$tmp"/pkgs/*.tgz 2>&1)
+echo "$installed"
+! grep -qi 'script' <<<"$installed" || fail "npm install speaks of scripts: $installed"
+launcher() { [ "$(head -c 2 "$(readlink -f "$1")")" = '#!' ]; }
+launcher "$prefix/bin/cairn" && launcher "$prefix/bin/cairn-full" || fail "npm installed no node launchers"
 
 export PATH=$prefix/bin:$PATH HOME=$tmp/home
 [ "$(command -v cairn)" = "$prefix/bin/cairn" ] || fail "cairn on PATH is $(command -v cairn)"
-[ "$(head -c 2 "$(readlink -f "$prefix/bin/cairn")")" != '#!' ] || fail "PATH's cairn is still the node launcher"
+first=$(cairn --version 2>&1)
+! launcher "$prefix/bin/cairn" && ! launcher "$prefix/bin/cairn-full" || fail "PATH's cairn or cairn-full is still the node launcher after the first run ($first)"
+echo "first run, through the launcher: $first"
 v=$(cairn --version)
 echo "$v"
 case $v in "cairn 0.0.0-test (commit "*", lean build"*) ;; *) fail "cairn --version: $v" ;; esac
@@ -58,14 +66,28 @@ doctor=$(cairn doctor --json || true)
 grep -A1 '"check": "cairn-full"' <<<"$doctor" | grep -q '"status": "ok"' || fail "cairn doctor: $doctor"
 echo "cairn doctor: cairn-full ok"
 
-# Without the postinstall (--ignore-scripts) the node launchers run the
-# platform package's binaries, and the lean one still finds cairn-full.
+# Installed where the user who runs cairn may not write (a root install
+# run by another user: nobody here, when root runs this), the node
+# launchers stay, silently, and run the platform package's binaries, and
+# the lean one still finds cairn-full.
 bare=$tmp/bare
 npm install --global --offline --ignore-scripts --no-audit --no-fund --cache "$tmp/cache" --prefix "$bare" "$tmp"/pkgs/*.tgz >/dev/null 2>&1
-[ "$(head -c 2 "$(readlink -f "$bare/bin/cairn")")" = '#!' ] || fail "--ignore-scripts: no launcher at $bare/bin/cairn"
-v=$(PATH=$bare/bin:$PATH cairn --version)
+as=()
+if [ "$(id -u)" = 0 ]; then
+  as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  chmod 755 "$tmp"
+  mkdir -p "$tmp/nobody" && chown 65534 "$tmp/nobody"
+else
+  chmod a-w "$bare/lib/node_modules/@cairn/cairn/bin"
+  mkdir -p "$tmp/nobody"
+fi
+run_bare() { HOME=$tmp/nobody PATH=$bare/bin:$PATH "${as[@]}" "$@"; }
+v=$(run_bare cairn --version 2>"$tmp/bare.err")
+chmod u+w "$bare/lib/node_modules/@cairn/cairn/bin"
+[ ! -s "$tmp/bare.err" ] || fail "launcher in a folder it may not write says: $(cat "$tmp/bare.err")"
+launcher "$bare/bin/cairn" || fail "a launcher in a folder its user may not write was replaced"
 case $v in "cairn 0.0.0-test (commit "*", lean build"*) ;; *) fail "launcher: cairn --version: $v" ;; esac
-doctor=$(PATH=$bare/bin:$PATH cairn doctor --json || true)
+doctor=$(cd "$tmp/nobody" && run_bare cairn doctor --json || true)
 grep -A1 '"check": "cairn-full"' <<<"$doctor" | grep -q '"status": "ok"' || fail "launcher: cairn doctor: $doctor"
-echo "through the node launcher: $v; cairn-full ok"
+echo "through the node launcher, in a folder its user may not write: $v; cairn-full ok"
 echo "npm/test.sh: ok"

@@ -1,8 +1,11 @@
-// After npm installs @cairn/cairn, put this platform's binaries in place of
-// the node launchers in bin/ (a copy, from the optional dependency npm
-// installed; nothing is downloaded), so that PATH's cairn is the static
-// binary itself and finds cairn-full beside it. On Windows, or if the copy
-// fails, the launchers stay and run the binaries where they are.
+// Puts this platform's binaries in place of the node launchers in bin/ (a
+// copy, from the optional dependency npm installed; nothing is
+// downloaded), so that PATH's cairn is the static binary itself and finds
+// cairn-full beside it. The launchers do it at their first run: the
+// package has no install script, which npm 11.19 and later run only once
+// the person allows it (allowScripts). On Windows, or if the copy fails (a
+// folder this user may not write), the launchers stay and run the binaries
+// where they are. `node install.js` does it at once and says what failed.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -28,20 +31,27 @@ function binary(name) {
   }
 }
 
-function install() {
+// install copies both binaries over their launchers, each through a file
+// of its own renamed into place, so that launchers started at once (two
+// hooks) never leave a half-written binary; quiet says nothing of a copy
+// that failed, as a launcher must not.
+function install(quiet) {
   if (process.platform === "win32") return;
   for (const name of ["cairn", "cairn-full"]) {
     const dest = path.join(__dirname, "bin", name);
+    const tmp = `${dest}.${process.pid}.tmp`;
     try {
-      const tmp = dest + ".tmp";
       fs.copyFileSync(binary(name), tmp);
       fs.chmodSync(tmp, 0o755);
       fs.renameSync(tmp, dest);
     } catch (e) {
-      console.error(`cairn: kept the node launcher for ${name}: ${e.message}`);
+      try {
+        fs.unlinkSync(tmp);
+      } catch (_) {}
+      if (!quiet) console.error(`cairn: kept the node launcher for ${name}: ${e.message}`);
     }
   }
 }
 
-module.exports = { binary };
-if (require.main === module) install();
+module.exports = { binary, install };
+if (require.main === module) install(false);

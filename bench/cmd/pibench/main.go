@@ -47,14 +47,19 @@ func run() error {
 	runs := flag.Int("runs", 21, "hook calls to time per event")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of -event's hook run in this process -runs times to this file, instead of timing processes")
 	only := flag.String("event", "", "time (or profile) only this event: start, prompt, compact or end")
+	cairnBin := flag.String("cairn", "", "the cairn binary to time (default: built from ./cmd/cairn as the README installs it)")
+	old := flag.String("old", "", "another cairn binary (an older build) timed in turn with this one, call for call, each with its own input")
 	flag.Parse()
 	size, err := bench.ParseSize(*sizeFlag)
 	if err != nil {
 		return err
 	}
-	bin := filepath.Join(*dir, "cairn")
-	if err := bench.BuildCairn(bin); err != nil {
-		return err
+	bin := *cairnBin
+	if bin == "" {
+		bin = filepath.Join(*dir, "cairn")
+		if err := bench.BuildCairn(bin); err != nil {
+			return err
+		}
 	}
 	hello, err := bench.BuildHello(*dir)
 	if err != nil {
@@ -114,28 +119,45 @@ func run() error {
 		if *profile != "" {
 			return profileHook(*profile, e.event, e.input, *runs, ws, env)
 		}
-		var lat, cpu, hw bench.Latencies
+		bins := []string{bin}
+		if *old != "" {
+			bins = append(bins, *old)
+		}
+		lat, cpu := make([]bench.Latencies, len(bins)), make([]bench.Latencies, len(bins))
+		var hw bench.Latencies
 		for i := 0; i <= *runs; i++ {
-			in := e.input()
-			t := time.Now()
-			out, used, err := cairnCPU(bin, ws, env, in, "hook", "--agent", "pi", e.event)
-			el := time.Since(t)
-			if err != nil {
-				return fmt.Errorf("hook %s: %v\n%s", e.event, err, out)
-			}
-			if e.event == "compact" && !bytes.Contains(out, []byte(`"summary"`)) {
-				return fmt.Errorf("hook compact printed no summary: %s", out)
+			for k := range bins {
+				b := (k + i) % len(bins) // each first in turn
+				in := e.input()
+				t := time.Now()
+				out, used, err := cairnCPU(bins[b], ws, env, in, "hook", "--agent", "pi", e.event)
+				el := time.Since(t)
+				if err != nil {
+					return fmt.Errorf("%s hook %s: %v\n%s", bins[b], e.event, err, out)
+				}
+				if e.event == "compact" && !bytes.Contains(out, []byte(`"summary"`)) {
+					return fmt.Errorf("hook compact printed no summary: %s", out)
+				}
+				if i > 0 { // the first call warms the page cache
+					lat[b], cpu[b] = append(lat[b], el), append(cpu[b], used)
+				}
 			}
 			h, _, err := bench.Command{Name: "hello", Args: []string{hello}}.Run()
 			if err != nil {
 				return err
 			}
-			if i > 0 { // the first call warms the page cache
-				lat, cpu, hw = append(lat, el), append(cpu, used), append(hw, h)
+			if i > 0 {
+				hw = append(hw, h)
 			}
 		}
-		fmt.Printf("%-8s p50 %s, p90 %s, max %s; CPU p50 %s; hello world p50 %s (%d runs; %s)\n", e.event,
-			ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Percentile(100)), ms(cpu.Percentile(50)), ms(hw.Percentile(50)), len(lat), e.note)
+		for b := range bins {
+			name := e.event
+			if b > 0 {
+				name = "  old"
+			}
+			fmt.Printf("%-8s p50 %s, p90 %s, max %s; CPU p50 %s; hello world p50 %s (%d runs; %s)\n", name,
+				ms(lat[b].Percentile(50)), ms(lat[b].Percentile(90)), ms(lat[b].Percentile(100)), ms(cpu[b].Percentile(50)), ms(hw.Percentile(50)), len(lat[b]), e.note)
+		}
 	}
 	return nil
 }
@@ -267,7 +289,8 @@ func (s *session) add(n int) error {
 }
 
 // profileHook runs the hook for event runs times in this process, each
-// with its own input, under a CPU profile written to path.
+// with its own input, under a CPU profile written to path, and writes
+// what they allocated beside it (.heap).
 func profileHook(path, event string, input func() []byte, runs int, ws string, env []string) error {
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -293,7 +316,12 @@ func profileHook(path, event string, input func() []byte, runs int, ws string, e
 		}
 	}
 	fmt.Printf("%s: %d runs in this process, %s each\n", event, runs, ms(time.Since(start)/time.Duration(runs)))
-	return nil
+	heap, err := os.Create(strings.TrimSuffix(path, filepath.Ext(path)) + ".heap")
+	if err != nil {
+		return err
+	}
+	defer heap.Close()
+	return pprof.Lookup("allocs").WriteTo(heap, 0)
 }
 
 func cairn(bin, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench"
+	"github.com/cairn-dev/cairn/internal/rusage"
 )
 
 func main() {
@@ -186,11 +187,11 @@ func (s *sessionFile) input(ws string, c call) []byte {
 // timeScenario runs sc's calls in turn runs times (after one untimed
 // round), each call with each binary in turn, and the hello world after
 // each iteration's calls. lat[b][i] are binary b's times of call i.
-func timeScenario(bins []string, hello, ws string, s *sessionFile, sc scenario, runs int) (lat [][]bench.Latencies, hw bench.Latencies, err error) {
+func timeScenario(bins []string, hello, ws string, s *sessionFile, sc scenario, runs int) (lat [][]bench.Timings, hw bench.Latencies, err error) {
 	yardstick := bench.Command{Name: "hello", Args: []string{hello}}
-	lat = make([][]bench.Latencies, len(bins))
+	lat = make([][]bench.Timings, len(bins))
 	for b := range bins {
-		lat[b] = make([]bench.Latencies, len(sc.calls))
+		lat[b] = make([]bench.Timings, len(sc.calls))
 	}
 	for i := 0; i <= runs; i++ {
 		for b, bin := range bins {
@@ -200,12 +201,13 @@ func timeScenario(bins []string, hello, ws string, s *sessionFile, sc scenario, 
 						return nil, nil, err
 					}
 				}
-				el, err := hook(bin, ws, c, s.input(ws, c))
+				wall, cpu, err := hook(bin, ws, c, s.input(ws, c))
 				if err != nil {
 					return nil, nil, err
 				}
 				if i > 0 {
-					lat[b][j] = append(lat[b][j], el)
+					t := &lat[b][j]
+					t.Wall, t.CPU = append(t.Wall, wall), append(t.CPU, cpu)
 				}
 			}
 		}
@@ -220,8 +222,9 @@ func timeScenario(bins []string, hello, ws string, s *sessionFile, sc scenario, 
 	return lat, hw, nil
 }
 
-// hook runs `bin hook EVENT` once in ws and returns how long it took.
-func hook(bin, ws string, c call, input []byte) (time.Duration, error) {
+// hook runs `bin hook EVENT` once in ws and returns how long it took, and
+// the CPU time it used.
+func hook(bin, ws string, c call, input []byte) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(bin, "hook", c.event)
 	cmd.Dir = ws
 	// The session lives in the workspace, not under ~/.claude/projects:
@@ -232,14 +235,14 @@ func hook(bin, ws string, c call, input []byte) (time.Duration, error) {
 	cmd.Stderr = &stderr
 	t := time.Now()
 	out, err := cmd.Output()
-	el := time.Since(t)
+	wall = time.Since(t)
 	if err != nil || stderr.Len() > 0 {
-		return 0, fmt.Errorf("%s hook %s: %v: %s", bin, c.event, err, stderr.String())
+		return 0, 0, fmt.Errorf("%s hook %s: %v: %s", bin, c.event, err, stderr.String())
 	}
 	if c.want != "" && !bytes.Contains(out, []byte(c.want)) {
-		return 0, fmt.Errorf("%s hook %s printed no %s: %s", bin, c.event, c.want, out)
+		return 0, 0, fmt.Errorf("%s hook %s printed no %s: %s", bin, c.event, c.want, out)
 	}
-	return el, nil
+	return wall, rusage.CPU(cmd.ProcessState), nil
 }
 
 // ensureWorkspace makes ws a cairn workspace with a frame in progress and
@@ -284,10 +287,12 @@ func suffix(b, n int) string {
 	return []string{" new", " old"}[b]
 }
 
-// report prints one hook's figures beside the hello world's of the same run.
-func report(label string, lat, hw bench.Latencies, note string) {
-	fmt.Printf("%-16s p50 %s, p90 %s, max %s; hello world p50 %s (%d runs; %s)\n",
-		label, ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Percentile(100)), ms(hw.Percentile(50)), len(lat), note)
+// report prints one hook's figures beside the hello world's of the same
+// run: wall time, and the CPU time (user and system) the process used,
+// which a busy machine changes less.
+func report(label string, t bench.Timings, hw bench.Latencies, note string) {
+	fmt.Printf("%-16s p50 %s, p90 %s, max %s, CPU p50 %s; hello world p50 %s (%d runs; %s)\n",
+		label, ms(t.Wall.Percentile(50)), ms(t.Wall.Percentile(90)), ms(t.Wall.Percentile(100)), ms(t.CPU.Percentile(50)), ms(hw.Percentile(50)), len(t.Wall), note)
 }
 
 // loadavg is the machine's load average, as uptime prints it.

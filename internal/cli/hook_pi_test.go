@@ -34,6 +34,21 @@ func piTurns(from, n int, after, word string) (lines, last string) {
 	return b.String(), parent
 }
 
+// piHome is a scratch HOME (root) with a working folder (cwd) and pi's
+// sessions folder for it (dir).
+func piHome(t *testing.T) (root, cwd, dir string) {
+	t.Helper()
+	root = t.TempDir()
+	cwd = filepath.Join(root, "work")
+	dir = pi.ProjectDir(filepath.Join(root, ".pi", "agent", "sessions"), cwd)
+	for _, d := range []string{dir, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, cwd, dir
+}
+
 // TestPiCompactLive: "cairn hook --agent pi compact" inscribes the session
 // as a live import (issue 45, 2): after an edit in the middle of a 1 MiB
 // session, outside the windows an import hashes, and a prompt appended,
@@ -42,14 +57,7 @@ func piTurns(from, n int, after, word string) (lines, last string) {
 // the file as a new generation. An import that read every byte in the hook
 // would have found the edit there, and the next import nothing.
 func TestPiCompactLive(t *testing.T) {
-	root := t.TempDir()
-	cwd := filepath.Join(root, "work")
-	dir := pi.ProjectDir(filepath.Join(root, ".pi", "agent", "sessions"), cwd)
-	for _, d := range []string{dir, cwd} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, cwd, dir := piHome(t)
 	const id = "01a22180-defd-73bc-8443-00000000beef"
 	file := filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+id+".jsonl")
 	head := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-11-28T09:33:43.559Z","cwd":"` + cwd + `"}` + "\n"
@@ -98,14 +106,7 @@ func TestPiCompactLive(t *testing.T) {
 // start of a session pi has not written yet inscribes nothing and fails
 // nothing.
 func TestPiStartInscribes(t *testing.T) {
-	root := t.TempDir()
-	cwd := filepath.Join(root, "work")
-	dir := pi.ProjectDir(filepath.Join(root, ".pi", "agent", "sessions"), cwd)
-	for _, d := range []string{dir, cwd} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, cwd, dir := piHome(t)
 	const id = "01a22180-defd-73bc-8443-00000000cafe"
 	file := filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+id+".jsonl")
 	env := map[string]string{"HOME": root, "CAIRN_STORE": filepath.Join(root, "cairn.db")}

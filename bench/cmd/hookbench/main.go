@@ -93,7 +93,7 @@ func run() error {
 		if *only != "" && !selected(*only, sc) {
 			continue
 		}
-		lat, hw, err := timeScenario(bins, hello, ws, s, sc, *runs)
+		lat, hw, err := timeKept(bins, hello, ws, s, sc, *runs)
 		if err != nil {
 			return err
 		}
@@ -116,30 +116,37 @@ type call struct {
 	note         string
 }
 
-// A scenario is calls made in turn, each iteration.
-type scenario struct{ calls []call }
+// A scenario is calls made in turn, each iteration. keep names workspace
+// files put back as they were once it is timed: each hand-off PreToolUse
+// records stays in state.json, which every later hook reads (three times
+// at a session's end), so that they would time a workspace that grew with
+// each run of the benchmark.
+type scenario struct {
+	calls []call
+	keep  []string
+}
 
 func scenarios(s *sessionFile, auto bool) []scenario {
 	agentInput := json.RawMessage(`{"description":"Measure the hooks","prompt":"Time every hook on the long session and report p50 and p90."}`)
 	writeInput := json.RawMessage(`{"file_path":"/tmp/bench/notes.md","content":"measured"}`)
 	sc := []scenario{
-		{[]call{{label: "SessionStart", event: "SessionStart", fields: map[string]any{"source": "startup"}, want: `"additionalContext"`, note: "source startup"}}},
-		{[]call{{label: "UserPrompt", event: "UserPromptSubmit", fields: map[string]any{"prompt": "Carry on with the benchmark."}, appendRound: true, note: "one round appended before each"}}},
-		{[]call{{label: "PostToolUse", event: "PostToolUse", fields: map[string]any{"tool_name": "Write", "tool_input": writeInput, "tool_response": map[string]any{"type": "create"}}, note: "a Write"}}},
-		{[]call{{label: "Stop", event: "Stop", appendRound: true, note: "one round appended before each"}}},
-		{[]call{
+		{calls: []call{{label: "SessionStart", event: "SessionStart", fields: map[string]any{"source": "startup"}, want: `"additionalContext"`, note: "source startup"}}},
+		{calls: []call{{label: "UserPrompt", event: "UserPromptSubmit", fields: map[string]any{"prompt": "Carry on with the benchmark."}, appendRound: true, note: "one round appended before each"}}},
+		{calls: []call{{label: "PostToolUse", event: "PostToolUse", fields: map[string]any{"tool_name": "Write", "tool_input": writeInput, "tool_response": map[string]any{"type": "create"}}, note: "a Write"}}},
+		{calls: []call{{label: "Stop", event: "Stop", appendRound: true, note: "one round appended before each"}}},
+		{calls: []call{
 			{label: "PreToolUse", event: "PreToolUse", fields: map[string]any{"tool_name": "Agent", "tool_input": agentInput, "tool_use_id": "toolu_bench"}, note: "the Agent tool: a hand-off"},
 			{label: "SubagentStart", event: "SubagentStart", fields: map[string]any{"agent_id": "a1b2c3", "agent_type": "general-purpose"}, want: `"additionalContext"`, note: "after PreToolUse"},
 			{label: "SubagentStop", event: "SubagentStop", fields: map[string]any{"agent_id": "a1b2c3", "last_assistant_message": "Measured: every hook under 15 ms."}, note: "after SubagentStart"},
-		}},
-		{[]call{{label: "PreCompact", event: "PreCompact", fields: map[string]any{"trigger": "manual"}, appendRound: true, note: "manual; one round appended before each"}}},
-		{[]call{
+		}, keep: []string{"state.json"}},
+		{calls: []call{{label: "PreCompact", event: "PreCompact", fields: map[string]any{"trigger": "manual"}, appendRound: true, note: "manual; one round appended before each"}}},
+		{calls: []call{
 			{label: "SessionEnd", event: "SessionEnd", fields: map[string]any{"reason": "other"}, appendRound: true, note: "one round appended before each"},
 			{label: "SessionEnd 2", event: "SessionEnd", fields: map[string]any{"reason": "other"}, note: "again, nothing new"},
 		}},
 	}
 	if auto {
-		sc = append(sc, scenario{[]call{{label: "PreCompact a", event: "PreCompact", fields: map[string]any{"trigger": "auto"}, appendRound: true, note: "auto: a revived session exported; one round appended before each"}}})
+		sc = append(sc, scenario{calls: []call{{label: "PreCompact a", event: "PreCompact", fields: map[string]any{"trigger": "auto"}, appendRound: true, note: "auto: a revived session exported; one round appended before each"}}})
 	}
 	return sc
 }
@@ -182,6 +189,19 @@ func (s *sessionFile) input(ws string, c call) []byte {
 	}
 	b, _ := json.Marshal(in)
 	return b
+}
+
+// timeKept is timeScenario with sc's kept files put back after.
+func timeKept(bins []string, hello, ws string, s *sessionFile, sc scenario, runs int) ([][]bench.Timings, bench.Latencies, error) {
+	for _, name := range sc.keep {
+		path := filepath.Join(ws, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer os.WriteFile(path, data, 0o644)
+	}
+	return timeScenario(bins, hello, ws, s, sc, runs)
 }
 
 // timeScenario runs sc's calls in turn runs times (after one untimed

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,6 +21,7 @@ type screen struct {
 	savedRow   int
 	savedCol   int
 	pending    []byte // an escape sequence or a character cut by a read
+	replies    []byte // answers to the program's queries, not yet sent
 }
 
 func newScreen(rows, cols int) *screen {
@@ -149,12 +151,22 @@ func (s *screen) escape(seq []byte) {
 		*s = *newScreen(s.rows, s.cols)
 	case '[':
 		s.csi(seq[2:len(seq)-1], seq[len(seq)-1])
+	case ']':
+		s.osc(string(seq[2:]))
 	}
 }
 
 func (s *screen) csi(params []byte, final byte) {
 	if len(params) > 0 && (params[0] == '?' || params[0] == '>' || params[0] == '<' || params[0] == '=') {
-		return // private modes: cursor shown, bracketed paste, synchronized output…
+		return // private modes and queries: cursor shown, bracketed paste, synchronized output…
+	}
+	switch {
+	case final == 'n' && string(params) == "6": // where is the cursor
+		s.replies = fmt.Appendf(s.replies, "\x1b[%d;%dR", s.row+1, s.col+1)
+		return
+	case final == 'c' && (len(params) == 0 || string(params) == "0"): // what terminal is this: a VT220
+		s.replies = append(s.replies, "\x1b[?62;22c"...)
+		return
 	}
 	var ps []int
 	for _, f := range strings.Split(string(params), ";") {
@@ -231,6 +243,27 @@ func (s *screen) csi(params []byte, final byte) {
 			s.cells[s.rows-1] = blank(s.cols)
 		}
 	}
+}
+
+// osc answers the colour queries: white on black, as a dark terminal,
+// rather than leave the program to wait for an answer that never comes.
+func (s *screen) osc(body string) {
+	body = strings.TrimSuffix(strings.TrimSuffix(body, "\x07"), "\x1b\\")
+	switch body {
+	case "10;?":
+		s.replies = append(s.replies, "\x1b]10;rgb:ffff/ffff/ffff\x1b\\"...)
+	case "11;?":
+		s.replies = append(s.replies, "\x1b]11;rgb:0000/0000/0000\x1b\\"...)
+	}
+}
+
+// Replies returns the answers to the queries written since it was last
+// called: a program that asks where the cursor is or what the terminal
+// is waits for them, as in a real terminal.
+func (s *screen) Replies() []byte {
+	r := s.replies
+	s.replies = nil
+	return r
 }
 
 func (s *screen) eraseLine(row, from, to int) {

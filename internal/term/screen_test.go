@@ -30,6 +30,14 @@ func TestScreen(t *testing.T) {
 	if got, want := s.String(), "linké"; got != want {
 		t.Fatalf("a cut character: %q, want %q", got, want)
 	}
+	// Queries a program waits on are answered; others are not.
+	s.Write([]byte("\x1b[6n\x1b[?u\x1b[c\x1b]11;?\x07"))
+	if got, want := string(s.Replies()), "\x1b[1;6R\x1b[?62;22c\x1b]11;rgb:0000/0000/0000\x1b\\"; got != want {
+		t.Fatalf("replies %q, want %q", got, want)
+	}
+	if r := s.Replies(); len(r) != 0 {
+		t.Fatalf("replies sent twice: %q", r)
+	}
 }
 
 func TestInOrder(t *testing.T) {

@@ -87,6 +87,9 @@ func (t *Term) read() {
 			t.last = time.Now()
 		}
 		t.scr.Write(buf[:n])
+		if r := t.scr.Replies(); len(r) > 0 {
+			_, _ = t.master.Write(r)
+		}
 		t.mu.Unlock()
 		if err != nil { // EIO once the program and its children closed the terminal
 			break

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/internal/fakeapi"
 	"github.com/cairn-dev/cairn/internal/pitest"
@@ -81,6 +84,82 @@ func (s score) String() string {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// runLong crosses the long session (source) into pi with bin's revive
+// --to pi and goes on with it in the real pi with a reply of 190,000
+// tokens, past pi's compaction point of a 200,000 window; with cairn's
+// extension running command unless command is "", and one more prompt
+// after the compaction when after is set. It returns the session file,
+// the requests and the home.
+func runLong(t *testing.T, c pitest.Client, bin, command, source string, after bool) (string, []fakeapi.Request, *pitest.Home) {
+	t.Helper()
+	api := fakeapi.New(fakeapi.Turn{Match: "go on with the work", Steps: [][]fakeapi.Block{
+		{{Type: "text", Text: "Going on: the next step is the spotter tests."}},
+	}})
+	t.Cleanup(api.Close)
+	h := pitest.NewHome(t, api.URL)
+	h.Env = []string{"CAIRN_STORE=" + filepath.Join(h.Root, "cairn.db")}
+	cairnIn(t, h, bin, nil, "import", source)
+	out := string(cairnIn(t, h, bin, nil, "revive", "--to", "pi", "--budget", "400000", "--before-compaction", "full", "--cwd", h.Cwd, "258c7280"))
+	m := regexp.MustCompile(`wrote (\S+)\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("revive: %s", out)
+	}
+	if command != "" {
+		cairnIn(t, h, bin, nil, "install", "pi", "--command", command)
+	}
+	api.SetInputTokens(190_000)
+	h.Run(t, c.Bin, "go on with the work", "--session", m[1])
+	if after {
+		api.SetInputTokens(100)
+		h.Run(t, c.Bin, "and after the compaction", "--session", m[1])
+	}
+	return m[1], api.Requests(), h
+}
+
+// TestCompactionTimeLong (issue 45; CAIRN_PI_TIMING=N, N rounds of about
+// 10 s each): the time pi 0.73.1 takes to compact the long session crossed
+// into pi (from its last entry to the compaction entry), by itself (the
+// stand-in answers its summary request at once) and with cairn's
+// extension, N times each in turn; with CAIRN_PI_TIMING_OLD naming another
+// cairn binary, with its extension too, in the same turns. Each compaction
+// must be the one its run asks for.
+func TestCompactionTimeLong(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("CAIRN_PI_TIMING"))
+	if n <= 0 {
+		t.Skip("CAIRN_PI_TIMING=N times pi's own compaction of the long pi session against cairn's, N times each")
+	}
+	source, err := filepath.Abs(longSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(source); err != nil {
+		t.Skipf("no long transcript: %v", err)
+	}
+	c := pitest.NewestClient(t)
+	bin := buildCairn(t)
+	commands := []struct{ name, command string }{{"pi's own", ""}, {"cairn's", bin}}
+	if old := os.Getenv("CAIRN_PI_TIMING_OLD"); old != "" {
+		commands = append(commands, struct{ name, command string }{"cairn's (" + old + ")", old})
+	}
+	took := make([][]time.Duration, len(commands))
+	for i := range n {
+		for k := range commands {
+			k := (k + i) % len(commands)
+			file, _, _ := runLong(t, c, bin, commands[k].command, source, false)
+			comp, d := compactionIn(t, file)
+			if fromHook := comp["fromHook"] == true; fromHook != (commands[k].command != "") {
+				t.Fatalf("%s compaction: fromHook %v", commands[k].name, comp["fromHook"])
+			}
+			took[k] = append(took[k], d)
+		}
+	}
+	for k, c := range commands {
+		ds := slices.Clone(took[k])
+		slices.Sort(ds)
+		t.Logf("%s compaction: median %v, min %v, max %v of %v", c.name, ds[len(ds)/2], ds[0], ds[len(ds)-1], took[k])
+	}
+}
+
 // TestRetentionLong (issue 45, 3; CAIRN_PI_RETENTION=1, about two
 // minutes): a real long session (2.8 MB, crossed into pi by revive --to
 // pi with no cut) goes on in the real pi 0.73.1 with a reply of 190,000
@@ -104,27 +183,12 @@ func TestRetentionLong(t *testing.T) {
 	}
 	c := pitest.NewestClient(t)
 	bin := buildCairn(t)
-	run := func(withCairn bool) (file string, reqs []fakeapi.Request, h *pitest.Home) {
-		api := fakeapi.New(fakeapi.Turn{Match: "go on with the work", Steps: [][]fakeapi.Block{
-			{{Type: "text", Text: "Going on: the next step is the spotter tests."}},
-		}})
-		t.Cleanup(api.Close)
-		h = pitest.NewHome(t, api.URL)
-		h.Env = []string{"CAIRN_STORE=" + filepath.Join(h.Root, "cairn.db")}
-		cairnIn(t, h, bin, nil, "import", source)
-		out := string(cairnIn(t, h, bin, nil, "revive", "--to", "pi", "--budget", "400000", "--before-compaction", "full", "--cwd", h.Cwd, "258c7280"))
-		m := regexp.MustCompile(`wrote (\S+)\n`).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("revive: %s", out)
-		}
+	run := func(withCairn bool) (string, []fakeapi.Request, *pitest.Home) {
+		command := ""
 		if withCairn {
-			cairnIn(t, h, bin, nil, "install", "pi", "--command", bin)
+			command = bin
 		}
-		api.SetInputTokens(190_000)
-		h.Run(t, c.Bin, "go on with the work", "--session", m[1])
-		api.SetInputTokens(100)
-		h.Run(t, c.Bin, "and after the compaction", "--session", m[1])
-		return m[1], api.Requests(), h
+		return runLong(t, c, bin, command, source, true)
 	}
 	lastBody := func(reqs []fakeapi.Request) int {
 		for i := len(reqs) - 1; i >= 0; i-- {

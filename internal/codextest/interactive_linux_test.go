@@ -47,23 +47,7 @@ func TestInteractiveResume(t *testing.T) {
 	api := fakeapi.NewResponses(fakeapi.ResponsesTurn{Match: "typed in the terminal", Steps: [][]fakeapi.Item{{{Type: "message", Text: typedAnswer}}}})
 	defer api.Close()
 	h := codextest.NewHome(t, api.URL)
-	now := time.Now()
-	x.ThreadID, x.Cwd, x.Now = codex.NewThreadID(now), h.Cwd, now
-	lines, err := x.Lines(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := codex.RolloutPath(h.CodexHome, x.ThreadID, now)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var file []byte
-	for _, l := range lines {
-		file = append(file, l...)
-	}
-	if err := os.WriteFile(path, file, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	lines := writeExport(t, h, m, x, "interactive")
 	f, err := os.OpenFile(filepath.Join(h.CodexHome, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +58,7 @@ func TestInteractiveResume(t *testing.T) {
 	tm := term.Start(t, term.Command{Path: bin, Args: []string{"resume", x.ThreadID}, Dir: h.Cwd,
 		Env: []string{"HOME=" + h.Home, "CODEX_HOME=" + h.CodexHome, "FAKE_KEY=sk-test"}, Quit: []string{"/quit", "\r"}})
 	ready := func(l string) bool { return strings.Contains(l, "fake-model") }
-	tm.WaitScreen("the prompt's footer", ready, time.Minute)
-	tm.Idle(2*time.Second, time.Minute)
-	tm.Type(typed)
-	tm.WaitScreen("the answer", func(l string) bool { return strings.Contains(l, typedAnswer) }, time.Minute)
-	tm.Idle(2*time.Second, time.Minute)
+	tm.Ask(ready, typed, typedAnswer, time.Minute)
 	screen := tm.Screen()
 	tm.Close()
 	if ok, err := tm.Exited(time.Second); !ok || err != nil {

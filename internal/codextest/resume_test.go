@@ -189,6 +189,26 @@ func resumeExport(t *testing.T, bin string, m *cairn.Materialization, x *codex.E
 	api := fakeapi.NewResponses()
 	defer api.Close()
 	h := codextest.NewHome(t, api.URL)
+	lines := writeExport(t, h, m, x, name)
+	prompt := "E2E " + name + ": carry on from here."
+	h.Exec(t, bin, "resume", x.ThreadID, prompt)
+	for _, r := range api.Requests() {
+		if strings.Contains(string(r.Body), prompt) {
+			if os.Getenv("CAIRN_ARTIFACTS") != "" {
+				_ = os.WriteFile(filepath.Join(os.Getenv("CAIRN_ARTIFACTS"), "codex-"+name+".request.json"), r.Body, 0o644)
+			}
+			return readSent(t, r.Body), lines
+		}
+	}
+	t.Fatalf("no request carried the prompt %q", prompt)
+	return nil, nil
+}
+
+// writeExport writes m with x as a new thread's rollout in h's Codex
+// home (x's thread, folder and time set) and returns its lines; with
+// CAIRN_ARTIFACTS set, a copy goes there as codex-NAME.jsonl.
+func writeExport(t *testing.T, h *codextest.Home, m *cairn.Materialization, x *codex.Exporter, name string) [][]byte {
+	t.Helper()
 	now := time.Now()
 	x.ThreadID, x.Cwd, x.Now = codex.NewThreadID(now), h.Cwd, now
 	lines, err := x.Lines(m)
@@ -209,18 +229,7 @@ func resumeExport(t *testing.T, bin string, m *cairn.Materialization, x *codex.E
 	if os.Getenv("CAIRN_ARTIFACTS") != "" {
 		_ = os.WriteFile(filepath.Join(os.Getenv("CAIRN_ARTIFACTS"), "codex-"+name+".jsonl"), file, 0o644)
 	}
-	prompt := "E2E " + name + ": carry on from here."
-	h.Exec(t, bin, "resume", x.ThreadID, prompt)
-	for _, r := range api.Requests() {
-		if strings.Contains(string(r.Body), prompt) {
-			if os.Getenv("CAIRN_ARTIFACTS") != "" {
-				_ = os.WriteFile(filepath.Join(os.Getenv("CAIRN_ARTIFACTS"), "codex-"+name+".request.json"), r.Body, 0o644)
-			}
-			return readSent(t, r.Body), lines
-		}
-	}
-	t.Fatalf("no request carried the prompt %q", prompt)
-	return nil, nil
+	return lines
 }
 
 // A sentRequest is what the client sent, indexed.

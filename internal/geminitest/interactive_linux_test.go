@@ -56,13 +56,8 @@ func TestInteractive(t *testing.T) {
 			})
 			prompt := func(line string) bool { return strings.Contains(line, "Type your message") }
 			for _, p := range [][2]string{{firstPrompt, firstAnswer}, {secondPrompt, secondAnswer}} {
-				tm.WaitScreen("the prompt box", prompt, time.Minute)
-				tm.Idle(2*time.Second, time.Minute)
-				tm.Type(p[0])
-				tm.WaitScreen("the answer", func(l string) bool { return strings.Contains(l, p[1]) }, time.Minute)
+				tm.Ask(prompt, p[0], p[1], time.Minute)
 			}
-			tm.WaitScreen("the prompt box", prompt, time.Minute)
-			tm.Idle(2*time.Second, time.Minute)
 			screen := tm.Screen()
 			tm.Close()
 			if ok, err := tm.Exited(time.Second); !ok || err != nil {

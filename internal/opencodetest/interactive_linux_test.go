@@ -71,13 +71,9 @@ func TestInteractive(t *testing.T) {
 			tm := term.Start(t, term.Command{Path: c.Bin, Dir: h.Cwd, Env: env, Quit: []string{"\x03"}})
 			ready := func(l string) bool { return strings.Contains(l, "Build") && strings.Contains(l, "Fake Model") }
 			for _, p := range [][2]string{{firstPrompt, firstAnswer}, {secondPrompt, secondAnswer}} {
-				tm.WaitScreen("the prompt box", ready, time.Minute)
-				tm.Idle(2*time.Second, time.Minute)
-				tm.Type(p[0])
-				tm.WaitScreen("the answer", func(l string) bool { return strings.Contains(l, p[1]) }, time.Minute)
+				tm.Ask(ready, p[0], p[1], time.Minute)
 				t.Logf("%q answered at %v", p[0], time.Since(began).Round(time.Millisecond))
 			}
-			tm.Idle(2*time.Second, time.Minute)
 			screen := tm.Screen()
 			tm.Close()
 			if ok, err := tm.Exited(time.Second); !ok || err != nil {

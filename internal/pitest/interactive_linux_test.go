@@ -65,12 +65,8 @@ func TestInteractive(t *testing.T) {
 				Env: append([]string{"HOME=" + h.Root, "PI_OFFLINE=1"}, h.Env...), Quit: []string{"\x04"}})
 			ready := func(l string) bool { return strings.Contains(l, "fake-model") }
 			for _, p := range [][2]string{{typedFirst, typedFirstAnswer}, {typedSecond, typedSecondAnswer}} {
-				tm.WaitScreen("the prompt's footer", ready, time.Minute)
-				tm.Idle(2*time.Second, time.Minute)
-				tm.Type(p[0])
-				tm.WaitScreen("the answer", func(l string) bool { return strings.Contains(l, p[1]) }, time.Minute)
+				tm.Ask(ready, p[0], p[1], time.Minute)
 			}
-			tm.Idle(2*time.Second, time.Minute)
 			screen := tm.Screen()
 			tm.Close()
 			if ok, err := tm.Exited(time.Second); !ok || err != nil {

@@ -180,6 +180,21 @@ func (t *Term) WaitScreen(what string, match func(line string) bool, timeout tim
 	return found
 }
 
+// Ask types prompt as a person does, once the program is ready for it:
+// the screen shows a line for which ready returns true (its prompt box,
+// its footer) and the program has written nothing for two seconds (keys
+// typed while it still draws its start may be lost). It then waits until
+// the screen shows a line holding answer and the program has settled
+// again. Each wait fails the test after timeout.
+func (t *Term) Ask(ready func(line string) bool, prompt, answer string, timeout time.Duration) {
+	t.tb.Helper()
+	t.WaitScreen("the program ready for a prompt", ready, timeout)
+	t.Idle(2*time.Second, timeout)
+	t.Type(prompt)
+	t.WaitScreen(fmt.Sprintf("the answer %q", answer), func(l string) bool { return strings.Contains(l, answer) }, timeout)
+	t.Idle(2*time.Second, timeout)
+}
+
 // Idle waits until the program has written nothing for quiet (while it
 // works, its spinner moves), and fails the test if it does not within
 // timeout.

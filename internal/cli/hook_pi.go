@@ -78,7 +78,8 @@ func isPiHookEvent(name string) bool {
 // start (session_start, and after a compaction), prompt
 // (before_agent_start), end (session_shutdown) go through the live loop
 // and print a piReply, nothing outside a workspace, start inscribing the
-// session pi loads first, in a workspace or not; compact
+// session pi loads first, in a workspace or not, unless it holds cairn's
+// context (inscribed at its end) or follows a compaction; compact
 // (session_before_compact) inscribes the session and prints cairn's
 // compaction of it (piCompactionReply), the session revived for pi within
 // [loop.PiBudget] as markdown: continuation block, index, the last rounds
@@ -123,10 +124,13 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 	if event == "compact" {
 		return m.piCompact(ctx, &in, w)
 	}
-	if event == "start" && in.SessionFile != "" {
+	if event == "start" && in.SessionFile != "" && !in.Resumed && in.Reason != "compact" {
 		// What the compaction would read at once is read while pi starts
 		// (pi does not wait for start before the person's first prompt).
-		// The compaction, which needs it, reports a failure.
+		// A session that holds cairn's context was inscribed at its end
+		// ([loop.Loop.Handle]'s), one just compacted by the compaction:
+		// neither is read again here. The compaction, which needs it,
+		// reports a failure.
 		if _, _, err := m.piInscribe(ctx, &in, w); err != nil && m.Stderr != nil {
 			fmt.Fprintf(m.Stderr, "cairn: %s\n", strings.Join(strings.Fields(errorText(err)), " "))
 		}

@@ -104,15 +104,16 @@ func TestPiCompactLive(t *testing.T) {
 // loads from its file inscribes it (a live import), in a workspace or
 // not, so the compaction later reads only what was appended since; the
 // start of a session pi has not written yet inscribes nothing and fails
-// nothing.
+// nothing, nor does the start of one that holds cairn's context (its end
+// inscribed it) or that pi has just compacted (the compaction did).
 func TestPiStartInscribes(t *testing.T) {
 	root, cwd, dir := piHome(t)
 	const id = "01a22180-defd-73bc-8443-00000000cafe"
 	file := filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+id+".jsonl")
 	env := map[string]string{"HOME": root, "CAIRN_STORE": filepath.Join(root, "cairn.db")}
-	start := func() {
+	start := func(reason string, resumed bool) {
 		t.Helper()
-		in, _ := json.Marshal(map[string]any{"session_id": id, "session_file": file, "cwd": cwd, "reason": "startup", "resumed": false})
+		in, _ := json.Marshal(map[string]any{"session_id": id, "session_file": file, "cwd": cwd, "reason": reason, "resumed": resumed})
 		var stdout, stderr bytes.Buffer
 		m := NewMain(bytes.NewReader(in), &stdout, &stderr)
 		m.Getenv = func(k string) string { return env[k] }
@@ -120,7 +121,7 @@ func TestPiStartInscribes(t *testing.T) {
 			t.Fatalf("hook: %v\n%s", err, stderr.String())
 		}
 	}
-	start()
+	start("startup", false)
 	if out, _, _ := runEnv(t, env, "sessions"); strings.Contains(out, id[:8]) {
 		t.Fatalf("a session not written yet is listed:\n%s", out)
 	}
@@ -129,7 +130,16 @@ func TestPiStartInscribes(t *testing.T) {
 	if err := os.WriteFile(file, []byte(head+turns), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	start()
+	for _, c := range []struct {
+		reason  string
+		resumed bool
+	}{{"startup", true}, {"compact", false}} {
+		start(c.reason, c.resumed)
+		if out, _, _ := runEnv(t, env, "sessions"); strings.Contains(out, id[:8]) {
+			t.Fatalf("start (%s, resumed %v) inscribed the session:\n%s", c.reason, c.resumed, out)
+		}
+	}
+	start("resume", false)
 	out, errOut, err := runEnv(t, env, "rounds", id)
 	if err != nil || !strings.Contains(out, "3 rounds") || !strings.Contains(out, "assistant 3 started") {
 		t.Errorf("rounds after the start: %v\n%s%s", err, out, errOut)

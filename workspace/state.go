@@ -9,8 +9,11 @@ var _ cairn.StateStore = (*Workspace)(nil)
 // ReadState returns state.json as it is now, or a fresh state if there is
 // none. Returns EINVALID, naming line and column, if the file is malformed.
 func (w *Workspace) ReadState() (*cairn.State, error) {
-	s := newState()
-	return s, readJSON(w.path(cairn.StateFile), cairn.StateFile, stateSchema, s)
+	s, err := readStateFile(w.path(cairn.StateFile))
+	if s == nil && err == nil {
+		s = newState()
+	}
+	return s, err
 }
 
 // UpdateState applies fn to state.json as it is on disk, under the lock,

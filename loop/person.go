@@ -64,21 +64,39 @@ func (l *Loop) personOnce(session, resume, text string) string {
 	if data, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(data)) == key {
 		return ""
 	}
-	_ = replaceFile(path, []byte(key+"\n"))
-	_ = replaceFile(l.personFile(session, ".showing"), []byte(key+"\n"))
+	return l.personShow(session, key, text)
+}
+
+// personShow returns text and records command as what the person was
+// shown for session: what [Loop.personOnce] compares and [Loop.Showing]
+// names until the next prompt. A pressure crossing's advice is shown
+// this way at each crossing, each a moment of its own.
+func (l *Loop) personShow(session, command, text string) string {
+	command = strings.TrimSpace(command)
+	if path := l.personFile(session, ".shown"); path != "" && command != "" && !strings.Contains(command, "\n") {
+		_ = replaceFile(path, []byte(command+"\n"))
+		_ = replaceFile(l.personFile(session, ".showing"), []byte(command+"\n"))
+	}
 	return text
 }
 
-// Showing returns the resume command the person was shown for session
-// since its last prompt, "" if none: what the status line repeats while
-// the person has not moved on.
+// Showing returns the command the person was shown for session since its
+// last prompt, "" if none: what the status line repeats while the person
+// has not moved on. It is the command that resumes a revived session, or
+// the cairn command a pressure note recommends, which prints one.
 func (l *Loop) Showing(session string) string {
 	path := l.personFile(session, ".showing")
 	if path == "" {
 		return ""
 	}
 	data, _ := os.ReadFile(path)
-	return resumeCommand().FindString(string(data))
+	if resume := resumeCommand().FindString(string(data)); resume != "" {
+		return resume
+	}
+	if line := strings.TrimSpace(string(data)); strings.HasPrefix(line, "cairn ") && !strings.Contains(line, "\n") {
+		return line
+	}
+	return ""
 }
 
 // movedOn ends what [Loop.Showing] names for session: a prompt was sent.

@@ -18,20 +18,28 @@ import (
 // naming a new session.
 func fullSession(t *testing.T) (l *Loop, ev Event, exported *[]string) {
 	t.Helper()
+	l = newLoop(t)
+	return sessionAt(t, l, 995_000)
+}
+
+// sessionAt writes l's Claude Code session (Opus 5.5: a 1M window the
+// client compacts at 967,000) with every reply carrying tokens, and
+// returns a prompt event of it; each export is recorded in exported.
+func sessionAt(t *testing.T, l *Loop, tokens int) (*Loop, Event, *[]string) {
+	t.Helper()
 	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := regexp.MustCompile(`"input_tokens":\d+`).ReplaceAll(sample, []byte(`"input_tokens":995000`))
+	full := regexp.MustCompile(`"input_tokens":\d+`).ReplaceAll(sample, []byte(fmt.Sprintf(`"input_tokens":%d`, tokens)))
 	full = regexp.MustCompile(`"cache_(read|creation)_input_tokens":\d+`).ReplaceAll(full, []byte(`"cache_${1}_input_tokens":0`))
-	l = newLoop(t)
 	const session = "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04"
 	l.Workspace.Session = session
 	path := filepath.Join(l.Wd, session+".jsonl")
 	if err := os.WriteFile(path, full, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	exported = new([]string)
+	exported := new([]string)
 	l.Export = func(ctx context.Context, st *Stores, mat *cairn.Materialization, dir, cwd string) (string, error) {
 		*exported = append(*exported, fmt.Sprintf("cd /p && claude --resume 00000000-0000-4000-8000-00000000000%d", len(*exported)+1))
 		return (*exported)[len(*exported)-1], nil
@@ -94,5 +102,39 @@ func TestPersonSeesTheResume(t *testing.T) {
 	}
 	if r := handle(t, l, ev); r.Person != "" {
 		t.Errorf("a second start after that compaction shows the person %q again", r.Person)
+	}
+}
+
+// TestPersonSeesTheAdvice (issue #42, walk-through 1): a crossing of the
+// 70 % and of the 85 % mark whose note recommends advise's command shows
+// the person the same command, at each crossing and at no prompt between:
+// it ends in a session only the person can switch to. Until the next
+// prompt the status line repeats it ([Loop.Showing]).
+func TestPersonSeesTheAdvice(t *testing.T) {
+	l, ev, exported := sessionAt(t, newLoop(t), 700_000)
+	var exports []string
+	command := regexp.MustCompile(`Command: (cairn [^\n]+?) \(it prints`)
+	for i, tokens := range []int{700_000, 850_000} {
+		if i > 0 {
+			exports = append(exports, *exported...)
+			_, _, exported = sessionAt(t, l, tokens)
+		}
+		r := handle(t, l, ev)
+		m := command.FindStringSubmatch(r.Agent)
+		if m == nil {
+			t.Fatalf("at %d tokens the agent is given no command: %q", tokens, r.Agent)
+		}
+		if !strings.Contains(r.Person, ": "+m[1]+".") || !strings.Contains(r.Person, "Only you can switch to it") || !strings.HasPrefix(r.Person, "cairn: ") {
+			t.Errorf("at %d tokens the agent is given %q and the person is shown %q", tokens, m[1], r.Person)
+		}
+		if got := l.Showing(ev.Session); got != m[1] {
+			t.Errorf("at %d tokens the status line repeats %q, want %q", tokens, got, m[1])
+		}
+		if r := handle(t, l, ev); r.Person != "" || r.Agent != "" || l.Showing(ev.Session) != "" {
+			t.Errorf("the prompt after the crossing at %d tokens: agent %q, person %q, status line %q", tokens, r.Agent, r.Person, l.Showing(ev.Session))
+		}
+	}
+	if exports = append(exports, *exported...); len(exports) != 0 {
+		t.Errorf("advice exported %v", exports)
 	}
 }

@@ -18,8 +18,10 @@ import (
 // the occupancy costs a read of the transcript's end; the transcript is
 // inscribed and advise run only on a crossing. When the note names a
 // revived session, the person is shown the command that resumes it
-// ([Loop.personOnce]): only the person can run it. Any prompt ends what
-// the status line repeated of the last one ([Loop.Showing]).
+// ([Loop.personOnce]): only the person can run it; when it names advise's
+// command, the person is shown that command at each crossing: it ends in
+// a session only the person can switch to. Any prompt ends what the
+// status line repeated of the last one ([Loop.Showing]).
 func (l *Loop) pressure(ctx context.Context, in Event) (Reply, error) {
 	l.movedOn(in.Session)
 	cfg, err := l.Workspace.ReadConfig()
@@ -65,7 +67,26 @@ func (l *Loop) pressure(ctx context.Context, in Event) (Reply, error) {
 		}
 	}
 	advice, _ := surgery.AdviseAt(ctx, st.Surgery(), in.Session, occ)
-	return Reply{Agent: pressureNote(occ, crossed, in.Session, advice, nil)}, nil
+	op, command, _ := advised(in.Session, advice)
+	return Reply{Agent: pressureNote(occ, crossed, in.Session, advice, nil), Person: l.personShow(in.Session, command, adviceForPerson(occ, crossed, op, command))}, nil
+}
+
+// advised is the operation a pressure note recommends, its command and
+// why: advise's, else a revive of session.
+func advised(session string, a *surgery.Advice) (op, command, reason string) {
+	if a != nil && a.Command != "" {
+		return a.Operation, a.Command, a.Reason
+	}
+	return "revive", "cairn revive " + session, "a fresh session from this one, compressed, within budget"
+}
+
+// adviceForPerson is what the person is shown of a crossing whose note
+// recommends command: the agent may run it, but it ends in a switch to
+// another session (the claude --resume line it prints) only the person
+// can make.
+func adviceForPerson(occ *cairn.Occupancy, crossed int, op, command string) string {
+	return fmt.Sprintf("cairn: the context is %d%% of the way to where the client compacts it (%s of %s tokens; past the %d%% mark). cairn advise recommends %s, and the agent was told the same command: %s. It prints the claude --resume line of a lighter session. Only you can switch to it.",
+		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), crossed, op, command)
 }
 
 // A collapseNote is the revived session the pressure hook prepared, and
@@ -93,10 +114,7 @@ func pressureNote(occ *cairn.Occupancy, crossed int, session string, a *surgery.
 		b.WriteString(beforeThat(session, false))
 		return b.String()
 	}
-	op, command, reason := "revive", "cairn revive "+session, "a fresh session from this one, compressed, within budget"
-	if a != nil && a.Command != "" {
-		op, command, reason = a.Operation, a.Command, a.Reason
-	}
+	op, command, reason := advised(session, a)
 	fmt.Fprintf(&b, "\ncairn advise recommends %s: %s\nCommand: %s (it prints the claude --resume line for the new session).", op, strings.TrimSpace(reason), command)
 	b.WriteString(beforeThat(session, true))
 	return b.String()

@@ -81,3 +81,71 @@ func statusline(t *testing.T, cairnBin, dir string, env []string, status map[str
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestPersonSeesTheAdvice (issue #42, walk-through 1) runs the real
+// client with a configured window of 1,000 tokens and pressure marks at
+// 70 and 85 %: a reply of 750 tokens, then one of 900. The prompt after
+// each crosses a mark, and its note recommends advise's command, which
+// ends in a `claude --resume` only the person can run: the person is
+// shown the same command at each crossing (the hook's systemMessage, on
+// the releases that print it with -p, and the status line until the next
+// prompt, on both), and at no prompt between.
+func TestPersonSeesTheAdvice(t *testing.T) {
+	cairnBin := MustBuildCairn(t)
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			api := fakeapi.New()
+			defer api.Close()
+			home, proj := tinyWindow(t, cairnBin)
+			stream := []string{"--output-format", "stream-json", "--verbose"}
+			run := func(args ...string) *claudetest.Result {
+				t.Helper()
+				return claudetest.Run(t, c.Path, home, proj, api.URL, append(args, stream...)...)
+			}
+			first := run("-p", "prompt 0")
+			status := func() string {
+				return statusline(t, cairnBin, proj, []string{"HOME=" + home}, map[string]any{
+					"session_id": first.SessionID, "transcript_path": claudetestTranscript(t, home, first.SessionID), "cwd": proj})
+			}
+			command := regexp.MustCompile(`Command: (cairn [^\\()]+?) \(it prints`)
+			prompt := 1
+			for _, tokens := range []int{750, 900} {
+				api.SetInputTokens(tokens)
+				between := run("--resume", first.SessionID, "-p", "prompt "+strconv.Itoa(prompt))
+				if shown := personShown(between.Stdout); len(shown) != 0 {
+					t.Errorf("prompt %d crossed nothing and the person was shown %q", prompt, shown)
+				}
+				prompt++
+				before := len(api.Requests())
+				crossing := run("--resume", first.SessionID, "-p", "prompt "+strconv.Itoa(prompt))
+				var agent string
+				for _, r := range api.Requests()[before:] {
+					if m := command.FindStringSubmatch(string(r.Body)); m != nil && strings.Contains(string(r.Body), "prompt "+strconv.Itoa(prompt)) {
+						agent = m[1]
+					}
+				}
+				if agent == "" {
+					t.Fatalf("the request of prompt %d, after a reply of %d of 1,000 tokens, gives the agent no command", prompt, tokens)
+				}
+				if line := status(); !strings.Contains(line, "advised: "+agent) {
+					t.Errorf("after the crossing at %d tokens the agent was given %q and the status line reads %q", tokens, agent, line)
+				}
+				t.Logf("crossing at %d tokens: the agent was given %q; the status line reads %q", tokens, agent, status())
+				if c.AtLeast(printShowsPerson) {
+					t.Logf("the person was shown %q", personShown(crossing.Stdout))
+					if shown := personShown(crossing.Stdout); len(shown) != 1 || !strings.Contains(shown[0], agent) {
+						t.Errorf("at the crossing at %d tokens the agent was given %q and the person was shown %q", tokens, agent, shown)
+					}
+				}
+				prompt++
+			}
+			last := run("--resume", first.SessionID, "-p", "prompt "+strconv.Itoa(prompt))
+			if shown := personShown(last.Stdout); len(shown) != 0 {
+				t.Errorf("a prompt that crossed nothing showed the person %q", shown)
+			}
+			if line := status(); strings.Contains(line, "advised:") {
+				t.Errorf("after a prompt that crossed nothing the status line reads %q", line)
+			}
+		})
+	}
+}

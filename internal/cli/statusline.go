@@ -25,7 +25,9 @@ progress and the active engagement, as in
 
 and, from the prompt where cairn prepared a revived session (a pressure
 crossing, an automatic compaction) to the next, the command that resumes
-it: "revived: claude --resume ID".
+it: "revived: claude --resume ID"; from a pressure crossing that
+recommends a command to the next prompt, that command, which prints the
+resume line of a lighter session: "advised: cairn compress-before ID N".
 
 Claude Code runs it with the session's status JSON on stdin (session_id,
 transcript_path, cwd, model, context_window) after each message; "cairn
@@ -85,8 +87,10 @@ error in the client.`)
 		parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window.CompactAt/1000))
 	}
 	if w != nil {
-		if resume := (&loop.Loop{Workspace: w}).Showing(in.SessionID); resume != "" {
-			parts = append(parts, "revived: "+resume)
+		if command := (&loop.Loop{Workspace: w}).Showing(in.SessionID); strings.HasPrefix(command, "claude ") {
+			parts = append(parts, "revived: "+command)
+		} else if command != "" {
+			parts = append(parts, "advised: "+command)
 		}
 	}
 	if inWorkspace {

@@ -71,7 +71,7 @@ func TestInteractive(t *testing.T) {
 			tm := term.Start(t, term.Command{Path: c.Bin, Dir: h.Cwd, Env: env, Quit: []string{"\x03"}})
 			ready := func(l string) bool { return strings.Contains(l, "Build") && strings.Contains(l, "Fake Model") }
 			for _, p := range [][2]string{{firstPrompt, firstAnswer}, {secondPrompt, secondAnswer}} {
-				tm.Ask(ready, p[0], p[1], time.Minute)
+				tm.Ask(ready, p[0], p[1], 2*time.Minute)
 				t.Logf("%q answered at %v", p[0], time.Since(began).Round(time.Millisecond))
 			}
 			screen := tm.Screen()

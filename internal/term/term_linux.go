@@ -40,7 +40,9 @@ type Command struct {
 	Args []string
 	Dir  string
 	// Env is the program's environment beside PATH (the test's), LANG,
-	// TZ and TERM: nothing else of the real environment reaches it.
+	// TZ and TERM (xterm-256color): nothing else of the real environment
+	// reaches it. A name set here too (PATH with a scratch folder first)
+	// takes the value given here.
 	Env []string
 	// Quit is what a person types to end the program, one key or line a
 	// time (a pause between them), for [Term.Close]: "/exit", "\r".
@@ -183,14 +185,20 @@ func (t *Term) WaitScreen(what string, match func(line string) bool, timeout tim
 // Ask types prompt as a person does, once the program is ready for it:
 // the screen shows a line for which ready returns true (its prompt box,
 // its footer) and the program has written nothing for two seconds (keys
-// typed while it still draws its start may be lost). It then waits until
-// the screen shows a line holding answer and the program has settled
-// again. Each wait fails the test after timeout.
+// typed while it still draws its start may be lost). Enter goes once the
+// screen shows the prompt and the program has settled: a busy program
+// reads the keys and Enter in one burst, a paste, and the Enter in it as
+// a new line. It then waits until the screen shows a line holding answer
+// and the program has settled again. Each wait fails the test after
+// timeout.
 func (t *Term) Ask(ready func(line string) bool, prompt, answer string, timeout time.Duration) {
 	t.tb.Helper()
 	t.WaitScreen("the program ready for a prompt", ready, timeout)
 	t.Idle(2*time.Second, timeout)
-	t.Type(prompt)
+	t.Keys(prompt)
+	t.WaitScreen(fmt.Sprintf("the prompt typed, %q", prompt), func(l string) bool { return strings.Contains(l, prompt) }, timeout)
+	t.Idle(time.Second, timeout)
+	t.Keys("\r")
 	t.WaitScreen(fmt.Sprintf("the answer %q", answer), func(l string) bool { return strings.Contains(l, answer) }, timeout)
 	t.Idle(2*time.Second, timeout)
 }

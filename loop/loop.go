@@ -196,6 +196,7 @@ func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 		if pop, err = l.popped(ctx, ev, ev.Session); err != nil {
 			return Reply{}, err
 		}
+		pop.Agent = strings.TrimSpace(l.told(ev.Session) + "\n" + pop.Agent)
 	}
 	if ev.Harness == ClaudeCode || ev.Harness == Pi {
 		pressure := l.pressure

@@ -23,7 +23,9 @@ import (
 // when pushed and popped inside one prompt's work ([Loop.revive], the
 // one a pressure crossing or a compaction at this reply names too), and
 // shows the person the command that resumes it, once: only the person
-// can switch, and only once the turn has ended. Frames popped before the
+// can switch, and only once the turn has ended. The agent is told the
+// same command (at a turn's end, by its next prompt): one moment, one
+// session, which cairn pop announced without a command of its own. Frames popped before the
 // last weighing are not weighed again (.cairn/context/<session>.popped).
 func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, error) {
 	mark := l.poppedPath(ev.Session)
@@ -70,9 +72,35 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 	if err != nil || resume == "" || weight == nil {
 		return Reply{}, nil
 	}
-	text := fmt.Sprintf("cairn: the finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s). A revived session is ready with them collapsed to their results (they stay readable: cairn inject %s REF). Only you can switch to it: %s",
-		strings.Join(weight.Frames, ", "), weight.Percent(), Thousands(weight.Tokens), Thousands(occ.Tokens), weight.Where(), session, resume)
-	return Reply{Person: l.personOnce(ev.Session, resume, text)}, nil
+	held := fmt.Sprintf("the finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s)",
+		strings.Join(weight.Frames, ", "), weight.Percent(), Thousands(weight.Tokens), Thousands(occ.Tokens), weight.Where())
+	text := fmt.Sprintf("cairn: %s. A revived session is ready with them collapsed to their results (they stay readable: cairn inject %s REF). Only you can switch to it: %s", held, session, resume)
+	person := l.personOnce(ev.Session, resume, text)
+	if person == "" {
+		return Reply{}, nil
+	}
+	agent := fmt.Sprintf("cairn: after your pop, %s: cairn prepared a revived session with them collapsed to their results and showed the person the command that resumes it: %s. Only the person can switch to it; there is nothing for you to run.", held, resume)
+	if ev.Kind != Prompt {
+		// A turn's end has no way to the agent: its next prompt tells it.
+		_ = replaceFile(l.personFile(ev.Session, ".tell"), []byte(agent+"\n"))
+		agent = ""
+	}
+	return Reply{Agent: agent, Person: person}, nil
+}
+
+// told returns the note a turn's end left for session's next prompt
+// ([Loop.popped]) and removes it; "" when none.
+func (l *Loop) told(session string) string {
+	path := l.personFile(session, ".tell")
+	if path == "" {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	_ = os.Remove(path)
+	return strings.TrimSpace(string(data))
 }
 
 // Collapsible is the one decision whether session's finished frames are

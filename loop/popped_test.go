@@ -16,7 +16,8 @@ import (
 // the finished frame's steps hold a share of the context that pays,
 // prepares the revived session with them collapsed to the frame's
 // results (the round keeps its prompt and the answer after the pop) and
-// shows the person the command, once.
+// shows the person the command, once, and the agent the same command at
+// its next prompt.
 func TestPopCollapses(t *testing.T) {
 	const session = "5f0c2a1e-0000-4000-8000-0000000000a2"
 	l := newLoop(t)
@@ -84,5 +85,14 @@ func TestPopCollapses(t *testing.T) {
 	}
 	if r := handle(t, l, ev); r != (Reply{}) {
 		t.Errorf("the same pop is weighed again: %+v", r)
+	}
+	// One moment, one command: the next prompt tells the agent the
+	// session the person was shown, once.
+	ev.Kind, ev.Prompt = Prompt, "go on"
+	if r := handle(t, l, ev); !strings.Contains(r.Agent, "after your pop") || !strings.Contains(r.Agent, "claude --resume 00000000-0000-4000-8000-000000000001") || r.Person != "" {
+		t.Errorf("the prompt after the pop's turn: %+v", r)
+	}
+	if r := handle(t, l, ev); strings.Contains(r.Agent, "after your pop") {
+		t.Errorf("the agent is told of the pop's session again: %q", r.Agent)
 	}
 }

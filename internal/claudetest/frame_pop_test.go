@@ -15,7 +15,9 @@ import (
 // results, all inside one prompt's work, before any hook has stored the
 // round. What the pop printed to the agent (its Bash result, in the next
 // request) says the frame was popped and, since its steps hold more than
-// a quarter of the context, names the command that collapses them; the
+// a quarter of the context, that the turn's end prepares the collapsed
+// session and shows the person its command, and names no command of its
+// own; the
 // results recorded are drafted from those steps: the file written.
 func TestPopDraftsInOnePrompt(t *testing.T) {
 	cairnBin := MustBuildCairn(t)
@@ -64,7 +66,10 @@ func popDraftsInOnePrompt(t *testing.T, c claudetest.Client, cairnBin string) {
 		t.Fatalf("no request holds cairn pop's output; the requests end with:\n%s", strings.Join(lasts, "\n"))
 	}
 	t.Logf("cairn pop told the agent: %s", popped)
-	for _, want := range []string{"popped lexer Lexer [completed]", "The finished frames (lexer) hold ", "cairn compress-frames " + r.SessionID} {
+	if strings.Contains(popped, "compress-frames") {
+		t.Errorf("cairn pop offered the agent a command of its own:\n%s", popped)
+	}
+	for _, want := range []string{"popped lexer Lexer [completed]", "The finished frames (lexer) hold ", "cairn prepares a revived session of " + r.SessionID} {
 		if !strings.Contains(popped, want) {
 			t.Errorf("cairn pop told the agent no %q:\n%s", want, popped)
 		}

@@ -17,8 +17,9 @@ import (
 // work, as agents do. The turn's end after the pop (the next prompt with
 // a client that writes the turn after its Stop hook) is the moment that
 // acts: the frame's steps weigh enough of the context, so cairn prepares
-// a revived session with them collapsed and shows the person the command.
-// Resumed by the real client, its request holds the frame's results, the
+// a revived session with them collapsed and shows the person the command,
+// and the agent the same one at its next prompt; the pop named none of
+// its own (one moment, one command). Resumed by the real client, its request holds the frame's results, the
 // prompt and the answer after the pop, in order and with their roles,
 // and nothing of the frame's steps.
 func TestFramePushedAndPoppedInOnePrompt(t *testing.T) {
@@ -61,8 +62,9 @@ func framePushedAndPopped(t *testing.T, c claudetest.Client, cairnBin string) {
 	// and relays no hook's systemMessage (TestPersonSeesTheResume): there
 	// the command is read where cairn records what it showed.
 	shown := personShown(first.Stdout)
+	goOn := len(api.Requests())
+	claudetest.Run(t, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "go on")
 	if !c.AtLeast(printShowsPerson) {
-		claudetest.Run(t, bin, home, proj, api.URL, "--resume", first.SessionID, "-p", "go on")
 		data, err := os.ReadFile(filepath.Join(proj, ".cairn", "context", first.SessionID+".shown"))
 		if err != nil {
 			t.Fatalf("the next prompt showed the person nothing: %v", err)
@@ -75,6 +77,31 @@ func framePushedAndPopped(t *testing.T, c claudetest.Client, cairnBin string) {
 	id := resumeLine.FindStringSubmatch(shown[0])
 	if id == nil {
 		t.Fatalf("no command in %q", shown[0])
+	}
+	// One moment, one command: the pop announced the collapse without a
+	// command of its own, and the agent is told the session the person
+	// was shown, at its next prompt.
+	var told, popOut bool
+	for _, r := range api.Requests() {
+		var m fakeapi.MessagesRequest
+		if json.Unmarshal(r.Body, &m) != nil || len(m.Messages) == 0 {
+			continue
+		}
+		last := string(m.Messages[len(m.Messages)-1].Content)
+		if strings.Contains(last, "popped parser") {
+			popOut = true
+			if strings.Contains(last, "compress-frames") || !strings.Contains(last, "cairn prepares a revived session of "+first.SessionID) {
+				t.Errorf("cairn pop told the agent:\n%s", last)
+			}
+		}
+	}
+	for _, r := range api.Requests()[goOn:] {
+		if b := string(r.Body); strings.Contains(b, "go on") && strings.Contains(b, "after your pop") && strings.Contains(b, "claude --resume "+id[1]) {
+			told = true
+		}
+	}
+	if !popOut || !told {
+		t.Errorf("the pop's output reached the agent: %v; the agent was told the person's %s at the next prompt: %v", popOut, id[0], told)
 	}
 
 	before := len(api.Requests())

@@ -37,8 +37,9 @@ empty file pops nothing).
 A frame ends completed, failed (say why) or blocked (say on what;
 "cairn activate" resumes it). When the session's finished frames hold a
 quarter of what the client holds (the rule a turn's end after a pop
-follows), pop says so and names the command that collapses them to their
-results (cairn compress-frames); else, when the frame's rounds are in
+follows), pop says so: when the turn ends, cairn prepares a revived
+session with them collapsed to their results and shows the person the
+command that resumes it, and the agent at its next prompt; else, when the frame's rounds are in
 this session, how much collapsing them would free.
 
 Examples:
@@ -115,8 +116,10 @@ Examples:
 
 // popWeight is the line a pop ends with when the session's finished
 // frames weigh enough to collapse ([loop.Loop.Collapsible], the turn's
-// end's decision), with the command that collapses them; "" when they do
-// not or ev names no transcript.
+// end's decision): the turn's end prepares the revived session and shows
+// the person, and the agent, its one command (issue 42: the pop offered
+// compress-frames while the person was shown another session); "" when
+// they do not or ev names no transcript.
 func popWeight(ctx context.Context, st *store, l *loop.Loop, ev loop.Event) string {
 	if ev.Transcript == "" {
 		return ""
@@ -129,7 +132,7 @@ func popWeight(ctx context.Context, st *store, l *loop.Loop, ev loop.Event) stri
 	if err != nil || w == nil {
 		return ""
 	}
-	return fmt.Sprintf("The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s); collapsing them to their results frees about that much: cairn compress-frames %s\n",
+	return fmt.Sprintf("The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s): when this turn ends, cairn prepares a revived session of %s with them collapsed to their results and shows the person the command that resumes it (you are told it too, at the next prompt). Only the person can switch to it; there is nothing for you to run.\n",
 		strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(w.Held), w.Where(), ev.Session)
 }
 

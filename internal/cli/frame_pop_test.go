@@ -28,7 +28,7 @@ func TestPopInOnePrompt(t *testing.T) {
 	if !strings.Contains(stderr, "Results drafted from 1 round of frame parser") {
 		t.Errorf("cairn pop's stderr:\n%s", stderr)
 	}
-	want := "The finished frames (parser) hold 35% of the context (~2,882 of 8,030 tokens, in 4 steps); collapsing them to their results frees about that much: cairn compress-frames 5f0c2a1e-0000-4000-8000-0000000000b3\n"
+	want := "The finished frames (parser) hold 35% of the context (~2,882 of 8,030 tokens, in 4 steps): when this turn ends, cairn prepares a revived session of 5f0c2a1e-0000-4000-8000-0000000000b3 with them collapsed to their results and shows the person the command that resumes it (you are told it too, at the next prompt). Only the person can switch to it; there is nothing for you to run.\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("cairn pop does not name the collapse:\n%s\nwant %s", out, want)
 	}

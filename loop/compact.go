@@ -111,10 +111,20 @@ func (l *Loop) prepareRevive(ctx context.Context, st *Stores, in Event, session 
 		return "", nil, err
 	}
 	// A collapse that cannot be weighed or made leaves revive's default.
+	// Weighing reads every round's blocks, which revive's fit, reading
+	// the newest as far back as the budget reaches, does not: on the
+	// 1 GB session (43,122 rounds, no finished frame) it was most of a
+	// ten-second hook, so it waits for a finished frame of the session.
 	var mat *cairn.Materialization
-	if w, err := surgery.FinishedWeight(ctx, sst, session, frames, held); err == nil && w.Pays() {
-		if collapsed, err := surgery.ReviveFrames(ctx, sst, session, frames, cairn.FullFidelity); err == nil {
-			mat, weight = collapsed, w
+	worked, err := workedUnderFinished(ctx, st, session, frames)
+	if err != nil {
+		return "", nil, err
+	}
+	if worked {
+		if w, err := surgery.FinishedWeight(ctx, sst, session, frames, held); err == nil && w.Pays() {
+			if collapsed, err := surgery.ReviveFrames(ctx, sst, session, frames, cairn.FullFidelity); err == nil {
+				mat, weight = collapsed, w
+			}
 		}
 	}
 	if mat == nil {
@@ -127,6 +137,25 @@ func (l *Loop) prepareRevive(ctx context.Context, st *Stores, in Event, session 
 		return "", nil, err
 	}
 	return resume, weight, nil
+}
+
+// workedUnderFinished reports whether a finished frame among frames was
+// worked in session: pushed there, or tagging one of its rounds. Only
+// then can a collapse ([surgery.FinishedWeight]) find anything.
+func workedUnderFinished(ctx context.Context, st *Stores, session string, frames []*cairn.Frame) (bool, error) {
+	for _, f := range frames {
+		if !surgery.Finished(f) {
+			continue
+		}
+		if f.SessionID == session {
+			return true, nil
+		}
+		n, err := st.Rounds.CountRounds(ctx, cairn.RoundFilter{SessionID: session, FrameID: f.ID})
+		if err != nil || n > 0 {
+			return n > 0, err
+		}
+	}
+	return false, nil
 }
 
 // revivedLine is the line a session start adds after an automatic

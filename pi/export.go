@@ -28,8 +28,9 @@ import (
 //     one assistant message with its text and tool calls, each call's
 //     result as a toolResult message after it (a call the round holds no
 //     result for is left out, as is a result without its call);
-//   - it ends on an assistant message: a last prompt left unanswered is
-//     not kept.
+//   - it ends on an assistant message or the results of its calls (a
+//     round cut after a call, as a /tree back to a result leaves it): a
+//     last prompt left unanswered is not kept.
 //
 // A new file, not a branch of the source: pi appends to a session file
 // while it runs, from the leaf it holds, so an entry cairn added to a file
@@ -127,7 +128,7 @@ func (x *Exporter) Lines(m *cairn.Materialization) ([][]byte, error) {
 		msgs = append(msgs, x.round(blocks, native)...)
 	}
 	msgs = alternate(msgs)
-	for len(msgs) > 0 && msgs[len(msgs)-1].role != "assistant" {
+	for len(msgs) > 0 && msgs[len(msgs)-1].role == "user" {
 		msgs = msgs[:len(msgs)-1]
 	}
 	if len(msgs) == 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,9 +210,7 @@ func TestOffPath_TrailingLines(t *testing.T) {
 						t.Errorf("the materialization lacks %q, of round 2 on the path:\n%s", on, md.Bytes())
 					}
 				}
-				// An output that ends with round 2 ends on its call: pi's
-				// writer ends a session on a reply.
-				for _, on := range []string{"draft the notes", "Writing the first notes.", `"path":"notes.txt"`} {
+				for _, on := range []string{"draft the notes", "Writing the first notes.", "Successfully wrote 12 bytes to notes.txt"} {
 					if !bytes.Contains(out, []byte(on)) {
 						t.Errorf("the pi session lacks %q, of round 2 on the path:\n%s", on, out)
 					}
@@ -312,4 +311,100 @@ func BenchmarkPiRevive_Long(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(reads)/float64(b.N), "reads/op")
 	b.ReportMetric(float64(n), "lines")
+}
+
+// TestOffPath_PiResumes: the real pi resumes the revive and the extract of
+// the session of testdata/pi-branch, and what it sends holds round 2's
+// prompt, its first call and that call's result, and nothing of the steps
+// left off the path; it breaks none of the Messages API's rules
+// (fakeapi.CheckRequest) that pi's own resume of the session keeps: going
+// on after a tool result, pi sends two user messages in a row, which the
+// API joins.
+func TestOffPath_PiResumes(t *testing.T) {
+	c := pitest.NewestClient(t)
+	ctx := context.Background()
+	st, id := openPiBranch(t)
+	files, _ := filepath.Glob(filepath.Join(piBranchDir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("samples: %v", files)
+	}
+	original, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// resume has pi go on from a session file made of lines, and returns
+	// the request it sent and what fakeapi.CheckRequest says of it, without
+	// the messages' positions.
+	resume := func(t *testing.T, name string, lines func(cwd string) []byte) ([]byte, map[string]bool) {
+		api := fakeapi.New(fakeapi.Turn{Match: "carry on", Steps: [][]fakeapi.Block{{{Type: "text", Text: "Carrying on."}}}})
+		defer api.Close()
+		h := pitest.NewHome(t, api.URL)
+		path := filepath.Join(h.SessionsDir(), name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, lines(h.Cwd), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h.Run(t, c.Bin, "carry on", "--session", path)
+		req := api.Conversation()
+		if req == nil {
+			t.Fatal("pi sent no conversation")
+		}
+		problems := map[string]bool{}
+		for _, p := range fakeapi.CheckRequest(req.Body, 0) {
+			_, p, _ = strings.Cut(p, ": ")
+			problems[p] = true
+		}
+		return req.Body, problems
+	}
+	_, own := resume(t, filepath.Base(files[0]), func(cwd string) []byte {
+		return bytes.ReplaceAll(original, []byte("/home/user/work"), []byte(cwd))
+	})
+	for _, k := range []struct {
+		name string
+		run  func() (*cairn.Materialization, error)
+	}{
+		{"revive", func() (*cairn.Materialization, error) {
+			return surgery.Revive(ctx, st.Store, id, "", "", cairn.FullFidelity)
+		}},
+		{"extract-notes", func() (*cairn.Materialization, error) {
+			return surgery.ExtractEngagement(ctx, st.Store, id, "notes", cairn.FullFidelity)
+		}},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			m, err := k.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now()
+			x := &pi.Exporter{SessionID: pi.NewSessionID(), Summary: surgery.Summary(m), Now: now,
+				Blocks: func(p *cairn.Piece) ([]*cairn.Block, error) {
+					return surgery.PieceBlocks(pi.Format{}, m.Source(p.Round.SessionID), p, m.Fidelity), nil
+				}}
+			body, problems := resume(t, x.FileName(now), func(cwd string) []byte {
+				x.Cwd = cwd
+				lines, err := x.Lines(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return bytes.Join(lines, nil)
+			})
+			for p := range problems {
+				if !own[p] {
+					t.Errorf("pi's request: %s (its resume of the session itself: %v)", p, own)
+				}
+			}
+			for _, on := range []string{"draft the notes", "Writing the first notes.", "Successfully wrote 12 bytes to notes.txt", "carry on"} {
+				if !bytes.Contains(body, []byte(on)) {
+					t.Errorf("pi's request lacks %q:\n%s", on, body)
+				}
+			}
+			for _, off := range []string{"zeppelin", "abandoned", "No result provided"} {
+				if bytes.Contains(body, []byte(off)) {
+					t.Errorf("pi's request holds %q:\n%s", off, body)
+				}
+			}
+		})
+	}
 }

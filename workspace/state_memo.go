@@ -1,9 +1,9 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -54,10 +54,11 @@ func readStateFile(path string) (*cairn.State, error) {
 	if ok && os.SameFile(seen.info, info) && seen.info.Size() == info.Size() && seen.info.ModTime().Equal(info.ModTime()) {
 		return cloneState(seen.state), nil
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+bytes.MinRead)) // one read, as os.ReadFile
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	data := buf.Bytes()
 	s := newState()
 	if err := decodeJSON(cairn.StateFile, data, stateSchema, s); err != nil {
 		return nil, err

@@ -4,7 +4,8 @@
 // and CPU (user+sys) of each: more cores must never make an import slower
 // or hotter (issue 47). The settings are run in turn, runs times over, so
 // that on a shared machine they all see the same moments; CPU time is the
-// steadier figure there. With -baseline, an older cairn binary is run
+// steadier figure there; each time over starts at the next setting, so
+// that no setting always follows the same one. With -baseline, an older cairn binary is run
 // beside each setting, for paired before/after figures.
 //
 //	go run ./bench/cmd/importscale -size 200MB -runs 3
@@ -80,8 +81,13 @@ func run() error {
 		times[b] = make([]bench.Timings, len(settings))
 	}
 	store := filepath.Join(*dir, "store")
-	for range *runs {
-		for s, p := range settings {
+	for r := range *runs {
+		// Each run starts at another setting, so that none is always
+		// the one after the slowest (a page cache, a disk's writeback
+		// of the store just removed) or always last in a run.
+		for k := range settings {
+			s := (r + k) % len(settings)
+			p := settings[s]
 			for b, bin := range bins {
 				wall, cpu, err := importOnce(bin, p, store, corpus)
 				if err != nil {

@@ -78,6 +78,14 @@ func writesFromLast(ctx context.Context, st *Stores, session string) (*writesRec
 	return rec, nil
 }
 
+// writesLag is how many rounds a writes record may stay behind the
+// session when the rounds since wrote no file: it is written again only
+// then (or when a file is found), so a turn that wrote nothing replaces
+// no file (a temporary file, its write, rename and removal: the most of
+// noteWrites at every turn's end), and the next read goes over the rounds
+// since it (no blocks read but of rounds that may write files).
+const writesLag = 32
+
 func writeWrites(path string, rec *writesRecord) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
@@ -124,6 +132,7 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 		}
 		rec.Agent = s.Agent
 	}
+	files := len(rec.Files)
 	var writing []*cairn.Round
 	for _, r := range rounds {
 		if slices.ContainsFunc(r.Tools, func(t string) bool { return cairn.MayWriteFiles(rec.Agent, t) }) {
@@ -151,7 +160,7 @@ func (l *Loop) sessionWrites(ctx context.Context, st *Stores, session string) ([
 		}
 		i = j
 	}
-	if path == "" || known && len(rounds) == 0 {
+	if path == "" || known && (len(rounds) == 0 || len(rec.Files) == files && last.Seq-rec.Round < writesLag) {
 		return rec.Files, nil // nothing new: the record stands
 	}
 	rec.Round, rec.Line = last.Seq, last.LastLine

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,71 @@ func TestEnd_WholeSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"decided ADR-001 Keep the parser hand-written", "todos added TODO-001 Fuzz the parser", "wrote src/early.go", "src/second.go", "src/last.go"} {
+		if !strings.Contains(string(board), want) {
+			t.Errorf("the end's line does not say %q:\n%s", want, board)
+		}
+	}
+}
+
+// TestTurnEnd_WritesRecordStands: a turn's end that finds no file written
+// in the rounds since the session's writes record leaves the record as it
+// is (no file replaced), up to writesLag rounds behind; the rounds it
+// stayed behind are read again at the next turn's end, whose write is
+// found, and the session's end names every file.
+func TestTurnEnd_WritesRecordStands(t *testing.T) {
+	const session = "5f0c2a1e-0000-4000-8000-0000000000b3"
+	l := newLoop(t)
+	l.Workspace.Session = session
+	tr := &transcript{t: t, path: filepath.Join(l.Wd, session+".jsonl"), session: session}
+	ev := Event{Harness: ClaudeCode, Session: session, Transcript: tr.path, Cwd: l.Wd}
+	ev.Kind, ev.Source = Start, FromNew
+	handle(t, l, ev)
+	path := l.writesPath(session)
+	record := func() (os.FileInfo, *writesRecord) {
+		t.Helper()
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := readWrites(path)
+		if !ok {
+			t.Fatalf("no writes record at %s", path)
+		}
+		return info, rec
+	}
+	ev.Kind = TurnEnd
+	tr.round("write the first file", filepath.Join(l.Wd, "src", "first.go"), "Wrote src/first.go.")
+	handle(t, l, ev)
+	before, rec := record()
+	if !slices.Equal(rec.Files, []string{"src/first.go"}) || rec.Round != 1 {
+		t.Fatalf("after the first turn: %+v, want src/first.go read up to round 1", rec)
+	}
+	tr.round("review it", "", "Looks right.")
+	handle(t, l, ev)
+	if after, rec := record(); !os.SameFile(before, after) || rec.Round != 1 {
+		t.Fatalf("a turn that wrote nothing replaced the writes record (now %+v)", rec)
+	}
+	tr.round("write the second file", filepath.Join(l.Wd, "src", "second.go"), "Wrote src/second.go.")
+	handle(t, l, ev)
+	before, rec = record()
+	if !slices.Equal(rec.Files, []string{"src/first.go", "src/second.go"}) || rec.Round != 3 {
+		t.Fatalf("after the second write: %+v, want both files read up to round 3", rec)
+	}
+	for i := range writesLag {
+		tr.round(fmt.Sprintf("review part %d", i+1), "", "Fine.")
+	}
+	handle(t, l, ev)
+	if after, rec := record(); os.SameFile(before, after) || rec.Round != 3+writesLag {
+		t.Fatalf("%d rounds behind, the record was not written again: %+v", writesLag, rec)
+	}
+	tr.round("write the last file", filepath.Join(l.Wd, "src", "last.go"), "Wrote src/last.go.")
+	ev.Kind, ev.Reason = End, "logout"
+	handle(t, l, ev)
+	board, err := os.ReadFile(filepath.Join(l.Wd, cairn.BoardFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"src/first.go", "src/second.go", "src/last.go"} {
 		if !strings.Contains(string(board), want) {
 			t.Errorf("the end's line does not say %q:\n%s", want, board)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -46,6 +47,7 @@ type pendingIndex struct {
 	texts  map[int64]string
 	lo, hi int64 // the least and greatest ids held
 	size   int
+	kept   []string // ids whose search entries stand, not inserted again ([pendingIndex.settleUnindexed])
 }
 
 func newPendingIndex() *pendingIndex {
@@ -82,13 +84,20 @@ func (p *pendingIndex) full() bool { return p.size >= pendingLimit }
 
 // write indexes the held texts in one statement and lets them go.
 func (p *pendingIndex) write(ctx context.Context, tx *Tx) error {
+	if err := p.settleUnindexed(ctx, tx); err != nil {
+		return err
+	}
 	if len(p.texts) == 0 {
 		return nil
 	}
 	pendingIndexes.Store(p.token, p)
 	defer pendingIndexes.Delete(p.token)
+	standing := ""
+	if len(p.kept) > 0 {
+		standing = ` AND id NOT IN (` + strings.Join(p.kept, ",") + `)`
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO blocks_fts (rowid, content)
-		SELECT id, `+pendingFunc+`(?1, id) FROM blocks WHERE id BETWEEN ?2 AND ?3 AND searchable = 1`, p.token, p.lo, p.hi); err != nil {
+		SELECT id, `+pendingFunc+`(?1, id) FROM blocks WHERE id BETWEEN ?2 AND ?3 AND searchable = 1`+standing, p.token, p.lo, p.hi); err != nil {
 		return err
 	}
 	if err := writeLengths(ctx, tx, p.lo, p.hi); err != nil {
@@ -114,8 +123,8 @@ func (tx *Tx) pendingIndex() *pendingIndex {
 // Commit writes the transaction's pending index, then commits; the
 // pieces whose terms it wrote are then known to the DB (terms.go).
 func (tx *Tx) Commit() error {
-	if tx.index != nil {
-		if err := tx.index.write(tx.db.ctx, tx); err != nil {
+	if tx.index != nil || len(tx.unindexed) > 0 {
+		if err := tx.pendingIndex().write(tx.db.ctx, tx); err != nil {
 			tx.Tx.Rollback()
 			return err
 		}

@@ -61,18 +61,24 @@ func retire(ctx context.Context, tx *Tx, id string, seq int, below int64, visibl
 // its deletion would delete them.
 func deleteBlocks(ctx context.Context, tx *Tx, id string, seq int, below int64, visible bool) error {
 	cond := `session_num = ` + numOf + ` AND round_seq >= ?2 AND id < ?3`
+	unindexNow := true
 	if visible {
 		cond += ` AND ` + unstaged
+		// A retire's few blocks: their search entries are settled as the
+		// transaction's index is written (unindex.go).
+		later, err := unindexLater(ctx, tx, id, seq, below)
+		if err != nil {
+			return err
+		}
+		unindexNow = !later
 	}
-	for _, q := range []string{
-		`DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks b WHERE ` + cond + ` AND searchable = 1)`,
-		`DELETE FROM blocks AS b WHERE ` + cond,
-	} {
-		if _, err := tx.ExecContext(ctx, q, id, seq, below); err != nil {
+	if unindexNow {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM blocks_fts WHERE rowid IN (SELECT id FROM blocks b WHERE `+cond+` AND searchable = 1)`, id, seq, below); err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `DELETE FROM blocks AS b WHERE `+cond, id, seq, below)
+	return err
 }
 
 // span returns the first and the last id of session id's blocks of

@@ -378,6 +378,7 @@ type Tx struct {
 	stmts       map[string]*sql.Stmt
 	write       bool             // a write transaction: its statements are kept (stmtcache.go)
 	index       *pendingIndex    // the search index texts written at Commit
+	unindexed   map[int64]string // search entries retired, deleted at Commit unless written again the same (unindex.go)
 	terms       hashSet          // the pieces whose terms it wrote, for the DB's seenTerms once committed
 	termsPruned string           // the token of index_terms' last prune as it read it
 	nums        map[string]int64 // session numbers looked up or given in it ([sessionNum]): a number never changes

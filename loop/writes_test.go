@@ -71,6 +71,18 @@ func (tr *transcript) compaction() {
 		"content": "This session is being continued from a previous conversation that ran out of context."}})
 }
 
+// startedSession is a loop whose workspace runs session, started new,
+// the transcript it writes and the event that started it.
+func startedSession(t *testing.T, session string) (*Loop, *transcript, Event) {
+	l := newLoop(t)
+	l.Workspace.Session = session
+	tr := &transcript{t: t, path: filepath.Join(l.Wd, session+".jsonl"), session: session}
+	ev := Event{Harness: ClaudeCode, Session: session, Transcript: tr.path, Cwd: l.Wd}
+	ev.Kind, ev.Source = Start, FromNew
+	handle(t, l, ev)
+	return l, tr, ev
+}
+
 // TestEnd_WholeSession (issue #42, 2b): the line a session's end writes
 // names what the whole session changed, read from the store: a file
 // written eight prompts and more than 256 KiB of transcript before the end
@@ -78,12 +90,7 @@ func (tr *transcript) compaction() {
 // before a compaction.
 func TestEnd_WholeSession(t *testing.T) {
 	const session = "5f0c2a1e-0000-4000-8000-0000000000b2"
-	l := newLoop(t)
-	l.Workspace.Session = session
-	tr := &transcript{t: t, path: filepath.Join(l.Wd, session+".jsonl"), session: session}
-	ev := Event{Harness: ClaudeCode, Session: session, Transcript: tr.path, Cwd: l.Wd}
-	ev.Kind, ev.Source = Start, FromNew
-	handle(t, l, ev)
+	l, tr, ev := startedSession(t, session)
 
 	tr.round("write the early file", filepath.Join(l.Wd, "src", "early.go"), "Wrote src/early.go.")
 	ev.Kind = TurnEnd
@@ -129,12 +136,7 @@ func TestEnd_WholeSession(t *testing.T) {
 // found, and the session's end names every file.
 func TestTurnEnd_WritesRecordStands(t *testing.T) {
 	const session = "5f0c2a1e-0000-4000-8000-0000000000b3"
-	l := newLoop(t)
-	l.Workspace.Session = session
-	tr := &transcript{t: t, path: filepath.Join(l.Wd, session+".jsonl"), session: session}
-	ev := Event{Harness: ClaudeCode, Session: session, Transcript: tr.path, Cwd: l.Wd}
-	ev.Kind, ev.Source = Start, FromNew
-	handle(t, l, ev)
+	l, tr, ev := startedSession(t, session)
 	path := l.writesPath(session)
 	record := func() (os.FileInfo, *writesRecord) {
 		t.Helper()

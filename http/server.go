@@ -79,6 +79,11 @@ type Server struct {
 	// Tree, when set, reads a session's lines as its harness's tree, for
 	// the branches GET /api/sessions/{id}/branches names.
 	Tree TreeFunc
+	// OffPath, when set, is surgery's [surgery.Store] OffPath for the
+	// surgical actions: the lines of a session off the path its client
+	// resumes (a pi session's branches left), which a revive, split or
+	// extract leaves out as the CLI's do. cmd/cairn passes the CLI's.
+	OffPath func(ctx context.Context, s *cairn.Session) (map[int]bool, error)
 	// Retention, when set, serves GET /api/sessions/{id}/retention: what
 	// `cairn eval retention` measures, by the same function.
 	Retention RetentionFunc

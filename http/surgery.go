@@ -93,10 +93,11 @@ func (s *Server) registerSurgeryRoutes() {
 
 // surgery is the store the actions cut from, set as the CLI's surgical
 // commands set it when they write a session (claude or codex): lines only,
-// fitted in the default budget, half the model's window.
+// fitted in the default budget, half the model's window, off-path lines
+// left out.
 func (s *Server) surgery() surgery.Store {
 	return surgery.Store{Sessions: s.Sessions, Rounds: s.Rounds, Lines: s.Lines, Engagements: s.Engagements,
-		LinesOnly: true, Limits: surgery.Limits{Budget: surgery.AutoBudget}}
+		LinesOnly: true, Limits: surgery.Limits{Budget: surgery.AutoBudget}, OffPath: s.OffPath}
 }
 
 // SurgeryRequest is the body of the surgical actions; each uses the

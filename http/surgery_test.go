@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	cairnhttp "github.com/cairn-dev/cairn/http"
+	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/surgery"
 )
 
@@ -252,5 +253,34 @@ func TestSurgery_DuplicateAcrossServers(t *testing.T) {
 	MustPost(t, s2, "/api/sessions/"+sessionA+"/revive", `{"before": "3", "fidelity": "partial"}`, &got)
 	if got.Results[0].ID == "" || got.Results[0].ID == id {
 		t.Fatalf("revive at partial fidelity: %+v", got.Results[0])
+	}
+}
+
+// The viewer's surgical actions leave out a pi session's branches left,
+// as the CLI's do (surgery's Store.OffPath, passed as Server.OffPath): a
+// revive of the real branched session previews what the CLI's store with
+// pi's off-path lines fits, not what one without them does.
+func TestRevive_PiOffPath(t *testing.T) {
+	s, st := MustOpenServer(t)
+	s.OffPath = pi.SessionOffPath(st.Lines)
+	importFiles(t, st, pi.Format{}, piBranched)
+	ctx := context.Background()
+	estimate := func(off func(context.Context, *cairn.Session) (map[int]bool, error)) int64 {
+		cli := surgery.Store{Sessions: st.Sessions, Rounds: st.Rounds, Lines: st.Lines, Engagements: st.Engagements,
+			LinesOnly: true, Limits: surgery.Limits{Budget: surgery.AutoBudget}, OffPath: off}
+		m, err := surgery.Revive(ctx, cli, piBranchedID, "", "", cairn.FullFidelity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return surgery.Estimate(m)
+	}
+	onPath, whole := estimate(pi.SessionOffPath(st.Lines)), estimate(nil)
+	if onPath >= whole {
+		t.Fatalf("the branched session's revive: ~%d tokens on its path, ~%d with its branch: the fixture has no branch to leave out", onPath, whole)
+	}
+	var got cairnhttp.SurgeryResponse
+	MustPost(t, s, "/api/sessions/"+piBranchedID+"/revive", `{"preview": true}`, &got)
+	if e := got.Results[0]; e.Tokens != onPath {
+		t.Fatalf("the viewer's revive previews ~%d tokens; the CLI's ~%d on the path pi resumes (~%d with the branch left)", e.Tokens, onPath, whole)
 	}
 }

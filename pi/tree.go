@@ -2,6 +2,7 @@ package pi
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -13,6 +14,8 @@ import (
 // session's lines once for as long as the session holds as many lines:
 // one operation asks for them more than once (its rounds, then its
 // pieces' lines). The map is shared between those answers: read only.
+// The function may be called from several goroutines (the viewer's
+// requests).
 func SessionOffPath(lines cairn.LineStore) func(context.Context, *cairn.Session) (map[int]bool, error) {
 	type read struct {
 		id      string
@@ -20,20 +23,28 @@ func SessionOffPath(lines cairn.LineStore) func(context.Context, *cairn.Session)
 		updated time.Time
 		off     map[int]bool
 	}
-	var last read
+	var (
+		mu   sync.Mutex
+		last read
+	)
 	return func(ctx context.Context, s *cairn.Session) (map[int]bool, error) {
 		if s.Agent != cairn.AgentPi {
 			return nil, nil
 		}
-		if last.off != nil && last.id == s.ID && last.lines == s.Lines && last.updated.Equal(s.UpdatedAt) {
-			return last.off, nil
+		mu.Lock()
+		seen := last
+		mu.Unlock()
+		if seen.off != nil && seen.id == s.ID && seen.lines == s.Lines && seen.updated.Equal(s.UpdatedAt) {
+			return seen.off, nil
 		}
 		ls, err := lines.FindAllLines(ctx, s.ID)
 		if err != nil {
 			return nil, err
 		}
 		off := OffPath(ls)
+		mu.Lock()
 		last = read{s.ID, s.Lines, s.UpdatedAt, off}
+		mu.Unlock()
 		return off, nil
 	}
 }

@@ -140,6 +140,7 @@ func (m *Main) newServer(st *store) *cairnhttp.Server {
 	s.Sessions, s.Rounds, s.Searcher, s.Frames = st.sessions, st.rounds, st.searcher, st.frames
 	s.Tags, s.Lines, s.Engagements = st.tags, st.lines, st.engagements
 	s.Image, s.Patch, s.Tree = claudecode.LineImage, claudecode.EditPatch, sessionTree
+	s.OffPath = st.surgery().OffPath
 	s.Export = func(ctx context.Context, mat *cairn.Materialization) (*cairnhttp.Exported, error) {
 		if len(mat.Sources) == 0 || mat.Sources[0].Project == "" {
 			return nil, cairn.Errorf(cairn.EINVALID, "The session records no working directory to resume in: export it with the CLI and --cwd.")

@@ -24,6 +24,7 @@ func (l *Loop) Compaction(ctx context.Context, session string, budget int64, cli
 	}
 	sst := st.Surgery()
 	sst.Limits = surgery.Limits{Budget: budget, Client: client}
+	sst.NoLines = true // written as markdown, from the blocks
 	mat, err := surgery.Revive(ctx, sst, session, "", "", cairn.Fidelity{})
 	if err != nil {
 		return "", nil, err

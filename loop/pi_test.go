@@ -1,9 +1,14 @@
 package loop
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/pi"
 )
 
@@ -72,5 +77,73 @@ func TestPiPressure(t *testing.T) {
 	}
 	if r := prompt(14_500); r.Agent != "" {
 		t.Errorf("the same crossing again: %s", r.Agent)
+	}
+}
+
+// countingLines counts the lines read by range, apart from a session's
+// whole read (pi's tree, [pi.SessionOffPath]).
+type countingLines struct {
+	cairn.LineStore
+	read int
+}
+
+func (c *countingLines) FindLines(ctx context.Context, session string, from, to int) ([]*cairn.Line, error) {
+	ls, err := c.LineStore.FindLines(ctx, session, from, to)
+	c.read += len(ls)
+	return ls, err
+}
+
+// writePiSession writes a format-3 pi session of n prompts in dir, each
+// answered with a call, its result and a reply, and returns its id and
+// path.
+func writePiSession(t *testing.T, dir string, n int) (string, string) {
+	t.Helper()
+	const id = "01a22180-defd-73bc-8443-00000000c0de"
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"type":"session","version":3,"id":%q,"timestamp":"2026-11-28T09:33:43.559Z","cwd":%q}`+"\n", id, dir)
+	parent, e := "null", 0
+	entry := func(msg string) {
+		e++
+		fmt.Fprintf(&b, `{"type":"message","id":"%08x","parentId":%s,"timestamp":"2026-11-28T09:33:44.000Z","message":%s}`+"\n", e, parent, msg)
+		parent = fmt.Sprintf(`"%08x"`, e)
+	}
+	for i := 1; i <= n; i++ {
+		entry(fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"step %d: look at part %d"}]}`, i, i))
+		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_%d","name":"bash","arguments":{"command":"cat part%d.txt"}}],"stopReason":"toolUse","usage":{"input":%d,"output":20,"totalTokens":%d}}`, i, i, 1000*i, 1000*i+20))
+		entry(fmt.Sprintf(`{"role":"toolResult","toolCallId":"toolu_%d","toolName":"bash","content":[{"type":"text","text":%q}],"isError":false}`, i, strings.Repeat(fmt.Sprintf("line of part %d\n", i), 20)))
+		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Part %d holds 20 lines."}],"stopReason":"stop","usage":{"input":%d,"output":20,"totalTokens":%d}}`, i, 1000*i, 1000*i+20))
+	}
+	path := filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+id+".jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return id, path
+}
+
+// TestCompaction_ReadsOnce (issue 45: the extension's compaction within
+// pi's own compaction's time): cairn's compaction of a pi session whose
+// rounds all fit reads each round's blocks once (the fit's, which the
+// rounds in full keep) and no line by range (markdown is written from the
+// blocks): the fill read them all again, and their lines.
+func TestCompaction_ReadsOnce(t *testing.T) {
+	l := newLoop(t)
+	ctx := context.Background()
+	id, path := writePiSession(t, l.Wd, 12)
+	if _, err := l.Inscribe(ctx, Event{Harness: Pi, Session: id, Transcript: path, Cwd: l.Wd}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := l.Open()
+	rounds, lines := &countingRounds{RoundStore: st.Rounds}, &countingLines{LineStore: st.Lines}
+	st.Rounds, st.Lines = rounds, lines
+	defer func() { st.Rounds, st.Lines = rounds.RoundStore, lines.LineStore }()
+	md, mat, err := l.Compaction(ctx, id, PiBudget(200_000, 16_384), cairn.AgentPi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mat.FullPieces()) != 12 || !strings.Contains(md, "Part 1 holds 20 lines.") || !strings.Contains(md, "Part 12 holds 20 lines.") {
+		t.Fatalf("%d rounds in full:\n%s", len(mat.FullPieces()), md)
+	}
+	if rounds.read != 12 || lines.read != 0 {
+		t.Errorf("read the blocks of %d rounds (of 12) and %d lines by range, want 12 and none", rounds.read, lines.read)
 	}
 }

@@ -65,9 +65,13 @@ func (st Store) facts(ctx context.Context, s *cairn.Session) (facts, error) {
 }
 
 // sessionFacts reads what a Claude Code session's first request says about
-// its client.
+// its client. A pi session's lines are pi's entries, none a Claude Code
+// request: they are not read.
 func (st Store) sessionFacts(ctx context.Context, s *cairn.Session) (facts, error) {
 	fc := facts{overhead: cairn.DefaultRequestOverhead}
+	if s.Agent == cairn.AgentPi {
+		return fc, nil
+	}
 	lines, err := st.Lines.FindLines(ctx, s.ID, 1, 400)
 	if err != nil {
 		return fc, err

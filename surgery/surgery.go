@@ -3,6 +3,7 @@ package surgery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,9 @@ type Store struct {
 	// export is made of the rounds' lines, and reading every block of a
 	// long session costs a third of the export.
 	LinesOnly bool
+	// NoLines leaves the lines of full rounds unread: an output written
+	// from blocks alone (markdown: cairn's pi compaction) never needs them.
+	NoLines bool
 
 	// OffPath, when set, names the lines of session s that lie off the
 	// path its client resumes (a pi session's branches the person left,
@@ -259,28 +263,46 @@ func (st Store) fitNoLarger(ctx context.Context, m *cairn.Materialization) error
 	return st.fit(ctx, m)
 }
 
-// fill loads the blocks and lines of consecutive rounds of one session.
+// fill gives consecutive full rounds of one session their blocks (at
+// fidelity f) and lines. A round the fit read ([Store.loadBlocks]) keeps
+// the blocks it read, which are not read again; the lines are read only
+// for an output written from them ([Store.NoLines]).
 func (st Store) fill(ctx context.Context, run []*cairn.Piece, f cairn.Fidelity) error {
 	first, last := run[0].Round, run[len(run)-1].Round
-	rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: !st.LinesOnly})
-	if err != nil {
-		return err
+	var bySeq map[int]*cairn.Round
+	if slices.ContainsFunc(run, func(p *cairn.Piece) bool { return p.Round.Blocks == nil }) {
+		rounds, err := st.Rounds.FindRounds(ctx, cairn.RoundFilter{SessionID: first.SessionID, FromSeq: first.Seq, ToSeq: last.Seq, WithBlocks: !st.LinesOnly})
+		if err != nil {
+			return err
+		}
+		bySeq = make(map[int]*cairn.Round, len(rounds))
+		for _, r := range rounds {
+			bySeq[r.Seq] = r
+		}
 	}
-	bySeq := make(map[int]*cairn.Round, len(rounds))
-	for _, r := range rounds {
-		bySeq[r.Seq] = r
-	}
-	lines, err := st.Lines.FindLines(ctx, first.SessionID, first.FirstLine, last.LastLine)
-	if err != nil {
-		return err
+	var lines []*cairn.Line
+	if !st.NoLines {
+		var err error
+		if lines, err = st.Lines.FindLines(ctx, first.SessionID, first.FirstLine, last.LastLine); err != nil {
+			return err
+		}
 	}
 	for _, p := range run {
-		r := bySeq[p.Round.Seq]
-		if r == nil {
-			return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", p.Round.SessionID, p.Round.Seq)
+		r := p.Round
+		if r.Blocks == nil {
+			if r = bySeq[p.Round.Seq]; r == nil {
+				return cairn.Errorf(cairn.ENOTFOUND, "Session %s has no round %d.", p.Round.SessionID, p.Round.Seq)
+			}
+			r = keepTo(r, p.Round)
+		} else if st.LinesOnly {
+			c := *r
+			c.Blocks = nil
+			r = &c
 		}
-		r = keepTo(r, p.Round)
 		p.Round = keptBlocks(p, Apply(r, p.FidelityOr(f)))
+		if st.NoLines {
+			continue
+		}
 		for len(lines) > 0 && lines[0].No < r.FirstLine {
 			lines = lines[1:]
 		}

@@ -138,42 +138,40 @@ func (l *Loop) end(ctx context.Context, in Event) error {
 	if s := c.String(); s != "" {
 		done += "; changed: " + s
 	}
-	here, exit, err := l.exitCheckpoint(done)
+	here, err := w.Situation(l.Wd)
 	if err != nil {
 		return err
 	}
-	_, err = w.EndSession(here, exit, "session end ("+reason+")")
+	_, err = w.EndSession(here, "session end ("+reason+")", l.exitCheckpoint(done))
 	return err
 }
 
 // checkpointExit writes a checkpoint on leaving the current situation, as
 // the context running out does ([Loop.exitCheckpoint]).
 func (l *Loop) checkpointExit(done, why string) error {
-	here, c, err := l.exitCheckpoint(done)
+	w := l.Workspace
+	state, err := w.ReadState()
 	if err != nil {
 		return err
 	}
-	_, err = l.Workspace.Exit(here, c, why)
+	here, err := w.Situation(l.Wd)
+	if err != nil {
+		return err
+	}
+	_, err = w.Exit(here, l.exitCheckpoint(done)(state), why)
 	return err
 }
 
 // exitCheckpoint is the checkpoint on leaving the current situation, as a
-// session's end and its context running out write it, and where: what
-// was done, and as next step the task in progress or the first planned
-// one.
-func (l *Loop) exitCheckpoint(done string) (string, *cairn.Checkpoint, error) {
-	w := l.Workspace
-	state, err := w.ReadState()
-	if err != nil {
-		return "", nil, err
+// session's end and its context running out write it, of the state
+// state.json holds: what was done, and as next step the task in progress
+// or the first planned one.
+func (l *Loop) exitCheckpoint(done string) func(*cairn.State) *cairn.Checkpoint {
+	return func(state *cairn.State) *cairn.Checkpoint {
+		next := state.Progress.InProgress
+		if next == "" && len(state.Progress.NextSteps) > 0 {
+			next = state.Progress.NextSteps[0]
+		}
+		return &cairn.Checkpoint{Done: done, Next: next, Time: l.Workspace.Now().Truncate(time.Second)}
 	}
-	next := state.Progress.InProgress
-	if next == "" && len(state.Progress.NextSteps) > 0 {
-		next = state.Progress.NextSteps[0]
-	}
-	here, err := w.Situation(l.Wd)
-	if err != nil {
-		return "", nil, err
-	}
-	return here, &cairn.Checkpoint{Done: done, Next: next, Time: w.Now().Truncate(time.Second)}, nil
 }

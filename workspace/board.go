@@ -173,7 +173,7 @@ func (w *Workspace) checkpoint(situation string, c *cairn.Checkpoint) (edit, err
 	if c.Auto != "" {
 		text = pruneAuto(text, c.Session, c.Auto, cairn.AutoCheckpoints)
 	}
-	return edit{path, []byte(insertCheckpoint(text, formatCheckpoint(c)))}, nil
+	return edit{path: path, data: []byte(insertCheckpoint(text, formatCheckpoint(c))), held: data, read: true}, nil
 }
 
 func situationTitle(root, situation string) string {

@@ -7,53 +7,57 @@ import (
 )
 
 // EndSession is a session's end: its exit checkpoint ([Workspace.Exit]
-// of here, c and why) and the sync it runs by itself, when nobody ran
-// cairn sync: state.json names the session as the last one, and what
-// changed in the relay files since the last sync is recorded as a sync by
-// this session. Unlike [Workspace.Sync] it never refuses (a session that
-// recorded nothing ends too) and it marks no todo reviewed, since nobody
-// reviewed them. All of it happens under one lock, its files written
-// together ([writeFiles]: board, trace, state.json, the sync record last,
-// two waits on the disk where one after the other took up to eight). It
-// is idempotent: run again with nothing new, it writes nothing and reports
-// no change.
-func (w *Workspace) EndSession(here string, c *cairn.Checkpoint, why string) (*SyncResult, error) {
+// of here, the checkpoint made of state.json by checkpoint, and why) and
+// the sync it runs by itself, when nobody ran cairn sync: state.json names
+// the session as the last one, and what changed in the relay files since
+// the last sync is recorded as a sync by this session. Unlike
+// [Workspace.Sync] it never refuses (a session that recorded nothing ends
+// too) and it marks no todo reviewed, since nobody reviewed them. All of
+// it happens under one lock, state.json read once (the checkpoint, the
+// stamp and the sync's fingerprint are of the same bytes), its files
+// written together ([writeFiles]: board, trace, state.json, the sync
+// record last, two waits on the disk where one after the other took up to
+// eight). It is idempotent: run again with nothing new, it writes nothing
+// and reports no change.
+func (w *Workspace) EndSession(here, why string, checkpoint func(*cairn.State) *cairn.Checkpoint) (*SyncResult, error) {
 	unlock, err := w.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	_, edits, err := w.exit(here, c, why)
+	state, held, err := w.readState()
 	if err != nil {
 		return nil, err
 	}
-	res, more, err := w.endSync()
+	_, edits, err := w.exit(here, checkpoint(state), why)
+	if err != nil {
+		return nil, err
+	}
+	res, more, err := w.endSync(state, held)
 	if err != nil {
 		return nil, err
 	}
 	return res, writeFiles(append(edits, more...)...)
 }
 
-// endSync is EndSession's sync for a caller that holds the lock: what it
-// found, and the files for the caller to write.
-func (w *Workspace) endSync() (*SyncResult, []edit, error) {
+// endSync is EndSession's sync for a caller that holds the lock and read
+// state from held, the bytes state.json holds: what it found, and the
+// files for the caller to write.
+func (w *Workspace) endSync(state *cairn.State, held []byte) (*SyncResult, []edit, error) {
 	var last syncRecord
 	if err := readJSON(w.private(cairn.SyncFile), cairn.SyncFile, &schema{kind: "object"}, &last); err != nil {
 		return nil, nil, err
 	}
-	state, err := w.ReadState()
-	if err != nil {
-		return nil, nil, err
-	}
 	var edits []edit
+	stateFile := edit{path: w.path(cairn.StateFile), data: held}
 	if state.SessionID != w.Session {
-		var e edit
-		if state, e, err = w.stateEdit(func(*cairn.State) error { return nil }); err != nil {
+		var err error
+		if stateFile, err = w.stamped(state, held); err != nil {
 			return nil, nil, err
 		}
-		edits = append(edits, e)
+		edits = append(edits, stateFile)
 	}
-	files, err := w.fingerprints(edits...)
+	files, err := w.fingerprints(stateFile)
 	if err != nil {
 		return nil, nil, err
 	}

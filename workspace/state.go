@@ -9,11 +9,25 @@ var _ cairn.StateStore = (*Workspace)(nil)
 // ReadState returns state.json as it is now, or a fresh state if there is
 // none. Returns EINVALID, naming line and column, if the file is malformed.
 func (w *Workspace) ReadState() (*cairn.State, error) {
-	s, err := readStateFile(w.path(cairn.StateFile))
-	if s == nil && err == nil {
-		s = newState()
-	}
+	s, _, err := w.readState()
 	return s, err
+}
+
+// readState is [Workspace.ReadState] with the bytes state.json held (nil:
+// no file), so that a caller holding the lock reads it once for what it
+// decides, writes and fingerprints.
+func (w *Workspace) readState() (*cairn.State, []byte, error) {
+	data, err := readFile(w.path(cairn.StateFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	s := newState()
+	if data != nil {
+		if err := decodeJSON(cairn.StateFile, data, stateSchema, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, data, nil
 }
 
 // UpdateState applies fn to state.json as it is on disk, under the lock,
@@ -40,17 +54,25 @@ func (w *Workspace) updateState(fn func(*cairn.State) error) (*cairn.State, erro
 // stateEdit is state.json with fn applied and stamped, for a caller that
 // holds the lock to write.
 func (w *Workspace) stateEdit(fn func(*cairn.State) error) (*cairn.State, edit, error) {
-	s, err := w.ReadState()
+	s, held, err := w.readState()
 	if err != nil {
 		return nil, edit{}, err
 	}
 	if err := fn(s); err != nil {
 		return nil, edit{}, err
 	}
+	e, err := w.stamped(s, held)
+	return s, e, err
+}
+
+// stamped is the edit that writes s stamped with the time and the acting
+// session over held, the bytes state.json held when the caller, holding
+// the lock, read s from it.
+func (w *Workspace) stamped(s *cairn.State, held []byte) (edit, error) {
 	s.LastUpdate = w.now()
 	s.SessionID = w.Session
 	data, err := encodeJSON(s)
-	return s, edit{w.path(cairn.StateFile), data}, err
+	return edit{path: w.path(cairn.StateFile), data: data, held: held, read: true}, err
 }
 
 func newState() *cairn.State {

@@ -120,7 +120,7 @@ func (w *Workspace) syncEdit(now time.Time, files map[string]string) (edit, erro
 		rec.LastADR = max(rec.LastADR, d.Number)
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
-	return edit{w.private(cairn.SyncFile), append(data, '\n')}, err
+	return edit{path: w.private(cairn.SyncFile), data: append(data, '\n')}, err
 }
 
 // fingerprints are the relay files' SHA-256s, of what pending edits will

@@ -101,9 +101,9 @@ func (w *Workspace) appendMove(session string, m *cairn.Move) (edit, error) {
 		line += " | " + trigger
 	}
 	if m.From == m.To && strings.HasSuffix(text, "\n"+line+"\n") {
-		return edit{path, data}, nil
+		return edit{path: path, data: data, held: data, read: true}, nil
 	}
-	return edit{path, []byte(text + line + "\n")}, nil
+	return edit{path: path, data: []byte(text + line + "\n"), held: data, read: true}, nil
 }
 
 func lastDay(text string) string {

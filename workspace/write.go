@@ -12,6 +12,11 @@ import (
 type edit struct {
 	path string
 	data []byte
+	// held is what the file held (nil: no file) when read is set: read
+	// under the lock that writes it, so writeFiles compares data with it
+	// and does not read the file again.
+	held []byte
+	read bool
 }
 
 // fsync makes a file's bytes, or a folder's entries, durable; a seam for
@@ -20,7 +25,7 @@ var fsync = (*os.File).Sync
 
 // writeFile replaces path with data as [writeFiles] does.
 func writeFile(path string, data []byte) error {
-	return writeFiles(edit{path, data})
+	return writeFiles(edit{path: path, data: data})
 }
 
 // writeFiles replaces each edit's file with its data atomically, so that
@@ -50,7 +55,7 @@ func writeFiles(edits ...edit) error {
 		}
 	}()
 	for _, e := range edits {
-		perm, same := current(e.path, e.data)
+		perm, same := current(e)
 		if same {
 			continue
 		}
@@ -114,18 +119,21 @@ func syncAll(files []*os.File) error {
 	return nil
 }
 
-// current returns the mode path's replacement keeps (its own, else 0644)
-// and whether path holds data already.
-func current(path string, data []byte) (os.FileMode, bool) {
-	info, err := os.Stat(path)
+// current returns the mode e's file keeps (its own, else 0644) and
+// whether it holds e's data already.
+func current(e edit) (os.FileMode, bool) {
+	info, err := os.Stat(e.path)
 	if err != nil {
 		return 0o644, false
 	}
-	if !info.Mode().IsRegular() || info.Size() != int64(len(data)) {
+	if !info.Mode().IsRegular() || info.Size() != int64(len(e.data)) {
 		return info.Mode().Perm(), false
 	}
-	old, err := os.ReadFile(path)
-	return info.Mode().Perm(), err == nil && bytes.Equal(old, data)
+	if e.read {
+		return info.Mode().Perm(), e.held != nil && bytes.Equal(e.held, e.data)
+	}
+	old, err := os.ReadFile(e.path)
+	return info.Mode().Perm(), err == nil && bytes.Equal(old, e.data)
 }
 
 // writeTemp writes data to a temporary file beside path, with mode perm,

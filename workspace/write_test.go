@@ -46,8 +46,10 @@ func TestSessionEnd_WritesWhatChanged(t *testing.T) {
 		if _, err := w.SessionChanged(nil); err != nil {
 			t.Fatal(err)
 		}
-		c := &cairn.Checkpoint{Done: "Session " + w.Session + " ended (quit)", Time: now}
-		if _, err := w.EndSession(".", c, "session end (quit)"); err != nil {
+		c := func(*cairn.State) *cairn.Checkpoint {
+			return &cairn.Checkpoint{Done: "Session " + w.Session + " ended (quit)", Time: now}
+		}
+		if _, err := w.EndSession(".", "session end (quit)", c); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 type compileCounter struct {
 	mu    sync.Mutex
 	texts []string
+	conns int // connections opened
 }
 
 var (
@@ -77,6 +78,11 @@ func (d countingDriver) Open(name string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c := counting; c != nil {
+		c.mu.Lock()
+		c.conns++
+		c.mu.Unlock()
+	}
 	return countingConn{conn, counting}, nil
 }
 
@@ -122,22 +128,7 @@ func TestLiveImport_Compiles(t *testing.T) {
 	ctx := context.Background()
 	counter := countCompiles(t)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "s.jsonl")
-	const id = "0f0e0d0c-0b0a-4909-8807-060504030201"
-	line := func(i int, typ string) string {
-		at := time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC).Format(time.RFC3339)
-		if typ == "user" {
-			return `{"type":"user","sessionId":"` + id + `","uuid":"u` + string(rune('a'+i)) + `","timestamp":"` + at + `","message":{"role":"user","content":"prompt ` + string(rune('a'+i)) + `"}}` + "\n"
-		}
-		return `{"type":"assistant","sessionId":"` + id + `","uuid":"a` + string(rune('a'+i)) + `","timestamp":"` + at + `","message":{"id":"msg_` + string(rune('a'+i)) + `","role":"assistant","content":[{"type":"text","text":"answer ` + string(rune('a'+i)) + `"}],"usage":{"input_tokens":10,"output_tokens":20}}}` + "\n"
-	}
-	var text string
-	for i := range 3 {
-		text += line(i, "user") + line(i, "assistant")
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, appendRound := growingTranscript(t, dir)
 	// Each import in a DB of its own, as each hook has its process.
 	importer := func() (*insc.Importer, func()) {
 		db := NewDB(filepath.Join(dir, "s.db"))
@@ -156,12 +147,7 @@ func TestLiveImport_Compiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	done()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(line(3, "user") + line(3, "assistant"))
-	f.Close()
+	appendRound()
 	im, done = importer()
 	defer done()
 	counter.take()
@@ -187,4 +173,38 @@ func TestLiveImport_Compiles(t *testing.T) {
 		t.Errorf("a one-round live import compiled %d statements, want at most %d:\n%s", len(compiled), most, strings.Join(compiled, "\n"))
 	}
 	t.Logf("%d statements compiled", len(compiled))
+}
+
+// growingTranscript writes a Claude Code transcript of three rounds in
+// dir, and returns its path and a function that appends the next round.
+func growingTranscript(t *testing.T, dir string) (string, func()) {
+	t.Helper()
+	path := filepath.Join(dir, "s.jsonl")
+	const id = "0f0e0d0c-0b0a-4909-8807-060504030201"
+	line := func(i int, typ string) string {
+		at := time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC).Format(time.RFC3339)
+		if typ == "user" {
+			return `{"type":"user","sessionId":"` + id + `","uuid":"u` + string(rune('a'+i)) + `","timestamp":"` + at + `","message":{"role":"user","content":"prompt ` + string(rune('a'+i)) + `"}}` + "\n"
+		}
+		return `{"type":"assistant","sessionId":"` + id + `","uuid":"a` + string(rune('a'+i)) + `","timestamp":"` + at + `","message":{"id":"msg_` + string(rune('a'+i)) + `","role":"assistant","content":[{"type":"text","text":"answer ` + string(rune('a'+i)) + `"}],"usage":{"input_tokens":10,"output_tokens":20}}}` + "\n"
+	}
+	var text string
+	for i := range 3 {
+		text += line(i, "user") + line(i, "assistant")
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next := 3
+	return path, func() {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line(next, "user") + line(next, "assistant")); err != nil {
+			t.Fatal(err)
+		}
+		next++
+	}
 }

@@ -24,10 +24,12 @@ func stack(db *sqlite.DB) *cairn.Stack {
 }
 
 // TestClaimConcurrentProcesses re-executes the test binary as several
-// claiming processes on one store file.
+// claiming processes on one store file, half of them on one connection
+// as a hook opens the store.
 func TestClaimConcurrentProcesses(t *testing.T) {
 	if path := os.Getenv("CAIRN_CLAIM_STORE"); path != "" {
 		db := sqlite.NewDB(path)
+		db.OneConnection = os.Getenv("CAIRN_CLAIM_ONE") != ""
 		if err := db.Open(); err != nil {
 			t.Fatal(err)
 		}
@@ -54,6 +56,9 @@ func TestClaimConcurrentProcesses(t *testing.T) {
 	for p := range procs {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestClaimConcurrentProcesses$", "-test.v")
 		cmd.Env = append(os.Environ(), "CAIRN_CLAIM_STORE="+path, fmt.Sprintf("CAIRN_CLAIM_OWNER=proc%d", p))
+		if p%2 == 1 {
+			cmd.Env = append(cmd.Env, "CAIRN_CLAIM_ONE=1") // as a hook opens it
+		}
 		out := &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {

@@ -83,6 +83,18 @@ type DB struct {
 	// resumes rebuilding the search index, with about how many blocks it
 	// has left, so that a command can say what it waits for.
 	OnRefill func(left int64)
+
+	// OneConnection, when set before Open, serves reads from the
+	// writer's pool, for a short process that reads and writes a few
+	// times and exits (a hook): SQLite parses the schema once for each
+	// connection (53 objects, about a tenth of a Stop hook's CPU with two),
+	// and each connection compiles its own statements. Its read
+	// transactions begin DEFERRED, as the read pool's do, so they never
+	// wait for another process's writer; a read while this process's
+	// write transaction holds the connection opens another (the pool is
+	// not capped at one then), as the read pool would. ReadCache is not
+	// applied.
+	OneConnection bool
 }
 
 // DefaultBusyTimeout is how long a write waits for another writer: longer
@@ -141,10 +153,14 @@ func (db *DB) Open() (err error) {
 	if db.ReadCache > 0 {
 		rdsn += "&_pragma=cache_size(-" + strconv.Itoa(db.ReadCache) + ")"
 	}
-	if db.rdb, err = sql.Open(driverName, rdsn); err != nil {
-		return err
+	if db.OneConnection {
+		db.rdb = db.db
+	} else {
+		if db.rdb, err = sql.Open(driverName, rdsn); err != nil {
+			return err
+		}
+		db.db.SetMaxOpenConns(1)
 	}
-	db.db.SetMaxOpenConns(1)
 	err = db.migrate()
 	if err != nil && mayNotWrite(err) {
 		if _, serr := os.Stat(db.Path); serr == nil {
@@ -176,7 +192,9 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 func (db *DB) openReadOnly(dsn, pragmas string, cause error) error {
 	db.stmts.reset()
 	db.db.Close()
-	db.rdb.Close()
+	if db.rdb != db.db {
+		db.rdb.Close()
+	}
 	db.db, db.rdb = nil, nil
 	ro := dsn + "&mode=ro" + pragmas
 	if !db.readable(ro) {
@@ -360,8 +378,8 @@ func (db *DB) Close() (err error) {
 	db.cancel()
 	db.locks.close()
 	db.stmts.reset()
-	for _, d := range []*sql.DB{db.rdb, db.db} {
-		if d != nil {
+	for i, d := range []*sql.DB{db.rdb, db.db} {
+		if d != nil && (i == 0 || d != db.rdb) {
 			if e := d.Close(); e != nil && err == nil {
 				err = e
 			}
@@ -388,13 +406,15 @@ type Tx struct {
 func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (_ *Tx, err error) {
 	defer db.explain(&err)
 	pool := db.db
-	if opts != nil && opts.ReadOnly {
+	write := opts == nil || !opts.ReadOnly
+	if !write {
 		pool = db.rdb
-		opts = nil
+		if pool != db.db {
+			opts = nil
+		}
 	} else if db.readOnly {
 		return nil, cairn.Errorf(cairn.EINVALID, "%s", db.readOnlyMessage())
 	}
-	write := pool == db.db
 	if write {
 		db.checkpointLongWAL(ctx)
 		db.stmts.prepareWanted(ctx, pool)

@@ -95,7 +95,7 @@ func (m *Main) openStore(flagValue string) (*store, error) {
 		return m.hookStore.borrowed(), nil
 	}
 	open := func(location string) (*store, error) {
-		return openStoreWith(location, sqliteOpen{refillFor: hookRefillFor})
+		return openStoreWith(location, sqliteOpen{refillFor: hookRefillFor, oneConnection: true})
 	}
 	if isPostgres(location) {
 		open = func(location string) (*store, error) {
@@ -162,6 +162,8 @@ type sqliteOpen struct {
 	readCache int           // each read connection's page cache in KiB ([sqlite.DB.ReadCache]; 0: SQLite's)
 	refillFor time.Duration // [sqlite.DB.RefillFor]
 	told      io.Writer     // where a rebuild of the search index at open is announced (nil: nowhere)
+
+	oneConnection bool // reads and writes on one connection ([sqlite.DB.OneConnection]): a hook's short process
 }
 
 // openStoreWith opens the store at location, an SQLite store as o says.
@@ -170,7 +172,7 @@ func openStoreWith(location string, o sqliteOpen) (*store, error) {
 		return openPostgres(location, 0, 0)
 	}
 	db := sqlite.NewDB(location)
-	db.ReadCache, db.RefillFor = o.readCache, o.refillFor
+	db.ReadCache, db.RefillFor, db.OneConnection = o.readCache, o.refillFor, o.oneConnection
 	if o.told != nil {
 		db.OnRefill = func(left int64) {
 			fmt.Fprintf(o.told, "cairn: rebuilding the search index of %s in this version's layout (about %s blocks, some 8 seconds a GB of history; once, and carried on if stopped)\n", location, thousands(left))

@@ -99,6 +99,20 @@ func (l *Loop) Showing(session string) string {
 	return ""
 }
 
+// ShowingLine is what the status line says of [Loop.Showing]: "revived: "
+// and the command that resumes a revived session, else "advised: " and
+// the cairn command a pressure note recommends; "" if none.
+func (l *Loop) ShowingLine(session string) string {
+	switch command := l.Showing(session); {
+	case command == "":
+		return ""
+	case strings.HasPrefix(command, "claude "):
+		return "revived: " + command
+	default:
+		return "advised: " + command
+	}
+}
+
 // movedOn ends what [Loop.Showing] names for session: a prompt was sent.
 func (l *Loop) movedOn(session string) {
 	if path := l.personFile(session, ".showing"); path != "" {

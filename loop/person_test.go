@@ -76,6 +76,9 @@ func TestPersonSeesTheResume(t *testing.T) {
 	if got := l.Showing(ev.Session); !strings.HasSuffix(command, got) || got == "" {
 		t.Errorf("before the next prompt the status line repeats %q, want %q", got, command)
 	}
+	if got := l.ShowingLine(ev.Session); got != "revived: "+l.Showing(ev.Session) {
+		t.Errorf("the status line reads %q", got)
+	}
 	ev.Kind = Prompt
 	if r := handle(t, l, ev); r.Person != "" {
 		t.Errorf("the next prompt shows the person %q", r.Person)
@@ -129,6 +132,9 @@ func TestPersonSeesTheAdvice(t *testing.T) {
 		}
 		if got := l.Showing(ev.Session); got != m[1] {
 			t.Errorf("at %d tokens the status line repeats %q, want %q", tokens, got, m[1])
+		}
+		if got := l.ShowingLine(ev.Session); got != "advised: "+m[1] {
+			t.Errorf("at %d tokens the status line reads %q", tokens, got)
 		}
 		if r := handle(t, l, ev); r.Person != "" || r.Agent != "" || l.Showing(ev.Session) != "" {
 			t.Errorf("the prompt after the crossing at %d tokens: agent %q, person %q, status line %q", tokens, r.Agent, r.Person, l.Showing(ev.Session))

@@ -88,6 +88,32 @@ func (l *Loop) popped(ctx context.Context, ev Event, session string) (Reply, err
 	return Reply{Agent: agent, Person: person}, nil
 }
 
+// PopNote is the line a pop the agent runs ends with when the session's
+// finished frames weigh enough to collapse ([Loop.Collapsible], the
+// turn's end's decision): the turn's end prepares the revived session
+// and shows the person, and the agent, its one command (issue 42: the
+// pop offered compress-frames while the person was shown another
+// session); "" when they do not or ev names no transcript.
+func (l *Loop) PopNote(ctx context.Context, ev Event) string {
+	if ev.Transcript == "" {
+		return ""
+	}
+	st, err := l.Open()
+	if err != nil {
+		return ""
+	}
+	frames, err := st.Frames.FindFrames(ctx)
+	if err != nil {
+		return ""
+	}
+	w, _, err := l.Collapsible(ctx, st, frames, ev, ev.Session)
+	if err != nil || w == nil {
+		return ""
+	}
+	return fmt.Sprintf("The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s): when this turn ends, cairn prepares a revived session of %s with them collapsed to their results and shows the person the command that resumes it (you are told it too, at the next prompt). Only the person can switch to it; there is nothing for you to run.\n",
+		strings.Join(w.Frames, ", "), w.Percent(), Thousands(w.Tokens), Thousands(w.Held), w.Where(), ev.Session)
+}
+
 // told returns the note a turn's end left for session's next prompt
 // ([Loop.popped]) and removes it; "" when none.
 func (l *Loop) told(session string) string {

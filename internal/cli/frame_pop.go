@@ -106,34 +106,12 @@ Examples:
 	if err != nil || !surgery.Finished(f) {
 		return nil
 	}
-	if note := popWeight(ctx, st, l, ev); note != "" {
+	if note := l.PopNote(ctx, ev); note != "" {
 		fmt.Fprint(m.Stdout, note)
 	} else if col, err := surgery.CollapseOf(ctx, st.surgery(), m.sessionID(ff.session), id); err == nil && col != nil {
 		fmt.Fprintln(m.Stdout, col)
 	}
 	return nil
-}
-
-// popWeight is the line a pop ends with when the session's finished
-// frames weigh enough to collapse ([loop.Loop.Collapsible], the turn's
-// end's decision): the turn's end prepares the revived session and shows
-// the person, and the agent, its one command (issue 42: the pop offered
-// compress-frames while the person was shown another session); "" when
-// they do not or ev names no transcript.
-func popWeight(ctx context.Context, st *store, l *loop.Loop, ev loop.Event) string {
-	if ev.Transcript == "" {
-		return ""
-	}
-	frames, err := st.frames.FindFrames(ctx)
-	if err != nil {
-		return ""
-	}
-	w, _, err := l.Collapsible(ctx, st.loop(), frames, ev, ev.Session)
-	if err != nil || w == nil {
-		return ""
-	}
-	return fmt.Sprintf("The finished frames (%s) hold %d%% of the context (~%s of %s tokens, in %s): when this turn ends, cairn prepares a revived session of %s with them collapsed to their results and shows the person the command that resumes it (you are told it too, at the next prompt). Only the person can switch to it; there is nothing for you to run.\n",
-		strings.Join(w.Frames, ", "), w.Percent(), thousands(w.Tokens), thousands(w.Held), w.Where(), ev.Session)
 }
 
 // popSession inscribes the transcript of the session that pushed frame

@@ -76,7 +76,7 @@ Examples:
 		if err != nil {
 			return nil
 		}
-		return func(ctx context.Context) string { return popWeight(ctx, st, l, ev) }
+		return func(ctx context.Context) string { return l.PopNote(ctx, ev) }
 	}
 	if *red {
 		r, err := redact.New()

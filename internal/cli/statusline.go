@@ -87,10 +87,8 @@ error in the client.`)
 		parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window.CompactAt/1000))
 	}
 	if w != nil {
-		if command := (&loop.Loop{Workspace: w}).Showing(in.SessionID); strings.HasPrefix(command, "claude ") {
-			parts = append(parts, "revived: "+command)
-		} else if command != "" {
-			parts = append(parts, "advised: "+command)
+		if line := (&loop.Loop{Workspace: w}).ShowingLine(in.SessionID); line != "" {
+			parts = append(parts, line)
 		}
 	}
 	if inWorkspace {

@@ -47,17 +47,7 @@ func TestSessionChangeBounded(t *testing.T) {
 // replaces no file of the workspace; an end a minute later writes the
 // board and the trace, and no other file.
 func TestEnd_AgainWritesNothing(t *testing.T) {
-	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newLoop(t)
-	path := filepath.Join(l.Wd, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
-	if err := os.WriteFile(path, sample, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev := Event{Kind: End, Harness: ClaudeCode, Session: "s1", Transcript: path, Reason: "logout"}
-	handle(t, l, Event{Kind: Start, Harness: ClaudeCode, Session: "s1", Transcript: path, Source: FromNew})
+	l, ev := sampleSessionStarted(t)
 	handle(t, l, ev)
 	before := workspaceFiles(t, l.Wd)
 	handle(t, l, ev)
@@ -72,6 +62,24 @@ func TestEnd_AgainWritesNothing(t *testing.T) {
 	if changed := replaced(before, workspaceFiles(t, l.Wd)); !slices.Equal(changed, want) {
 		t.Errorf("an end a minute later wrote %v, want %v", changed, want)
 	}
+}
+
+// sampleSessionStarted is a loop whose session s1 started on a sample
+// transcript, and the event that ends it.
+func sampleSessionStarted(t *testing.T) (*Loop, Event) {
+	t.Helper()
+	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLoop(t)
+	path := filepath.Join(l.Wd, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
+	if err := os.WriteFile(path, sample, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := Event{Kind: End, Harness: ClaudeCode, Session: "s1", Transcript: path, Reason: "logout"}
+	handle(t, l, Event{Kind: Start, Harness: ClaudeCode, Session: "s1", Transcript: path, Source: FromNew})
+	return l, ev
 }
 
 // workspaceFiles is each file of the workspace at root but the store's,

@@ -18,20 +18,12 @@ import (
 // checkpoint's next step, the sync, the stamp and the sync record's
 // fingerprint all come from that read, made under the workspace's lock),
 // counted by the kernel (inotify), whatever reads it; run again with
-// nothing new, once too. The board is opened once at most as well: what the
-// checkpoint read is what the write compares with. The end still stamps the state with the session
-// and puts the task in progress on the board as the next step.
+// nothing new, once too. The board is opened once at most as well: what
+// the checkpoint read is what the write compares with. The end still
+// stamps the state with the session and puts the task in progress on the
+// board as the next step.
 func TestEnd_ReadsStateOnce(t *testing.T) {
-	sample, err := os.ReadFile("../testdata/claudecode/5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newLoop(t)
-	path := filepath.Join(l.Wd, "5f0c2a1e-8d4b-4c7a-9e31-0a6b2d9c1f04.jsonl")
-	if err := os.WriteFile(path, sample, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	handle(t, l, Event{Kind: Start, Harness: ClaudeCode, Session: "s1", Transcript: path, Source: FromNew})
+	l, ev := sampleSessionStarted(t)
 	now := l.Now()
 	other := *l.Workspace
 	other.Session = "s0"
@@ -44,7 +36,6 @@ func TestEnd_ReadsStateOnce(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ev := Event{Kind: End, Harness: ClaudeCode, Session: "s1", Transcript: path, Reason: "logout"}
 	for _, run := range []string{"end", "end again"} {
 		opens := watchOpens(t, l.Wd)
 		handle(t, l, ev)

@@ -6,7 +6,8 @@
 // that on a shared machine they all see the same moments; CPU time is the
 // steadier figure there; each time over starts at the next setting, so
 // that no setting always follows the same one. With -baseline, an older cairn binary is run
-// beside each setting, for paired before/after figures.
+// beside each setting, for paired before/after figures, the two taking
+// turns at going first; each figure is printed as its median and range.
 //
 //	go run ./bench/cmd/importscale -size 200MB -runs 3
 package main
@@ -88,7 +89,11 @@ func run() error {
 		for k := range settings {
 			s := (r + k) % len(settings)
 			p := settings[s]
-			for b, bin := range bins {
+			for i := range bins {
+				// The binaries take turns at going first, so that
+				// neither always imports after the other's writeback.
+				b := (r + k + i) % len(bins)
+				bin := bins[b]
 				wall, cpu, err := importOnce(bin, p, store, corpus)
 				if err != nil {
 					return err
@@ -102,7 +107,7 @@ func run() error {
 	os.RemoveAll(store)
 	fmt.Printf("load        %s at end\n", loadAverage())
 	for b, bin := range bins {
-		fmt.Printf("\n%s (median of %d runs, whole process, fresh store)\n\n", bin, *runs)
+		fmt.Printf("\n%s (median and range of %d runs, whole process, fresh store)\n\n", bin, *runs)
 		fmt.Println("| GOMAXPROCS | wall | CPU | wall / GOMAXPROCS=2 | CPU / GOMAXPROCS=2 |")
 		fmt.Println("|---|---|---|---|---|")
 		ref := -1
@@ -122,7 +127,7 @@ func run() error {
 				rw = fmt.Sprintf("%.2f×", ratio(t.Wall, times[b][ref].Wall))
 				rc = fmt.Sprintf("%.2f×", ratio(t.CPU, times[b][ref].CPU))
 			}
-			fmt.Printf("| %s | %.2f s | %.2f s | %s | %s |\n", name, median(t.Wall).Seconds(), median(t.CPU).Seconds(), rw, rc)
+			fmt.Printf("| %s | %s | %s | %s | %s |\n", name, spread(t.Wall), spread(t.CPU), rw, rc)
 		}
 	}
 	return nil
@@ -151,6 +156,14 @@ func importOnce(bin string, procs int, store, corpus string) (wall, cpu time.Dur
 // ratio is a's median over b's.
 func ratio(a, b bench.Latencies) float64 {
 	return float64(median(a)) / float64(max(median(b), 1))
+}
+
+// spread is l's median and its range, in seconds: "5.11 s (4.91–5.37)".
+func spread(l bench.Latencies) string {
+	if len(l) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f s (%.2f–%.2f)", median(l).Seconds(), slices.Min(l).Seconds(), slices.Max(l).Seconds())
 }
 
 // median is the middle of l, or the mean of the two middle ones.

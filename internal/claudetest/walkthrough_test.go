@@ -136,8 +136,8 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 		end.end = strings.TrimSpace(string(board[i:]))
 	}
 
-	// What the person was advised at the 85 % crossing, run as the person
-	// runs it; the revived session it prints, resumed.
+	// The command advised at the 85 % crossing (the person's, asserted
+	// below), run as the person runs it; the session it prints, resumed.
 	revived := w.revive(at85)
 
 	// The pop: its output announces the collapse and names no command; the
@@ -158,7 +158,6 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 
 	// Each crossing told once, to the agent and the person, the same
 	// command.
-	command := regexp.MustCompile(`Command: (cairn [^\\()]+?) \(it prints`)
 	for _, x := range []struct {
 		m    *walkMoment
 		mark string
@@ -174,7 +173,7 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 			t.Errorf("the agent was told %q %d times, want once at %s", x.mark, told, x.m.moment)
 			continue
 		}
-		cmd := command.FindStringSubmatch(note)
+		cmd := walkCommand.FindStringSubmatch(note)
 		if cmd == nil {
 			t.Errorf("the note at %s gives no command:\n%s", x.m.moment, note)
 			continue
@@ -327,15 +326,17 @@ func (w *walkSession) record(m *walkMoment, reqs []fakeapi.Request, revived bool
 	}
 }
 
-// revive runs the command the person was advised at m, as the person
-// runs it, and resumes the revived session it prints.
+// walkCommand is the command a pressure note recommends.
+var walkCommand = regexp.MustCompile(`Command: (cairn [^\\()]+?) \(it prints`)
+
+// revive runs the command the pressure note at m recommends, as the
+// person runs it, and resumes the session it prints.
 func (w *walkSession) revive(m *walkMoment) *walkMoment {
 	w.t.Helper()
-	cmd := regexp.MustCompile(`advised: (cairn [^·]+)`).FindStringSubmatch(m.status)
+	cmd := walkCommand.FindStringSubmatch(strings.Join(m.agent, "\n"))
 	if cmd == nil {
-		w.t.Fatalf("the status line at %s advises no command: %q", m.moment, m.status)
+		w.t.Fatalf("the note at %s recommends no command: %q", m.moment, m.agent)
 	}
-	cmd[1] = strings.TrimSpace(cmd[1])
 	args := strings.Fields(cmd[1])[1:]
 	c := exec.Command(w.cairnBin, args...)
 	c.Dir = w.proj

@@ -67,6 +67,7 @@ type walkMoment struct {
 type walkRequest struct {
 	bytes, messages, tokens int
 	sub                     bool // the sub-agent's
+	compaction              bool // the client's request for a summary
 }
 
 // walkSession drives the walk's session and keeps its moments.
@@ -128,7 +129,7 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 	at85 := w.run("read the spec", "prompt 8: the 85% crossing")
 	sub := w.run("delegate the count", "prompt 9: a sub-agent")
 	w.setPad(0)
-	w.run("/compact", "prompt 10: /compact (manual compaction)")
+	compact := w.run("/compact", "prompt 10: /compact (manual compaction)")
 	after := w.run("after the compaction, go on", "prompt 11: after the compaction")
 	end := w.run("wrap up", "prompt 12, then the session's end")
 	board, _ := os.ReadFile(filepath.Join(proj, "board.md"))
@@ -221,7 +222,8 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 	}
 	// The compaction: the client summarized, and the session goes on from
 	// the summary.
-	if requestsWith(w.api.Requests(), "SUMMARY of the walk") == 0 || len(after.reqs) == 0 || len(sub.reqs) == 0 || after.reqs[0].messages >= sub.reqs[len(sub.reqs)-1].messages {
+	asked := slices.ContainsFunc(compact.reqs, func(r walkRequest) bool { return r.compaction })
+	if !asked || requestsWith(w.api.Requests(), "SUMMARY of the walk") == 0 || len(after.reqs) == 0 || len(sub.reqs) == 0 || after.reqs[0].messages >= sub.reqs[len(sub.reqs)-1].messages {
 		t.Errorf("no compaction before %s: its requests %+v", after.moment, after.reqs)
 	}
 	// Eleven rounds: /compact is the client's own command, no prompt to
@@ -298,8 +300,14 @@ func (w *walkSession) record(m *walkMoment, reqs []fakeapi.Request, revived bool
 		if !strings.Contains(r.Path, "/v1/messages") || strings.Contains(r.Path, "count_tokens") || json.Unmarshal(r.Body, &body) != nil || len(body.Tools) == 0 {
 			continue
 		}
-		sub := len(body.Messages) > 0 && strings.Contains(string(body.Messages[0].Content), walkSubTask)
-		m.reqs = append(m.reqs, walkRequest{bytes: len(r.Body), messages: len(body.Messages), tokens: len(r.Body)/4 + padded(len(r.Body), w.pad), sub: sub})
+		if len(body.Messages) == 0 {
+			w.t.Errorf("%s: a request of no messages", m.moment)
+			continue
+		}
+		sub := strings.Contains(string(body.Messages[0].Content), walkSubTask)
+		last := body.Messages[len(body.Messages)-1]
+		compaction := last.Role == "user" && (strings.Contains(string(last.Content), fakeapi.CompactMarker) || strings.Contains(string(last.Content), fakeapi.OldCompactMarker))
+		m.reqs = append(m.reqs, walkRequest{bytes: len(r.Body), messages: len(body.Messages), tokens: len(r.Body)/4 + padded(len(r.Body), w.pad), sub: sub, compaction: compaction})
 		if !sub {
 			w.lastBytes = len(r.Body)
 		}
@@ -381,8 +389,11 @@ func (w *walkSession) log() {
 		fmt.Fprintf(&b, "requests (bytes / messages / input tokens reported, bytes/4 + %s):", thousands(m.pad))
 		for _, r := range m.reqs {
 			sub := ""
-			if r.sub {
+			switch {
+			case r.sub:
 				sub = "sub-agent "
+			case r.compaction:
+				sub = "compaction "
 			}
 			fmt.Fprintf(&b, " [%s%s B / %d / %s]", sub, thousands(r.bytes), r.messages, thousands(r.tokens))
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/loop"
@@ -59,7 +58,6 @@ error in the client.`)
 	}
 	data, _ := io.ReadAll(io.LimitReader(m.Stdin, 1<<20))
 	_ = json.Unmarshal(data, &in)
-	var parts []string
 	cwd := in.Workspace.CurrentDir
 	if cwd == "" {
 		cwd = in.Cwd
@@ -67,45 +65,31 @@ error in the client.`)
 	if cwd == "" {
 		cwd, _ = m.Getwd()
 	}
-	root, inWorkspace := workspace.Find(cwd)
-	var w *workspace.Workspace
-	if inWorkspace {
-		w = workspace.New(root)
-		_ = w.SetReportedWindow(in.SessionID, in.Model.ID, in.ContextWindow.Size)
-	}
-	var occ *cairn.Occupancy
-	if in.TranscriptPath != "" {
-		occ, _ = m.occupancy(w, in.SessionID, in.TranscriptPath)
-	}
-	if u := in.ContextWindow.CurrentUsage; occ == nil && u != nil {
-		// No transcript to read (yet): the client's own count of the
-		// same reply.
-		tokens := cairn.Usage{Input: u.Input, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}.Context()
-		occ = &cairn.Occupancy{Tokens: tokens, Model: in.Model.ID, Window: m.window(w, in.SessionID, in.Model.ID, tokens)}
-	}
-	if occ != nil {
-		parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window.CompactAt/1000))
-	}
-	if w != nil {
-		if line := (&loop.Loop{Workspace: w}).ShowingLine(in.SessionID); line != "" {
-			parts = append(parts, line)
-		}
-	}
-	if inWorkspace {
+	l := &loop.Loop{Owner: m.Getenv("CAIRN_AGENT"), Now: m.now, Getenv: m.Getenv, Folders: m.transcriptDirs()}
+	if root, ok := workspace.Find(cwd); ok {
+		l.Workspace = workspace.New(root)
 		m.Getwd = func() (string, error) { return cwd, nil }
-		if st, err := m.openStore(""); err == nil {
-			if f, err := cairn.ActiveFrame(ctx, st.frames, m.Getenv("CAIRN_AGENT"), m.now()); err == nil {
-				parts = append(parts, fmt.Sprintf("frame %s %s", f.ID, clipLine(f.Title, 40)))
+		var st *store
+		defer func() {
+			if st != nil {
+				st.Close()
 			}
-			st.Close()
-		}
-		if e, _, err := workspace.ActiveEngagement(root); err == nil && e != "" {
-			parts = append(parts, "engagement "+e)
+		}()
+		l.Open = func() (*loop.Stores, error) {
+			if st == nil {
+				opened, err := m.openStore("")
+				if err != nil {
+					return nil, err
+				}
+				st = opened
+			}
+			return st.loop(), nil
 		}
 	}
-	if len(parts) == 0 {
-		parts = append(parts, "cairn")
+	s := loop.Status{Session: in.SessionID, Transcript: in.TranscriptPath, Model: in.Model.ID, WindowSize: in.ContextWindow.Size}
+	if u := in.ContextWindow.CurrentUsage; u != nil {
+		s.Usage = &cairn.Usage{Input: u.Input, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}
 	}
-	fmt.Fprintln(m.Stdout, strings.Join(parts, " · "))
+	fmt.Fprintln(m.Stdout, l.StatusLine(ctx, s))
 	return nil
 }

@@ -60,6 +60,7 @@ type walkMoment struct {
 	shown          string   // what cairn recorded as shown to the person, when it changed
 	status         string   // the status line after the run
 	end            string   // the checkpoint the session's end wrote
+	bodies         []string // the run's conversation requests
 	reqs           []walkRequest
 }
 
@@ -137,10 +138,6 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 		end.end = strings.TrimSpace(string(board[i:]))
 	}
 
-	// The command advised at the 85 % crossing (the person's, asserted
-	// below), run as the person runs it; the session it prints, resumed.
-	revived := w.revive(at85)
-
 	// The pop: its output announces the collapse and names no command; the
 	// turn's end shows the person the revived session, and the next
 	// prompt tells the agent the same one.
@@ -152,6 +149,19 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 	agentNew := resumeLine.FindStringSubmatch(w.find(next.agent, "after your pop"))
 	if personNew == nil || agentNew == nil || personNew[1] != agentNew[1] {
 		t.Errorf("after the pop the person was shown %q and the agent told %q at the next prompt, want one session", personNew, agentNew)
+	}
+
+	// The sessions the person was shown, resumed: the pop's, with the
+	// frame's steps collapsed to its results, and the one the command
+	// advised at the 85 % crossing (the person's, asserted below) prints,
+	// run as the person runs it.
+	revived := []*walkMoment{w.revive(at85)}
+	if personNew != nil {
+		popped := w.resume(personNew[1], "the person resumed the pop's revived session "+personNew[1])
+		revived = append(revived, popped)
+		if body := strings.Join(popped.bodies, ""); strings.Contains(body, walkPlanted) || !strings.Contains(body, walkResults) {
+			t.Errorf("the pop's revived session holds the frame's steps (%v) or lacks its results (%v)", strings.Contains(body, walkPlanted), !strings.Contains(body, walkResults))
+		}
 	}
 	if c.AtLeast(printShowsPerson) && (len(pop.person) != 1 || !strings.Contains(pop.person[0], "finished frames (parser)")) {
 		t.Errorf("the pop's turn end showed the person %q, want the finished frames' revived session once", pop.person)
@@ -232,11 +242,13 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 		t.Errorf("the session's end left no checkpoint of its 11 rounds in board.md:\n%s", board)
 	}
 
-	// The revived session is told none of its parent's notes.
-	for _, stale := range []string{"your context is", "after your pop", "past the 70% mark", "past the 85% mark", "Command: cairn", "cairn revive " + w.session, "cairn compress-before " + w.session} {
-		for _, s := range revived.agent {
-			if strings.Contains(s, stale) {
-				t.Errorf("the revived session is told its parent's %q:\n%s", stale, s)
+	// The revived sessions are told none of their parent's notes.
+	for _, m := range revived {
+		for _, stale := range []string{"your context is", "after your pop", "past the 70% mark", "past the 85% mark", "Command: cairn", "cairn revive " + w.session, "cairn compress-before " + w.session} {
+			for _, s := range m.agent {
+				if strings.Contains(s, stale) {
+					t.Errorf("%s: the revived session is told its parent's %q:\n%s", m.moment, stale, s)
+				}
 			}
 		}
 	}
@@ -307,6 +319,7 @@ func (w *walkSession) record(m *walkMoment, reqs []fakeapi.Request, revived bool
 		sub := strings.Contains(string(body.Messages[0].Content), walkSubTask)
 		last := body.Messages[len(body.Messages)-1]
 		compaction := last.Role == "user" && (strings.Contains(string(last.Content), fakeapi.CompactMarker) || strings.Contains(string(last.Content), fakeapi.OldCompactMarker))
+		m.bodies = append(m.bodies, string(r.Body))
 		m.reqs = append(m.reqs, walkRequest{bytes: len(r.Body), messages: len(body.Messages), tokens: len(r.Body)/4 + padded(len(r.Body), w.pad), sub: sub, compaction: compaction})
 		if !sub {
 			w.lastBytes = len(r.Body)
@@ -357,13 +370,20 @@ func (w *walkSession) revive(m *walkMoment) *walkMoment {
 	if id == nil {
 		w.t.Fatalf("%s names no session to resume:\n%s", cmd[1], out)
 	}
+	return w.resume(id[1], "the person ran `"+cmd[1]+"` and resumed "+id[1])
+}
+
+// resume has the client resume the revived session id with a prompt of
+// its own, and records it as a moment.
+func (w *walkSession) resume(id, moment string) *walkMoment {
+	w.t.Helper()
 	w.setPad(0)
 	before := len(w.api.Requests())
-	r := claudetest.RunEnv(w.t, w.env, w.c.Path, w.home, w.proj, w.api.URL, "--resume", id[1], "-p", "in the revived session", "--output-format", "stream-json", "--verbose")
+	r := claudetest.RunEnv(w.t, w.env, w.c.Path, w.home, w.proj, w.api.URL, "--resume", id, "-p", "in the revived session", "--output-format", "stream-json", "--verbose")
 	if r.IsError {
 		w.t.Fatalf("the revived session: %+v", r)
 	}
-	rm := &walkMoment{prompt: "in the revived session", moment: "the person ran `" + cmd[1] + "` and resumed " + id[1], person: hookMessages(r.Stdout)}
+	rm := &walkMoment{prompt: "in the revived session", moment: moment, person: hookMessages(r.Stdout)}
 	w.record(rm, w.api.Requests()[before:], true)
 	w.moments = append(w.moments, rm)
 	return rm

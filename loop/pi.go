@@ -16,8 +16,11 @@ import (
 // Compaction is cairn's compaction of session for a harness that lets
 // cairn compact it (pi): the session revived within budget for client, as
 // markdown (continuation block, index, the last rounds in full), and the
-// materialization it was written from.
-func (l *Loop) Compaction(ctx context.Context, session string, budget int64, client string) (string, *cairn.Materialization, error) {
+// materialization it was written from. With upto, the id of one of a pi
+// session's entries, the session is revived as it was when that entry was
+// its last (pi.OffPathFrom): a compaction prepared ahead of pi's, which
+// pi's kept entries then follow.
+func (l *Loop) Compaction(ctx context.Context, session string, budget int64, client, upto string) (string, *cairn.Materialization, error) {
 	st, err := l.Open()
 	if err != nil {
 		return "", nil, err
@@ -25,6 +28,9 @@ func (l *Loop) Compaction(ctx context.Context, session string, budget int64, cli
 	sst := st.Surgery()
 	sst.Limits = surgery.Limits{Budget: budget, Client: client}
 	sst.NoLines = true // written as markdown, from the blocks
+	if upto != "" {
+		sst.OffPath = offPathUpTo(st.Lines, upto)
+	}
 	mat, err := surgery.Revive(ctx, sst, session, "", "", cairn.Fidelity{})
 	if err != nil {
 		return "", nil, err
@@ -34,6 +40,23 @@ func (l *Loop) Compaction(ctx context.Context, session string, budget int64, cli
 		return "", nil, err
 	}
 	return md.String(), mat, nil
+}
+
+// offPathUpTo is surgery's OffPath of a pi session as it was when its
+// entry upto was the last: its lines read once.
+func offPathUpTo(lines cairn.LineStore, upto string) func(context.Context, *cairn.Session) (map[int]bool, error) {
+	var off map[int]bool
+	return func(ctx context.Context, s *cairn.Session) (map[int]bool, error) {
+		if off != nil {
+			return off, nil
+		}
+		ls, err := lines.FindAllLines(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		off, err = pi.OffPathFrom(ls, upto)
+		return off, err
+	}
 }
 
 // PiBudget is the budget of cairn's compaction for a window and pi's

@@ -136,7 +136,7 @@ func TestCompaction_ReadsOnce(t *testing.T) {
 	rounds, lines := &countingRounds{RoundStore: st.Rounds}, &countingLines{LineStore: st.Lines}
 	st.Rounds, st.Lines = rounds, lines
 	defer func() { st.Rounds, st.Lines = rounds.RoundStore, lines.LineStore }()
-	md, mat, err := l.Compaction(ctx, id, PiBudget(200_000, 16_384), cairn.AgentPi)
+	md, mat, err := l.Compaction(ctx, id, PiBudget(200_000, 16_384), cairn.AgentPi, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,12 +57,22 @@ func SessionOffPath(lines cairn.LineStore) func(context.Context, *cairn.Session)
 // Since a branch opens a round of its own (see builder), a round's lines
 // off the path are its last ones.
 func OffPath(lines []*cairn.Line) map[int]bool {
+	off, _ := OffPathFrom(lines, "")
+	return off
+}
+
+// OffPathFrom is [OffPath] with the path walked from the entry whose id is
+// leaf ("": the file's last entry): every entry after it on its branch is
+// off the path too, the session as it was when leaf was its last entry (a
+// compaction prepared ahead of pi's, of what pi will not keep). Returns
+// ENOTFOUND when no line holds leaf.
+func OffPathFrom(lines []*cairn.Line, leaf string) (map[int]bool, error) {
 	type at struct {
 		no     int
 		parent string
 	}
 	byID := map[string]at{}
-	leaf := ""
+	last := ""
 	for _, l := range lines {
 		n := readNode(l.Raw)
 		if !n.entry || n.typ == typeSession || n.id == "" {
@@ -73,7 +83,12 @@ func OffPath(lines []*cairn.Line) map[int]bool {
 			parent = *n.parent
 		}
 		byID[n.id] = at{l.No, parent}
-		leaf = n.id
+		last = n.id
+	}
+	if leaf == "" {
+		leaf = last
+	} else if _, ok := byID[leaf]; !ok {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "No entry %s in the pi session.", leaf)
 	}
 	on := map[int]bool{}
 	for id := leaf; id != ""; {
@@ -90,5 +105,5 @@ func OffPath(lines []*cairn.Line) map[int]bool {
 			off[n.no] = true
 		}
 	}
-	return off
+	return off, nil
 }

@@ -2,6 +2,7 @@ package pi_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -59,5 +60,41 @@ func TestSessionOffPath_ReadsOnce(t *testing.T) {
 	}
 	if off, _ := offPath(context.Background(), &cairn.Session{ID: "c", Agent: cairn.AgentClaudeCode}); off != nil || lines.reads != 2 {
 		t.Errorf("a Claude Code session: %v, %d reads", off, lines.reads)
+	}
+}
+
+// TestOffPathFrom: walked from an entry in the middle of a branch, the
+// entries after it are off the path too (the session as it was when it was
+// the last), the entries before it and the header on it; an id no line
+// holds is ENOTFOUND.
+func TestOffPathFrom(t *testing.T) {
+	raws := splitLines([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":"Hello"}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"t","message":{"role":"assistant","content":"Hi"}}
+{"type":"message","id":"b1","parentId":"a1","timestamp":"t","message":{"role":"assistant","content":"Hi again"}}
+{"type":"message","id":"b2","parentId":"b1","timestamp":"t","message":{"role":"user","content":"Go on"}}
+{"type":"message","id":"b3","parentId":"b2","timestamp":"t","message":{"role":"assistant","content":"Going on"}}
+`))
+	for _, tc := range []struct {
+		leaf string
+		off  []int
+	}{
+		{"", []int{3}},
+		{"b2", []int{3, 6}},
+		{"b1", []int{3, 5, 6}},
+		{"a2", []int{4, 5, 6}},
+	} {
+		off, err := pi.OffPathFrom(toLines("s", raws), tc.leaf)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.leaf, err)
+		}
+		for no := 1; no <= len(raws); no++ {
+			if want := slices.Contains(tc.off, no); off[no] != want {
+				t.Errorf("from %q: line %d off the path %v, want %v", tc.leaf, no, off[no], want)
+			}
+		}
+	}
+	if _, err := pi.OffPathFrom(toLines("s", raws), "zz"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		t.Errorf("an id no line holds: %v", err)
 	}
 }

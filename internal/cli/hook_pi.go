@@ -27,12 +27,16 @@ type piCompaction struct {
 	ReserveTokens    int64       `json:"reserve_tokens"`
 	FirstKeptEntryID string      `json:"first_kept_entry_id"`
 	Leaf             loop.PiLeaf `json:"leaf"`
+	// Upto, for a compaction prepared ahead of pi's, is the entry the
+	// session is compacted up to (pi then keeps the entries after it).
+	Upto string `json:"upto"`
 }
 
 // A piInput is what the extension sends at any event: a compaction's
 // fields, and the session's id, session_start's or session_shutdown's
 // reason, whether what pi sends at its start still holds cairn's context
-// ([loop.PiHook]), the prompt, and
+// ([loop.PiHook]), whether a compaction pi just made was one prepared
+// ahead (which inscribed the session only up to its entry), the prompt, and
 // the context as pi measures it (ctx.getContextUsage; tokens 0 when pi
 // does not know) with its model.
 type piInput struct {
@@ -40,16 +44,19 @@ type piInput struct {
 	SessionID string `json:"session_id"`
 	Reason    string `json:"reason"`
 	Resumed   bool   `json:"resumed"`
+	Prepared  bool   `json:"prepared"`
 	Prompt    string `json:"prompt"`
 	Model     string `json:"model"`
 	Tokens    int64  `json:"tokens"`
 }
 
 // A piCompactionReply is cairn's compaction: the summary pi puts first in
-// the context and the entry pi keeps from.
+// the context and the entry pi keeps from; a prepared one's the entry it
+// compacts up to instead, which the extension keeps the entries after.
 type piCompactionReply struct {
 	Summary          string `json:"summary"`
 	FirstKeptEntryID string `json:"first_kept_entry_id"`
+	Upto             string `json:"upto,omitempty"`
 	Session          string `json:"session"`
 	Tokens           int64  `json:"tokens"`
 	Budget           int64  `json:"budget"`
@@ -64,11 +71,11 @@ type piReply struct {
 }
 
 // piHookEvents are the events "cairn hook --agent pi" takes.
-const piHookEvents = "start, prompt, compact, end"
+const piHookEvents = "start, prompt, compact, prepare, end"
 
 func isPiHookEvent(name string) bool {
 	switch name {
-	case "start", "prompt", "compact", "end":
+	case "start", "prompt", "compact", "prepare", "end":
 		return true
 	}
 	return false
@@ -83,8 +90,12 @@ func isPiHookEvent(name string) bool {
 // (session_before_compact) inscribes the session and prints cairn's
 // compaction of it (piCompactionReply), the session revived for pi within
 // [loop.PiBudget] as markdown: continuation block, index, the last rounds
-// in full. Any failure exits non-zero and the extension goes on without
-// cairn (pi compacting by itself).
+// in full; prepare (the extension's, ahead of pi's compaction, while the
+// model answers) the same compaction of the session up to the entry it
+// names, which the extension hands pi at session_before_compact if that
+// entry is still where pi keeps from, so that pi waits for no process.
+// Any failure exits non-zero and the extension goes on without cairn (pi
+// compacting by itself).
 func (m *Main) runPiHook(ctx context.Context, args []string) error {
 	if len(args) != 1 || !isPiHookEvent(args[0]) {
 		return &hookError{fmt.Errorf("hook --agent pi takes one EVENT: %s", piHookEvents)}
@@ -121,15 +132,16 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 		w = workspace.New(root)
 		w.Now = m.now
 	}
-	if event == "compact" {
-		return m.piCompact(ctx, &in, w)
+	if event == "compact" || event == "prepare" {
+		return m.piCompact(ctx, &in, w, event == "prepare")
 	}
-	if event == "start" && in.SessionFile != "" && !in.Resumed && in.Reason != "compact" {
+	if event == "start" && in.SessionFile != "" && !in.Resumed && (in.Reason != "compact" || in.Prepared) {
 		// What the compaction would read at once is read while pi starts
 		// (pi does not wait for start before the person's first prompt).
 		// A session that holds cairn's context was inscribed at its end
-		// ([loop.Loop.Handle]'s), one just compacted by the compaction:
-		// neither is read again here. The compaction, which needs it,
+		// ([loop.Loop.Handle]'s), one just compacted by the compaction
+		// (unless it was prepared ahead, up to an earlier entry): neither
+		// is read again here. The compaction, which needs it,
 		// reports a failure.
 		if _, _, err := m.piInscribe(ctx, &in, w); err != nil && m.Stderr != nil {
 			fmt.Fprintf(m.Stderr, "cairn: %s\n", strings.Join(strings.Fields(errorText(err)), " "))
@@ -192,20 +204,32 @@ func (m *Main) piInscribe(ctx context.Context, in *piInput, w *workspace.Workspa
 	return l, id, err
 }
 
-// piCompact inscribes the session and prints cairn's compaction of it.
-func (m *Main) piCompact(ctx context.Context, in *piInput, w *workspace.Workspace) error {
+// piCompact inscribes the session and prints cairn's compaction of it:
+// prepared, of the session up to the entry in.Upto.
+func (m *Main) piCompact(ctx context.Context, in *piInput, w *workspace.Workspace, prepared bool) error {
 	if in.SessionFile == "" {
 		return fmt.Errorf("no session_file")
+	}
+	if prepared && in.Upto == "" {
+		return fmt.Errorf("prepare: no upto")
 	}
 	l, id, err := m.piInscribe(ctx, in, w)
 	if err != nil {
 		return err
 	}
-	md, mat, err := l.Compaction(ctx, id, loop.PiBudget(in.Window, in.ReserveTokens), cairn.AgentPi)
+	upto := ""
+	if prepared {
+		upto = in.Upto
+	}
+	md, mat, err := l.Compaction(ctx, id, loop.PiBudget(in.Window, in.ReserveTokens), cairn.AgentPi, upto)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(m.Stdout).Encode(piCompactionReply{
-		Summary: md, FirstKeptEntryID: loop.PiFirstKept(in.Leaf, in.FirstKeptEntryID), Session: id, Tokens: mat.Tokens, Budget: mat.Budget,
-	})
+	r := piCompactionReply{Summary: md, Session: id, Tokens: mat.Tokens, Budget: mat.Budget}
+	if prepared {
+		r.Upto = upto
+	} else {
+		r.FirstKeptEntryID = loop.PiFirstKept(in.Leaf, in.FirstKeptEntryID)
+	}
+	return json.NewEncoder(m.Stdout).Encode(r)
 }

@@ -145,3 +145,51 @@ func TestPiStartInscribes(t *testing.T) {
 		t.Errorf("rounds after the start: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// TestPiPrepare: "cairn hook --agent pi prepare", the compaction the
+// extension prepares ahead of pi's, is of the session as it was when the
+// entry it names (upto) was its last: the turns after it are left to the
+// entries pi keeps, not in the summary; an entry the file does not hold
+// is an error (the extension then compacts as pi asks).
+func TestPiPrepare(t *testing.T) {
+	root, cwd, dir := piHome(t)
+	const id = "01a22180-defd-73bc-8443-00000000feed"
+	file := filepath.Join(dir, "2026-11-28T09-33-43-559Z_"+id+".jsonl")
+	turns, _ := piTurns(1, 5, "", "steady")
+	head := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-11-28T09:33:43.559Z","cwd":"` + cwd + `"}` + "\n"
+	if err := os.WriteFile(file, []byte(head+turns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": root, "CAIRN_STORE": filepath.Join(root, "cairn.db")}
+	prepare := func(upto string) (piCompactionReply, error) {
+		in, _ := json.Marshal(piCompaction{SessionFile: file, Cwd: cwd, Window: 200000, Upto: upto})
+		var stdout, stderr bytes.Buffer
+		m := NewMain(bytes.NewReader(in), &stdout, &stderr)
+		m.Getenv = func(k string) string { return env[k] }
+		if err := m.Run(context.Background(), []string{"hook", "--agent", "pi", "prepare"}); err != nil {
+			return piCompactionReply{}, err
+		}
+		var r piCompactionReply
+		return r, json.Unmarshal(stdout.Bytes(), &r)
+	}
+	r, err := prepare("00000007") // turn 3's reply
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Upto != "00000007" || r.FirstKeptEntryID != "" || r.Session != id || r.Tokens <= 0 {
+		t.Errorf("reply: upto %q, first kept %q, session %q, tokens %d", r.Upto, r.FirstKeptEntryID, r.Session, r.Tokens)
+	}
+	for _, want := range []string{"user 1 steady", "assistant 3 steady"} {
+		if !strings.Contains(r.Summary, want) {
+			t.Errorf("the prepared compaction lacks %q", want)
+		}
+	}
+	for _, after := range []string{"user 4 ", "assistant 5 "} {
+		if strings.Contains(r.Summary, after) {
+			t.Errorf("the prepared compaction holds %q, after the entry it is prepared up to", after)
+		}
+	}
+	if _, err := prepare("0000ffff"); err == nil {
+		t.Error("prepared up to an entry the file does not hold")
+	}
+}

@@ -238,8 +238,8 @@ func TestExtensionCompaction(t *testing.T) {
 			t.Errorf("start context after the compaction in messages %v of %d, want the last prompt's", at, len(req.Messages))
 		}
 		details, _ := comp["details"].(map[string]any)
-		if _, ok := details["ms"].(float64); !ok {
-			t.Errorf("details: %v", comp["details"])
+		if _, ok := details["ms"].(float64); !ok || details["prepared"] == true {
+			t.Errorf("details: %v (a 20,000 window leaves no room for a prepared one and pi's kept tokens)", comp["details"])
 		}
 		body := len(reqs[len(reqs)-1].Body)
 		t.Logf("cairn's compaction: %v from the last entry to the compaction (the extension %v ms), summary %d bytes, no summary request; request after it %d messages, %d bytes (~%d tokens)", took, details["ms"], len(summary), len(req.Messages), body, fakeapi.EstimateTokens(body))
@@ -314,4 +314,76 @@ func TestExtensionOldestPi(t *testing.T) {
 		t.Errorf("pi %s: %s", c.Version, out)
 	}
 	lastConversation(t, api.Requests())
+}
+
+// TestExtensionPreparedCompaction (issue 45: cairn's compaction within
+// pi's own compaction's time): past half the model's window, the extension
+// prepares cairn's compaction while the model answers, of the session up
+// to the entry before the branch's last reply, and pi 0.73.1's compaction
+// is that one (details.prepared), keeping from that reply: the summary
+// holds the first prompt, not the turn after the reply, which pi sends
+// after it as it was; the request after the compaction breaks no rule of
+// the Messages API. Where pi's compaction point leaves no room for the
+// summary and pi's kept tokens (TestExtensionCompaction's 20,000 window),
+// the compaction is made when pi asks, not prepared.
+func TestExtensionPreparedCompaction(t *testing.T) {
+	c := pitest.NewestClient(t)
+	bin := buildCairn(t)
+	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
+		{{Type: "text", Text: "Looked: the work is a LOOKED marker."}},
+	}}, fakeapi.Turn{Match: "fill the window", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo FULL"}}},
+		{{Type: "text", Text: "Filled."}},
+	}})
+	defer api.Close()
+	h := pitest.NewHome(t, api.URL)
+	cairnIn(t, h, bin, nil, "install", "pi", "--command", bin)
+	api.SetInputTokens(120_000) // past half the 200,000 window: the next prompt prepares
+	h.Run(t, c.Bin, "look at the work")
+	files := h.Sessions(t)
+	if len(files) != 1 {
+		t.Fatalf("sessions: %v", files)
+	}
+	api.SetInputTokens(190_000) // past pi's compaction point
+	h.Run(t, c.Bin, "fill the window", "--session", files[0])
+	api.SetInputTokens(100)
+	h.Run(t, c.Bin, "go on after it", "--session", files[0])
+	comp, took := compactionIn(t, files[0])
+	details, _ := comp["details"].(map[string]any)
+	if comp["fromHook"] != true || details["prepared"] != true {
+		t.Fatalf("not cairn's prepared compaction: fromHook %v, details %v", comp["fromHook"], details)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var looked string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"role":"assistant"`) && strings.Contains(l, "Looked: the work") {
+			var e struct{ ID string }
+			json.Unmarshal([]byte(l), &e)
+			looked = e.ID
+		}
+	}
+	if comp["firstKeptEntryId"] != looked || looked == "" {
+		t.Errorf("kept from %v, want the first prompt's reply %q", comp["firstKeptEntryId"], looked)
+	}
+	summary, _ := comp["summary"].(string)
+	if !strings.Contains(summary, "look at the work") || !strings.Contains(summary, "LOOKED") || strings.Contains(summary, "Filled.") {
+		t.Errorf("the prepared summary is not of the session up to the first prompt's call:\n%s", summary)
+	}
+	req := lastConversation(t, api.Requests())
+	var roles []string
+	var text strings.Builder
+	for _, m := range req.Messages {
+		roles = append(roles, m.Role)
+		text.WriteString(strings.Join(m.Texts(), " ") + "\n")
+	}
+	for _, want := range []string{"compacted into the following summary", "Looked: the work", "fill the window", "Filled.", "go on after it"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the request after the compaction lacks %q (roles %v)", want, roles)
+		}
+	}
+	t.Logf("cairn's prepared compaction: %v from the last entry to the compaction (the extension %v ms); request after it: roles %v", took, details["ms"], roles)
 }

@@ -142,6 +142,7 @@ func TestCompactionTimeLong(t *testing.T) {
 		commands = append(commands, struct{ name, command string }{"cairn's (" + old + ")", old})
 	}
 	took := make([][]time.Duration, len(commands))
+	prepared := make([]int, len(commands))
 	for i := range n {
 		for k := range commands {
 			k := (k + i) % len(commands)
@@ -151,12 +152,15 @@ func TestCompactionTimeLong(t *testing.T) {
 				t.Fatalf("%s compaction: fromHook %v", commands[k].name, comp["fromHook"])
 			}
 			took[k] = append(took[k], d)
+			if details, _ := comp["details"].(map[string]any); details["prepared"] == true {
+				prepared[k]++
+			}
 		}
 	}
 	for k, c := range commands {
 		ds := slices.Clone(took[k])
 		slices.Sort(ds)
-		t.Logf("%s compaction: median %v, min %v, max %v of %v", c.name, ds[len(ds)/2], ds[0], ds[len(ds)-1], took[k])
+		t.Logf("%s compaction: median %v, min %v, max %v of %v; %d prepared ahead", c.name, ds[len(ds)/2], ds[0], ds[len(ds)-1], took[k], prepared[k])
 	}
 }
 

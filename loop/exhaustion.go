@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -12,6 +13,26 @@ import (
 	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/workspace"
 )
+
+// ExhaustionEnv sets how many empty writes in a row mean the context ran
+// out (default [cairn.DefaultExhaustionRun]; 0 turns the check off). Put
+// it in .claude/settings.json's "env" to set it for a project.
+const ExhaustionEnv = "CAIRN_EXHAUSTION_WRITES"
+
+// ExhaustionRunOf is the run of empty writes [ExhaustionEnv] sets in
+// getenv, for [Loop.ExhaustionRun]. Returns EINVALID for a value that is
+// not a count.
+func ExhaustionRunOf(getenv func(string) string) (int, error) {
+	v := getenv(ExhaustionEnv)
+	if v == "" {
+		return cairn.DefaultExhaustionRun, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, cairn.Errorf(cairn.EINVALID, "$%s is %q: give a number of empty writes in a row, or 0 to turn the check off.", ExhaustionEnv, v)
+	}
+	return n, nil
+}
 
 // exhaustion is seed 004's error recovery. After a tool call (and at
 // Stop) it reads the end of the transcript; when the last file-writing

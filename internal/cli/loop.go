@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
@@ -13,31 +12,22 @@ import (
 	"github.com/cairn-dev/cairn/workspace"
 )
 
-// exhaustionEnv sets how many empty writes in a row mean the context ran
-// out (default [cairn.DefaultExhaustionRun]; 0 turns the check off). Put
-// it in .claude/settings.json's "env" to set it for a project.
-const exhaustionEnv = "CAIRN_EXHAUSTION_WRITES"
-
 // liveLoop wires the live loop for w: the store the hook opens once
 // ([Main.openStore]), the transcript folders, redaction, the export of a
 // revived session and the mission's files. w may be nil (outside a
 // workspace: the status line, advise).
 func (m *Main) liveLoop(w *workspace.Workspace) (*loop.Loop, error) {
-	l := &loop.Loop{Workspace: w, Owner: m.Getenv("CAIRN_AGENT"), Now: m.now, Getenv: m.Getenv,
-		Folders: m.transcriptDirs(), Warn: m.Stderr, ExhaustionRun: cairn.DefaultExhaustionRun}
-	if v := m.Getenv(exhaustionEnv); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, cairn.Errorf(cairn.EINVALID, "$%s is %q: give a number of empty writes in a row, or 0 to turn the check off.", exhaustionEnv, v)
-		}
-		l.ExhaustionRun = n
+	run, err := loop.ExhaustionRunOf(m.Getenv)
+	if err != nil {
+		return nil, err
 	}
+	l := &loop.Loop{Workspace: w, Owner: m.Getenv("CAIRN_AGENT"), Now: m.now, Getenv: m.Getenv,
+		Folders: m.transcriptDirs(), Warn: m.Stderr, ExhaustionRun: run}
 	if wd, err := m.Getwd(); err == nil {
 		l.Wd = wd
 	}
 	// $CAIRN_REDACT: every hook stores lines with secrets replaced (a
 	// shared store).
-	var err error
 	if l.Redact, err = lineRedactor(m.Getenv("CAIRN_REDACT") != ""); err != nil {
 		return nil, err
 	}

@@ -101,16 +101,18 @@ func TestLayers(t *testing.T) {
 	}
 }
 
-// TestHookEdgeDecodesOnly: the CLI's hook files (internal/cli) decode a
-// harness's input (with its adapter: claudecode, gemini, pi), hand the
-// event to the live loop and encode its reply; they import the domain's
-// types and no operation but the loop and the workspace they find, so no
-// decision of the loop climbs back into the CLI.
+// TestHookEdgeDecodesOnly: the CLI's hook files (internal/cli) and the
+// status line decode a harness's input (with its adapter: claudecode,
+// gemini, pi), hand the event to the live loop and encode its reply; they
+// import the domain's types and no operation but the loop and the
+// workspace they find, so no decision of the loop climbs back into the
+// CLI.
 func TestHookEdgeDecodesOnly(t *testing.T) {
 	files, err := filepath.Glob("internal/cli/hook*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hook files in internal/cli (%v)", err)
 	}
+	files = append(files, "internal/cli/statusline.go")
 	allowed := []string{"cairn", "cairn/claudecode", "cairn/gemini", "cairn/loop", "cairn/pi", "cairn/workspace"}
 	fset := token.NewFileSet()
 	for _, name := range files {

@@ -8,8 +8,10 @@
 // It prints p50/p90/max wall time for start (session_start's context),
 // prompt (before_agent_start: the pressure note at pi's compaction point),
 // compact (session_before_compact: a live import of one appended round and
-// cairn's compaction) and end (session_shutdown), each call paired with a
-// Go hello world run right after it.
+// cairn's compaction), prepare (the same compaction up to the entry before
+// the last reply, which the extension runs ahead of pi's compaction, not
+// waited for; this binary only) and end (session_shutdown), each call
+// paired with a Go hello world run right after it.
 package main
 
 import (
@@ -46,7 +48,7 @@ func run() error {
 	from := flag.String("session", "", "a pi session file (format 3) to start from instead of -turns made-up prompts")
 	runs := flag.Int("runs", 21, "hook calls to time per event")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of -event's hook run in this process -runs times to this file, instead of timing processes")
-	only := flag.String("event", "", "time (or profile) only this event: start, prompt, compact or end")
+	only := flag.String("event", "", "time (or profile) only this event: start, prompt, compact, prepare or end")
 	cairnBin := flag.String("cairn", "", "the cairn binary to time (default: built from ./cmd/cairn as the README installs it)")
 	old := flag.String("old", "", "another cairn binary (an older build) timed in turn with this one, call for call, each with its own input")
 	flag.Parse()
@@ -111,6 +113,10 @@ func run() error {
 			return with(map[string]any{"window": 200_000, "reserve_tokens": 16384, "first_kept_entry_id": s.last,
 				"leaf": map[string]any{"id": s.last, "type": "message", "role": "assistant", "stop_reason": "stop"}})
 		}, "a live import of one appended round, then the compaction"},
+		{"prepare", func() []byte {
+			s.add(1)
+			return with(map[string]any{"window": 200_000, "upto": s.prev})
+		}, "off the critical path: a live import of one appended round, then the compaction up to the entry before the last"},
 		{"end", func() []byte { return with(map[string]any{"reason": "quit"}) }, "the end line"},
 	} {
 		if *only != "" && e.event != *only {
@@ -120,7 +126,7 @@ func run() error {
 			return profileHook(*profile, e.event, e.input, *runs, ws, env)
 		}
 		bins := []string{bin}
-		if *old != "" {
+		if *old != "" && e.event != "prepare" {
 			bins = append(bins, *old)
 		}
 		lat, cpu := make([]bench.Latencies, len(bins)), make([]bench.Latencies, len(bins))
@@ -183,11 +189,11 @@ func ensureStore(bin, dir, src string, size int64, env []string) error {
 	return os.WriteFile(done, nil, 0o644)
 }
 
-// A session is a pi session file being written: its id, path and last
-// entry.
+// A session is a pi session file being written: its id, path, last entry
+// and the one before it.
 type session struct {
-	id, path, last string
-	n, entries     int
+	id, path, last, prev string
+	n, entries           int
 }
 
 func newSession(home, cwd string, turns int, from string) (*session, error) {
@@ -230,7 +236,7 @@ func copySession(dir, from string) (*session, error) {
 			}
 			lines[i] = string(head) + "\n"
 		} else if id, _ := e["id"].(string); id != "" {
-			s.last = id
+			s.prev, s.last = s.last, id
 			s.entries++
 		}
 	}
@@ -282,7 +288,7 @@ func (s *session) add(n int) error {
 			if _, err := f.Write(append(line, '\n')); err != nil {
 				return err
 			}
-			s.last = id
+			s.prev, s.last = s.last, id
 		}
 	}
 	return nil

@@ -84,6 +84,18 @@ func smallWindow(t *testing.T, h *pitest.Home, url string) {
 	}
 }
 
+// compactTurns are the stand-in's answers to a session that compacts: a
+// first prompt with a call, then one that fills the window.
+func compactTurns() []fakeapi.Turn {
+	return []fakeapi.Turn{{Match: "look at the work", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
+		{{Type: "text", Text: "Looked: the work is a LOOKED marker."}},
+	}}, {Match: "fill the window", Steps: [][]fakeapi.Block{
+		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo FULL"}}},
+		{{Type: "text", Text: "Filled."}},
+	}}}
+}
+
 // compactWith runs a session long enough that pi 0.73.1 compacts: a first
 // prompt with a call, then one after which the stand-in reports 17,000
 // tokens of a 20,000-token window (pi's reserve set to 4,000 in
@@ -92,13 +104,7 @@ func smallWindow(t *testing.T, h *pitest.Home, url string) {
 // the compaction entry and the time pi took to compact (from the entry
 // before it to it).
 func compactWith(t *testing.T, c pitest.Client, bin, command string, env ...string) (string, []fakeapi.Request, map[string]any, time.Duration) {
-	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
-		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
-		{{Type: "text", Text: "Looked: the work is a LOOKED marker."}},
-	}}, fakeapi.Turn{Match: "fill the window", Steps: [][]fakeapi.Block{
-		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo FULL"}}},
-		{{Type: "text", Text: "Filled."}},
-	}})
+	api := fakeapi.New(compactTurns()...)
 	t.Cleanup(api.Close)
 	h := pitest.NewHome(t, api.URL)
 	h.Env = env
@@ -329,13 +335,7 @@ func TestExtensionOldestPi(t *testing.T) {
 func TestExtensionPreparedCompaction(t *testing.T) {
 	c := pitest.NewestClient(t)
 	bin := buildCairn(t)
-	api := fakeapi.New(fakeapi.Turn{Match: "look at the work", Steps: [][]fakeapi.Block{
-		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo LOOKED"}}},
-		{{Type: "text", Text: "Looked: the work is a LOOKED marker."}},
-	}}, fakeapi.Turn{Match: "fill the window", Steps: [][]fakeapi.Block{
-		{{Type: "tool_use", Name: "bash", Input: map[string]any{"command": "echo FULL"}}},
-		{{Type: "text", Text: "Filled."}},
-	}})
+	api := fakeapi.New(compactTurns()...)
 	defer api.Close()
 	h := pitest.NewHome(t, api.URL)
 	cairnIn(t, h, bin, nil, "install", "pi", "--command", bin)

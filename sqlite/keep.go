@@ -162,13 +162,14 @@ func (s *KeepStore) forgetNum(ctx context.Context, id string) error {
 }
 
 // dropLeftovers deletes what killed drops left hidden: every staged block
-// of the sessions no longer stored.
+// of the sessions no longer stored (staged_blocks read first, as
+// [InscriptionStore.Sweep] reads it).
 func (s *KeepStore) dropLeftovers(ctx context.Context) error {
 	rtx, err := s.db.read(ctx)
 	if err != nil {
 		return err
 	}
-	gone, err := readColumn[string](ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num
+	gone, err := readColumn[string](ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p CROSS JOIN session_nums n ON n.num = p.session_num
 		WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE id = n.session_id)`)
 	rtx.Rollback()
 	if err != nil {

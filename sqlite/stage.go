@@ -138,7 +138,9 @@ func (s *InscriptionStore) dropStaged(ctx context.Context, id, token string) err
 // first staged block to the last hidden one it deletes. A reindex, which
 // takes no lock, whose staging is swept starts over (cairn.ErrStale).
 // staged_blocks is empty but while a huge message is written: the query
-// costs a lookup in an empty table.
+// reads it first (CROSS JOIN keeps SQLite from reading every session's
+// number and probing it with each: 0.85 ms in the SQLite CLI on a store
+// of 2,193 sessions, at every import and so at every hook, 0.01 ms so).
 func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
 	defer s.db.explain(&err)
 	defer func() {
@@ -150,7 +152,7 @@ func (s *InscriptionStore) Sweep(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	left, err := readColumn[string](ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p JOIN session_nums n ON n.num = p.session_num`)
+	left, err := readColumn[string](ctx, rtx, `SELECT DISTINCT n.session_id FROM staged_blocks p CROSS JOIN session_nums n ON n.num = p.session_num`)
 	rtx.Rollback()
 	if err != nil {
 		return err

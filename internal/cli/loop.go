@@ -31,11 +31,31 @@ func (m *Main) liveLoop(w *workspace.Workspace) (*loop.Loop, error) {
 	if l.Redact, err = lineRedactor(m.Getenv("CAIRN_REDACT") != ""); err != nil {
 		return nil, err
 	}
+	// A hook's store is opened once and closed by runHook; a borrowed
+	// one's Close does nothing.
+	var held func() *store
+	l.Open, held = m.storeOnce()
+	l.Export = func(ctx context.Context, _ *loop.Stores, mat *cairn.Materialization, dir, cwd string) (string, error) {
+		e, err := m.exportClaude(ctx, held(), &surgeryFlags{out: dir, cwd: cwd}, mat)
+		if err != nil {
+			return "", err
+		}
+		return e.Resume, nil
+	}
+	l.SyncMission = func(ctx context.Context, _ *loop.Stores) error {
+		_, err := m.syncMission(ctx, held(), true)
+		return err
+	}
+	return l, nil
+}
+
+// storeOnce is a [loop.Loop]'s Open for the store the current folder
+// names: opened when first asked for, the same one after; held returns
+// it, nil until then.
+func (m *Main) storeOnce() (open func() (*loop.Stores, error), held func() *store) {
 	var st *store
-	l.Open = func() (*loop.Stores, error) {
+	open = func() (*loop.Stores, error) {
 		if st == nil {
-			// A hook's store is opened once and closed by runHook; a
-			// borrowed one's Close does nothing.
 			opened, err := m.openStore("")
 			if err != nil {
 				return nil, err
@@ -44,18 +64,7 @@ func (m *Main) liveLoop(w *workspace.Workspace) (*loop.Loop, error) {
 		}
 		return st.loop(), nil
 	}
-	l.Export = func(ctx context.Context, _ *loop.Stores, mat *cairn.Materialization, dir, cwd string) (string, error) {
-		e, err := m.exportClaude(ctx, st, &surgeryFlags{out: dir, cwd: cwd}, mat)
-		if err != nil {
-			return "", err
-		}
-		return e.Resume, nil
-	}
-	l.SyncMission = func(ctx context.Context, _ *loop.Stores) error {
-		_, err := m.syncMission(ctx, st, true)
-		return err
-	}
-	return l, nil
+	return open, func() *store { return st }
 }
 
 // loop returns the stores the live loop reads and records in.

@@ -69,22 +69,13 @@ error in the client.`)
 	if root, ok := workspace.Find(cwd); ok {
 		l.Workspace = workspace.New(root)
 		m.Getwd = func() (string, error) { return cwd, nil }
-		var st *store
+		var held func() *store
+		l.Open, held = m.storeOnce()
 		defer func() {
-			if st != nil {
+			if st := held(); st != nil {
 				st.Close()
 			}
 		}()
-		l.Open = func() (*loop.Stores, error) {
-			if st == nil {
-				opened, err := m.openStore("")
-				if err != nil {
-					return nil, err
-				}
-				st = opened
-			}
-			return st.loop(), nil
-		}
 	}
 	s := loop.Status{Session: in.SessionID, Transcript: in.TranscriptPath, Model: in.Model.ID, WindowSize: in.ContextWindow.Size}
 	if u := in.ContextWindow.CurrentUsage; u != nil {

@@ -14,7 +14,7 @@
 //                                   rounds in full) as the compaction
 //   session_shutdown                end: the session's end line
 //   before_agent_start, turn_end    prepare, not waited for, once the context
-//                                   is past half the window: the compaction
+//                                   is past half the window (or unknown): the compaction
 //                                   of the session up to the entry before
 //                                   the branch's last assistant message,
 //                                   computed while the model answers;
@@ -84,9 +84,11 @@ type Prepared = { file: string; kept: string; reply: Promise<any>; done: boolean
 
 // prepare starts cairn's compaction of the session up to the entry before
 // the branch's last assistant message, not waited for, when the context
-// pi measures is past half the model's window (cairn's budget) and no
-// preparation is under way, and returns the preparations to keep: the
-// last one done and the one under way. It never throws into pi.
+// pi measures is past half the model's window (cairn's budget), or pi
+// does not know it (replies without usage: a session cairn exported or
+// crossed into pi), no compaction follows that message and no preparation
+// is under way, and returns the preparations to keep: the last one done
+// and the one under way. It never throws into pi.
 function prepare(ctx: any, preps: Prepared[]): Prepared[] {
 	const prev = preps.filter((p) => p.done).slice(-1);
 	try {
@@ -94,11 +96,12 @@ function prepare(ctx: any, preps: Prepared[]): Prepared[] {
 		const usage = ctx.getContextUsage?.();
 		const window = usage?.contextWindow ?? ctx.model?.contextWindow ?? 0;
 		const file = ctx.sessionManager?.getSessionFile?.();
-		if (!file || !window || !(usage?.tokens >= window / 2)) return prev;
+		if (!file || !window || usage?.tokens > 0 && usage.tokens < window / 2) return prev;
 		const branch = ctx.sessionManager?.getBranch?.() ?? [];
 		let k = branch.length - 1;
 		while (k > 0 && !(branch[k]?.type === "message" && branch[k].message?.role === "assistant")) k--;
 		if (k <= 0 || !branch[k].id || !branch[k].parentId || prev.some((p) => p.kept === branch[k].id)) return prev;
+		if (branch.slice(k).some((e: any) => e?.type === "compaction")) return prev;
 		const input = JSON.stringify({ session_file: file, cwd: ctx.cwd, window, upto: branch[k].parentId });
 		const p: Prepared = { file, kept: branch[k].id, reply: Promise.resolve(undefined), done: false };
 		p.reply = ask(["hook", "--agent", "pi", "prepare"], input, ctx.cwd, TIMEOUT_MS).then((out) => {

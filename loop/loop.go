@@ -186,8 +186,9 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 // yet shown, in one text: the client reads one answer per hook; the
 // person, a pop its turn's end could not weigh ([Loop.popped]). It
 // inscribes nothing else: the prompt waits for it, and the turn's end
-// inscribes.
+// inscribes. The prompt sends a resume's note ([noteSent]).
 func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
+	noteSent(l.Workspace, ev.Session)
 	var notes []string
 	var person string
 	var pop Reply

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/workspace"
 )
 
@@ -23,7 +24,9 @@ type Status struct {
 
 // StatusLine is the line the person reads under the prompt: how far the
 // context is on the way to where the client compacts it (read from the
-// transcript's end, else the client's own count of the same reply), the
+// transcript's end, else the client's own count of the same reply; after
+// a compaction no reply followed yet, an estimate marked "~"
+// ([Loop.compactedFigure])), the
 // command the person was shown since the last prompt
 // ([Loop.ShowingLine]), the frame in progress (Owner's, from the store
 // Open gives, when set) and the active engagement, joined by " · ";
@@ -44,7 +47,10 @@ func (l *Loop) StatusLine(ctx context.Context, s Status) string {
 		tokens := s.Usage.Context()
 		occ = &cairn.Occupancy{Tokens: tokens, Model: s.Model, Window: l.Window(s.Session, s.Model, tokens)}
 	}
-	if occ != nil {
+	switch {
+	case occ != nil && occ.Tokens == 0 && s.Transcript != "":
+		parts = append(parts, l.compactedFigure(s.Transcript, occ))
+	case occ != nil:
 		parts = append(parts, fmt.Sprintf("ctx %d%% (%dk/%dk)", occ.Percent(), occ.Tokens/1000, occ.Window.CompactAt/1000))
 	}
 	if w != nil {
@@ -66,4 +72,21 @@ func (l *Loop) StatusLine(ctx context.Context, s Status) string {
 		return "cairn"
 	}
 	return strings.Join(parts, " · ")
+}
+
+// compactedFigure is the context's figure after a compaction no reply
+// followed: neither the transcript nor the client counts it yet, and what
+// the last reply held is gone. It is the estimate of what the client
+// sends next ([claudecode.AfterCompaction]: its overhead, the summary and
+// what the transcript records after the boundary, the files it attaches
+// again included), marked "~"; without one, a dash and why.
+func (l *Loop) compactedFigure(transcript string, occ *cairn.Occupancy) string {
+	if f, _ := l.OpenTranscript(transcript); f != nil {
+		defer f.Close()
+		if tokens, ok, err := claudecode.AfterCompaction(f); err == nil && ok && tokens > 0 {
+			est := cairn.Occupancy{Tokens: tokens, Window: occ.Window}
+			return fmt.Sprintf("ctx ~%d%% (~%dk/%dk)", est.Percent(), tokens/1000, occ.Window.CompactAt/1000)
+		}
+	}
+	return "ctx — (compacted; counted at the next reply)"
 }

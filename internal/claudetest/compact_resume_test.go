@@ -3,6 +3,8 @@ package claudetest_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,4 +96,47 @@ func compactResumed(t *testing.T, c claudetest.Client, cairnBin string) *compact
 		t.Fatal("no conversation request after the compaction")
 	}
 	return s
+}
+
+// TestStatuslineAfterCompaction (issue #42, walk-through 1): right after
+// `claude --resume ID -p /compact` neither the transcript nor the client
+// counts the context (no reply yet); the status line prints an estimate,
+// marked "~", of what the client sends next, within
+// [compactedTolerance] of the next request's size as the fake API
+// reports it (2.1.330: 0k before, the next request ~42k tokens).
+func TestStatuslineAfterCompaction(t *testing.T) {
+	cairnBin := MustBuildCairn(t)
+	for _, c := range claudetest.Clients(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			s := compactResumed(t, c, cairnBin)
+			checkCompactedFigure(t, s.status, s.nextTokens)
+		})
+	}
+}
+
+// compactedTolerance bounds the estimate after a compaction, as a ratio
+// to the next request's tokens the fake API reports: at least 0.9 of it,
+// at most 1.35. The fake API counts a request's bytes / 4; cairn counts
+// text at [cairn.CharsPerToken] (2.5, its calibration on real usage), so
+// on the fake API's figures the estimate runs above what it reports the
+// more the request is conversation (9-27 % on the tests here).
+var compactedTolerance = [2]float64{0.9, 1.35}
+
+var compactedFigure = regexp.MustCompile(`ctx ~(\d+)% \(~(\d+)k/(\d+)k\)`)
+
+// checkCompactedFigure holds the status line's estimate after a
+// compaction to the next request's tokens.
+func checkCompactedFigure(t *testing.T, status string, next int) {
+	t.Helper()
+	m := compactedFigure.FindStringSubmatch(status)
+	if m == nil {
+		t.Errorf("after the compaction the status line reads %q, want an estimate (ctx ~P%% (~Nk/200k)); the next request reports %d tokens", status, next)
+		return
+	}
+	est, _ := strconv.Atoi(m[2])
+	r := float64(est*1000) / float64(next)
+	t.Logf("after the compaction: %q; the next request reports %d tokens (estimate ×%.2f)", status, next, r)
+	if r < compactedTolerance[0] || r > compactedTolerance[1] {
+		t.Errorf("the status line's estimate %dk is ×%.2f of the next request's %d tokens, want within ×%.2f-×%.2f", est, r, next, compactedTolerance[0], compactedTolerance[1])
+	}
 }

@@ -236,6 +236,11 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 	if !asked || requestsWith(w.api.Requests(), "SUMMARY of the walk") == 0 || len(after.reqs) == 0 || len(sub.reqs) == 0 || after.reqs[0].messages >= sub.reqs[len(sub.reqs)-1].messages {
 		t.Errorf("no compaction before %s: its requests %+v", after.moment, after.reqs)
 	}
+	// Right after the compaction the status line estimates what the
+	// client sends next, marked as an estimate.
+	if len(after.reqs) > 0 {
+		checkCompactedFigure(t, compact.status, after.reqs[0].tokens)
+	}
 	// Eleven rounds: /compact is the client's own command, no prompt to
 	// the agent.
 	if !strings.Contains(end.end, "Session "+w.session[:8]+" ended (") || !strings.Contains(end.end, "after 11 rounds") {

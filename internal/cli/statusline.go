@@ -22,7 +22,8 @@ progress and the active engagement, as in
 
   ctx 72% (120k/167k) · frame f3 Login form · engagement auth
 
-and, from the prompt where cairn prepared a revived session (a pressure
+(right after a compaction, before a reply counts it, an estimate of what
+the client sends next, marked "~": ctx ~29% (~58k/200k)) and, from the prompt where cairn prepared a revived session (a pressure
 crossing, an automatic compaction) to the next, the command that resumes
 it: "revived: claude --resume ID"; from a pressure crossing that
 recommends a command to the next prompt, that command, which prints the

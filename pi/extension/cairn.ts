@@ -86,8 +86,8 @@ type Prepared = { file: string; kept: string; reply: Promise<any>; done: boolean
 // the branch's last assistant message, not waited for, when the context
 // pi measures is past half the model's window (cairn's budget), or pi
 // does not know it (replies without usage: a session cairn exported or
-// crossed into pi), no compaction follows that message and no preparation
-// is under way, and returns the preparations to keep: the last one done
+// crossed into pi), that message is no error pi retries from, no
+// compaction follows it and no preparation is under way, and returns the preparations to keep: the last one done
 // and the one under way. It never throws into pi.
 function prepare(ctx: any, preps: Prepared[]): Prepared[] {
 	const prev = preps.filter((p) => p.done).slice(-1);
@@ -101,7 +101,8 @@ function prepare(ctx: any, preps: Prepared[]): Prepared[] {
 		let k = branch.length - 1;
 		while (k > 0 && !(branch[k]?.type === "message" && branch[k].message?.role === "assistant")) k--;
 		if (k <= 0 || !branch[k].id || !branch[k].parentId || prev.some((p) => p.kept === branch[k].id)) return prev;
-		if (branch.slice(k).some((e: any) => e?.type === "compaction")) return prev;
+		const stop = branch[k].message?.stopReason;
+		if (stop === "error" || stop === "aborted" || branch.slice(k).some((e: any) => e?.type === "compaction")) return prev;
 		const input = JSON.stringify({ session_file: file, cwd: ctx.cwd, window, upto: branch[k].parentId });
 		const p: Prepared = { file, kept: branch[k].id, reply: Promise.resolve(undefined), done: false };
 		p.reply = ask(["hook", "--agent", "pi", "prepare"], input, ctx.cwd, TIMEOUT_MS).then((out) => {

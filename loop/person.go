@@ -57,14 +57,24 @@ func (l *Loop) personAtStart(ev Event) string {
 // The command is also the one [Loop.Showing] names until the next prompt.
 func (l *Loop) personOnce(session, resume, text string) string {
 	key := resumeCommand().FindString(resume)
-	path := l.personFile(session, ".shown")
-	if key == "" || path == "" {
+	if key == "" || l.personFile(session, ".shown") == "" {
 		return text
 	}
-	if data, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(data)) == key {
+	if l.lastShown(session) == key {
 		return ""
 	}
 	return l.personShow(session, key, text)
+}
+
+// lastShown is the command the person was last shown for session, ""
+// if none is recorded.
+func (l *Loop) lastShown(session string) string {
+	path := l.personFile(session, ".shown")
+	if path == "" {
+		return ""
+	}
+	data, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(data))
 }
 
 // personShow returns text and records command as what the person was

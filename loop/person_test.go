@@ -116,6 +116,7 @@ func TestPersonSeesTheResume(t *testing.T) {
 func TestPersonSeesTheAdvice(t *testing.T) {
 	l, ev, exported := sessionAt(t, newLoop(t), 700_000)
 	var exports []string
+	var first string
 	command := regexp.MustCompile(`Command: (cairn [^\n]+?) \(it prints`)
 	for i, tokens := range []int{700_000, 850_000} {
 		if i > 0 {
@@ -127,8 +128,16 @@ func TestPersonSeesTheAdvice(t *testing.T) {
 		if m == nil {
 			t.Fatalf("at %d tokens the agent is given no command: %q", tokens, r.Agent)
 		}
+		if i == 0 {
+			first = m[1]
+		} else if m[1] != first {
+			t.Fatalf("at %d tokens the command is %q, not the first mark's %q: nothing stands", tokens, m[1], first)
+		}
 		if !strings.Contains(r.Person, ": "+m[1]+".") || !strings.Contains(r.Person, "Only you can switch to it") || !strings.HasPrefix(r.Person, "cairn: ") {
 			t.Errorf("at %d tokens the agent is given %q and the person is shown %q", tokens, m[1], r.Person)
+		}
+		if stands := strings.Contains(r.Person, "still stands"); stands != (i > 0) {
+			t.Errorf("at %d tokens the person is shown %q: the advice of the mark before, %v", tokens, r.Person, i > 0)
 		}
 		if got := l.Showing(ev.Session); got != m[1] {
 			t.Errorf("at %d tokens the status line repeats %q, want %q", tokens, got, m[1])

@@ -68,7 +68,8 @@ func (l *Loop) pressure(ctx context.Context, in Event) (Reply, error) {
 	}
 	advice, _ := surgery.AdviseAt(ctx, st.Surgery(), in.Session, occ)
 	op, command, _ := advised(in.Session, advice)
-	return Reply{Agent: pressureNote(occ, crossed, in.Session, advice, nil), Person: l.personShow(in.Session, command, adviceForPerson(occ, crossed, op, command))}, nil
+	again := l.lastShown(in.Session) == command
+	return Reply{Agent: pressureNote(occ, crossed, in.Session, advice, nil), Person: l.personShow(in.Session, command, adviceForPerson(occ, crossed, op, command, again))}, nil
 }
 
 // advised is the operation a pressure note recommends, its command and
@@ -83,10 +84,15 @@ func advised(session string, a *surgery.Advice) (op, command, reason string) {
 // adviceForPerson is what the person is shown of a crossing whose note
 // recommends command: the agent may run it, but it ends in a switch to
 // another session (the claude --resume line it prints) only the person
-// can make.
-func adviceForPerson(occ *cairn.Occupancy, crossed int, op, command string) string {
-	return fmt.Sprintf("cairn: the context is %d%% of the way to where the client compacts it (%s of %s tokens; past the %d%% mark). cairn advise recommends %s, and the agent was told the same command: %s. It prints the claude --resume line of a lighter session. Only you can switch to it.",
-		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), crossed, op, command)
+// can make. again: the person was last shown the same command (an
+// earlier mark's), which the crossing says still stands rather than
+// reading as new advice.
+func adviceForPerson(occ *cairn.Occupancy, crossed int, op, command string, again bool) string {
+	when := fmt.Sprintf("cairn: the context is %d%% of the way to where the client compacts it (%s of %s tokens; past the %d%% mark).", occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), crossed)
+	if again {
+		return fmt.Sprintf("%s The advice shown at an earlier mark still stands (cairn advise recommends %s again, and the agent was told the same command): %s. It prints the claude --resume line of a lighter session. Only you can switch to it.", when, op, command)
+	}
+	return fmt.Sprintf("%s cairn advise recommends %s, and the agent was told the same command: %s. It prints the claude --resume line of a lighter session. Only you can switch to it.", when, op, command)
 }
 
 // A collapseNote is the revived session the pressure hook prepared, and

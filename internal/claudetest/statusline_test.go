@@ -108,7 +108,7 @@ func TestPersonSeesTheAdvice(t *testing.T) {
 					"session_id": first.SessionID, "transcript_path": claudetestTranscript(t, home, first.SessionID), "cwd": proj})
 			}
 			command := regexp.MustCompile(`Command: (cairn [^\\()]+?) \(it prints`)
-			prompt := 1
+			prompt, shownBefore := 1, ""
 			for _, tokens := range []int{750, 900} {
 				api.SetInputTokens(tokens)
 				between := run("--resume", first.SessionID, "-p", "prompt "+strconv.Itoa(prompt))
@@ -135,8 +135,11 @@ func TestPersonSeesTheAdvice(t *testing.T) {
 					t.Logf("the person was shown %q", personShown(crossing.Stdout))
 					if shown := personShown(crossing.Stdout); len(shown) != 1 || !strings.Contains(shown[0], agent) {
 						t.Errorf("at the crossing at %d tokens the agent was given %q and the person was shown %q", tokens, agent, shown)
+					} else if stands := strings.Contains(shown[0], "still stands"); stands != (agent == shownBefore) {
+						t.Errorf("at the crossing at %d tokens the person was shown %q, the command shown before being %q", tokens, shown[0], shownBefore)
 					}
 				}
+				shownBefore = agent
 				prompt++
 			}
 			last := run("--resume", first.SessionID, "-p", "prompt "+strconv.Itoa(prompt))

@@ -196,6 +196,14 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 			t.Errorf("at %s the agent was given %q and the person was shown %q", x.m.moment, cmd[1], x.m.person)
 		}
 	}
+	// The 85 % crossing advising the 70 % one's command tells the person
+	// that advice still stands, not new advice.
+	cmd70, cmd85 := walkCommand.FindStringSubmatch(w.find(at70.agent, "past the 70% mark")), walkCommand.FindStringSubmatch(w.find(at85.agent, "past the 85% mark"))
+	if c.AtLeast(printShowsPerson) && cmd70 != nil && cmd85 != nil && len(at70.person) == 1 && len(at85.person) == 1 {
+		if same, stands := cmd70[1] == cmd85[1], strings.Contains(at85.person[0], "still stands"); same != stands || strings.Contains(at70.person[0], "still stands") {
+			t.Errorf("the 70%% mark advised %q, the 85%% mark %q, and the person was shown at 70%%: %q, at 85%%: %q", cmd70[1], cmd85[1], at70.person[0], at85.person[0])
+		}
+	}
 	if strings.Contains(between.status, "advised:") {
 		t.Errorf("the prompt after the 70%% crossing still shows the person %q", between.status)
 	}

@@ -244,6 +244,16 @@ func walkThrough(t *testing.T, c claudetest.Client, cairnBin string) {
 	if !asked || requestsWith(w.api.Requests(), "SUMMARY of the walk") == 0 || len(after.reqs) == 0 || len(sub.reqs) == 0 || after.reqs[0].messages >= sub.reqs[len(sub.reqs)-1].messages {
 		t.Errorf("no compaction before %s: its requests %+v", after.moment, after.reqs)
 	}
+	// The request after the compaction holds cairn's context once: the
+	// resume note the /compact run's start gave, which the client carries
+	// across, and the compaction's context without the lines it gave.
+	if len(after.bodies) > 0 {
+		body := after.bodies[0]
+		if strings.Count(body, "H-001 done by") != 1 || strings.Count(body, "# Cold start") != 1 || strings.Contains(body, "earlier in this conversation holds") {
+			t.Errorf("the request after the compaction holds the hand-off %d times, the prime %d times, a claim the context before holds: %v",
+				strings.Count(body, "H-001 done by"), strings.Count(body, "# Cold start"), strings.Contains(body, "earlier in this conversation holds"))
+		}
+	}
 	// Right after the compaction the status line estimates what the
 	// client sends next, marked as an estimate.
 	if len(after.reqs) > 0 {

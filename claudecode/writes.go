@@ -22,21 +22,51 @@ const maxWriteTail = 256 << 10
 // it after every tool call. The caller opens f, under the rule of what a
 // transcript may be (inscribe.Open): only a regular file is read.
 func LastWrites(f *os.File) ([]cairn.WriteCall, error) {
+	calls, _, _, err := WritesSince(f, -1)
+	return calls, err
+}
+
+// WritesSince is [LastWrites] of the lines from offset off on, so a hook
+// that kept where the previous one stopped reads only what was appended
+// since: it returns the calls of the whole lines there, the offset they
+// were read from (off, or the tail's first whole line) and the offset
+// after the last of them, where the next read starts; a line still being
+// written is left to it. An off that is not a line's start in f (negative,
+// past its end, a transcript rewritten), or more than 256 KiB from its
+// end, reads the last 256 KiB as LastWrites does.
+func WritesSince(f *os.File, off int64) (calls []cairn.WriteCall, from, end int64, err error) {
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	off := max(0, info.Size()-maxWriteTail)
-	data := make([]byte, info.Size()-off)
-	if _, err := f.ReadAt(data, off); err != nil && err != io.EOF {
-		return nil, err
+	size := info.Size()
+	from = off - 1 // the byte before a line's start is its predecessor's '\n'
+	if off <= 0 || off > size || size-off > maxWriteTail {
+		from = max(0, size-maxWriteTail)
 	}
-	if off > 0 { // the first line is cut: skip it
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:]
+	if size == from {
+		return nil, size, size, nil
+	}
+	data := make([]byte, size-from)
+	if _, err := f.ReadAt(data, from); err != nil && err != io.EOF {
+		return nil, 0, 0, err
+	}
+	if from > 0 || from == off-1 { // the first line is cut, or the '\n' before off
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil, size, size, nil
 		}
+		if from == off-1 && i != 0 { // off was not a line's start: read the tail
+			return WritesSince(f, -1)
+		}
+		data, from = data[i+1:], from+int64(i)+1
 	}
-	var calls []cairn.WriteCall
+	end = from
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data, end = data[:i+1], from+int64(i)+1
+	} else {
+		data = nil
+	}
 	index := map[string]int{}
 	for _, raw := range SplitLines(data) {
 		if !bytes.Contains(raw, []byte(`"tool_`)) {
@@ -71,5 +101,5 @@ func LastWrites(f *os.File) ([]cairn.WriteCall, error) {
 			}
 		}
 	}
-	return calls, nil
+	return calls, from, end, nil
 }

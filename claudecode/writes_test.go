@@ -60,3 +60,35 @@ func TestLastWrites(t *testing.T) {
 		t.Fatalf("empty file: %v %v", calls, err)
 	}
 }
+
+// TestWritesSince reads only the whole lines from the offset given on:
+// the empty writes before it are not read again, a line still being
+// written is left for the next read, and an offset that is no line's
+// start reads the tail as LastWrites does.
+func TestWritesSince(t *testing.T) {
+	const empty = `{"type":"assistant","sessionId":"s","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Write","input":{"file_path":"/p/a.md"}}]}}
+`
+	var data []byte
+	for i := range 3 {
+		data = append(data, fmt.Sprintf(empty, i, i)...)
+	}
+	off := int64(len(data))
+	data = append(data, fmt.Sprintf(empty, 3, 3)...)
+	whole := int64(len(data))
+	data = append(data, `{"type":"assistant","sessionId":"s","message":{"id":"m4","role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Write","input":{"file_path":"/p/a.md"}}`...)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, path)
+	calls, from, end, err := claudecode.WritesSince(f, off)
+	if err != nil || len(calls) != 1 || calls[0].ToolID != "t3" || from != off || end != whole {
+		t.Fatalf("from %d: calls %+v, end %d (want t3, %d), %v", off, calls, end, whole, err)
+	}
+	if calls, _, end, err := claudecode.WritesSince(f, whole); err != nil || calls != nil || end != whole {
+		t.Fatalf("from the unfinished line: calls %+v, end %d, %v", calls, end, err)
+	}
+	if calls, from, end, err := claudecode.WritesSince(f, off+5); err != nil || len(calls) != 4 || from != 0 || end != whole {
+		t.Fatalf("from inside a line: calls %+v, end %d, %v", calls, end, err)
+	}
+}

@@ -41,8 +41,8 @@ func ExhaustionRunOf(getenv func(string) string) (int, error) {
 // phase from its boundary (a recovery phase whose outputs add the files
 // the session wrote), writes the core and index to
 // .cairn/context/<session>-recovery.xml, and tells the agent so in one
-// line. Each run is handled once. It is silent otherwise and costs one
-// read of the transcript's last MiB.
+// line. Each run is handled once. It is silent otherwise and reads only
+// the lines appended since the previous check ([writeTail]).
 func (l *Loop) exhaustion(ctx context.Context, in Event) (Reply, error) {
 	w := l.Workspace
 	if l.ExhaustionRun == 0 || in.Transcript == "" {
@@ -52,29 +52,42 @@ func (l *Loop) exhaustion(ctx context.Context, in Event) (Reply, error) {
 	if f == nil {
 		return Reply{}, err // refused, or nothing written yet
 	}
-	calls, err := claudecode.LastWrites(f)
+	tail := l.writeTail(in.Session)
+	calls, from, end, err := claudecode.WritesSince(f, tail.Off)
 	f.Close()
 	if err != nil {
 		return Reply{}, err
 	}
-	run := cairn.ExhaustionRun(calls)
+	run, last := tail.Run, tail.Last
+	if from != tail.Off { // the tail was read: counted from it
+		run, last = 0, ""
+	}
+	for _, c := range calls {
+		if c.Empty {
+			run, last = run+1, c.ToolID
+		} else {
+			run, last = 0, ""
+		}
+	}
+	if from != tail.Off || run != tail.Run || last != tail.Last || end-tail.Off >= writeTailLag {
+		l.keepWriteTail(in.Session, writeTail{Off: end, Run: run, Last: last})
+	}
 	if run < l.ExhaustionRun {
 		return Reply{}, nil
 	}
-	last := calls[len(calls)-1]
 	session := in.Session
 	if session == "" || strings.ContainsAny(session, `/\.`) {
 		session = "session"
 	}
 	marker := filepath.Join(w.Root, workspace.Dir, "context", session+".exhausted")
-	if seen, _ := os.ReadFile(marker); strings.TrimSpace(string(seen)) == last.ToolID {
+	if seen, _ := os.ReadFile(marker); strings.TrimSpace(string(seen)) == last {
 		return Reply{}, nil // this run was handled
 	}
 	line, err := l.recoverExhausted(ctx, in, session, run)
 	if err != nil {
 		return Reply{}, err
 	}
-	if err := os.WriteFile(marker, []byte(last.ToolID+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(marker, []byte(last+"\n"), 0o644); err != nil {
 		return Reply{}, err
 	}
 	return Reply{Agent: line}, nil

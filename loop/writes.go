@@ -26,10 +26,16 @@ type writesRecord struct {
 // writesPath is where a session's writes record is kept:
 // .cairn/context/<session>.writes.json; "" for an id that names no file.
 func (l *Loop) writesPath(session string) string {
+	return l.contextFile(session, ".writes.json")
+}
+
+// contextFile is the file .cairn/context/<session><suffix> where the loop
+// keeps what it read of a session; "" for an id that names no file.
+func (l *Loop) contextFile(session, suffix string) string {
 	if session == "" || strings.ContainsAny(session, `/\.`) {
 		return ""
 	}
-	return filepath.Join(l.Workspace.Root, workspace.Dir, "context", session+".writes.json")
+	return filepath.Join(l.Workspace.Root, workspace.Dir, "context", session+suffix)
 }
 
 func readWrites(path string) (*writesRecord, bool) {

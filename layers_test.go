@@ -49,7 +49,7 @@ var layers = map[string][]string{
 	"cairn/redact":     {},
 	// The live loop: harness-neutral events in, what to tell the agent
 	// and the person out; it decodes hook input with the adapters' codecs.
-	"cairn/loop": {"cairn", "cairn/assemble", "cairn/claudecode", "cairn/export", "cairn/gemini", "cairn/inscribe", "cairn/pi", "cairn/surgery", "cairn/workspace"},
+	"cairn/loop": {"cairn", "cairn/assemble", "cairn/claudecode", "cairn/export", "cairn/gemini", "cairn/inscribe", "cairn/opencode", "cairn/pi", "cairn/surgery", "cairn/workspace"},
 	// Leaves: a stemmer as FTS5's, for sqlite and its benchmark.
 	"cairn/internal/porter": {},
 	// The one rule of what may be read of a client's files, for the

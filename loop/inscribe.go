@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/claudecode"
 	"github.com/cairn-dev/cairn/gemini"
 	"github.com/cairn-dev/cairn/inscribe"
+	"github.com/cairn-dev/cairn/opencode"
 	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/workspace"
 )
@@ -25,6 +26,13 @@ import (
 // back), else as stored. It is a live import ([inscribe.Importer.Live]):
 // the prefix already stored is checked by its windows, not read again.
 func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
+	if ev.Harness == Opencode {
+		log, err := l.opencodeLog(ctx, ev)
+		if log == "" {
+			return nil, err
+		}
+		ev.Transcript = log
+	}
 	if ev.Transcript == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "The hook input has no transcript_path.")
 	}
@@ -51,6 +59,8 @@ func (l *Loop) Inscribe(ctx context.Context, ev Event) (*cairn.Round, error) {
 		format = gemini.Format{}
 	} else if ev.Harness == Pi {
 		format = pi.Format{}
+	} else if ev.Harness == Opencode {
+		format = opencode.Format{}
 	}
 	im := &inscribe.Importer{Store: st.Import, Format: format, Live: true,
 		Tag:             func(*cairn.Session) (string, string) { return t.EngagementID, t.FrameID },

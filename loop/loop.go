@@ -56,7 +56,7 @@ const (
 // An Event is one moment of a live session, harness-neutral.
 type Event struct {
 	Kind       Kind
-	Harness    string // ClaudeCode, Gemini, Pi
+	Harness    string // ClaudeCode, Gemini, Pi, Opencode
 	Session    string // the client's session id
 	Transcript string // the session's file
 	Cwd        string
@@ -121,6 +121,9 @@ type Loop struct {
 	// ExhaustionRun is how many empty writes in a row mean the context
 	// ran out; 0 turns the check off.
 	ExhaustionRun int
+	// OpencodeLogs is the folder opencode sessions are mirrored to as
+	// logs, which the live import reads (opencode keeps them in a store).
+	OpencodeLogs string
 
 	// Open returns the event's stores; the edge opens them once and
 	// closes them after the event.
@@ -163,6 +166,9 @@ func (l *Loop) Handle(ctx context.Context, ev Event) (Reply, error) {
 		}
 		return l.exhaustion(ctx, ev)
 	case PreCompact:
+		if ev.Harness == Opencode {
+			return l.opencodeCompact(ctx, ev)
+		}
 		if ev.Harness != ClaudeCode {
 			_, err := l.Inscribe(ctx, ev)
 			return Reply{}, err
@@ -199,10 +205,13 @@ func (l *Loop) prompt(ctx context.Context, ev Event) (Reply, error) {
 		}
 		pop.Agent = strings.TrimSpace(l.told(ev.Session) + "\n" + pop.Agent)
 	}
-	if ev.Harness == ClaudeCode || ev.Harness == Pi {
+	if ev.Harness == ClaudeCode || ev.Harness == Pi || ev.Harness == Opencode {
 		pressure := l.pressure
-		if ev.Harness == Pi {
+		switch ev.Harness {
+		case Pi:
 			pressure = l.piPressure
+		case Opencode:
+			pressure = l.opencodePressure
 		}
 		r, err := pressure(ctx, ev)
 		if err != nil {

@@ -92,6 +92,9 @@ carries on from; it never exits 2, which would block the agent.`)
 	if *agent == "pi" {
 		return m.runPiHook(ctx, fs.Args())
 	}
+	if *agent == "opencode" {
+		return m.runOpencodeHook(ctx, fs.Args())
+	}
 	if *agent != "claude" {
 		return &hookError{fmt.Errorf("hook --agent must be claude or gemini, got %q", *agent)}
 	}

@@ -5,16 +5,23 @@ import "github.com/cairn-dev/cairn/opencode"
 const installOpencodeHelp = `
 "cairn install opencode" sets opencode up. opencode has no hooks; its
 plugins stand for them:
-  .opencode/plugins/cairn.js  a plugin that runs "cairn import --session"
-                          on the opencode data folder when a reply
-                          finishes (session.idle), inscribing that
-                          session into this project's store, and adds
-                          what "cairn prime" prints to the system prompt
-                          (experimental.chat.system.transform; once per
-                          session)
-opencode's plugins cannot stop a tool call or see the context's size, so
-the pressure notes and the exhaustion check of Claude Code's hooks have no
-opencode counterpart; revive --to opencode prepares a successor by hand.
+  .opencode/plugins/cairn.js  a plugin that hands each moment of a session
+                          to cairn's live loop ("cairn hook --agent
+                          opencode EVENT"), as Claude Code's hooks do:
+                          the start context in every request's system
+                          prompt; at a prompt, the pressure note (the
+                          context at opencode's own compaction point,
+                          from the last reply's tokens) and frame
+                          suggestions; when a reply finishes
+                          (session.idle), the session inscribed into this
+                          project's store; before opencode compacts, the
+                          session inscribed and cairn's line added to the
+                          compaction's prompt; when opencode exits, the
+                          session-end checkpoint. What cairn says for the
+                          person is shown as a toast.
+opencode's plugins cannot stop a tool call, so the exhaustion check of
+Claude Code's hooks has no opencode counterpart; revive --to opencode
+prepares a successor by hand.
 `
 
 // installOpencode writes cairn's plugin into the project's .opencode

@@ -55,6 +55,10 @@ func givenOnce(w *workspace.Workspace, session, source, text string) (string, er
 				return "", err
 			}
 		}
+	default:
+		if err := keepNote(path+".note", "", nil); err != nil {
+			return "", err // a new conversation or /clear: no note is carried
+		}
 	}
 	if string(before) != text {
 		if err := replaceFile(path, []byte(text)); err != nil {

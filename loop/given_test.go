@@ -41,6 +41,21 @@ func TestGivenOnce_CompactAfterResume(t *testing.T) {
 			t.Errorf("prompted %v: a resume with nothing changed is given %q (%v)", prompted, got, err)
 		}
 	}
+
+	// A /clear after the note drops it: the compaction after gives all.
+	w := workspace.New(t.TempDir())
+	for _, source := range []string{FromNew, FromResume, FromClear} {
+		text := after
+		if source == FromNew {
+			text = before
+		}
+		if _, err := givenOnce(w, session, source, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := givenOnce(w, session, FromCompact, after); err != nil || got != after {
+		t.Errorf("a compaction after /clear gives %q, want all of it (%v)", got, err)
+	}
 }
 
 // TestWithoutLines leaves out one occurrence of each line, the first.

@@ -126,14 +126,26 @@ func PiSessionID(path string) (string, error) {
 // the session's id and file, pi's working folder, session_start's and
 // session_shutdown's reason, whether what pi sends at the start still
 // holds cairn's context (its message after the last compaction's kept
-// entry, on the branch pi goes on from), the prompt, and the context as pi measures it
+// entry, on the branch pi goes on from), whether a compaction pi just made
+// was one prepared ahead (which inscribed the session only up to its
+// entry), the prompt, and the context as pi measures it
 // (ctx.getContextUsage: its estimate, 0 when unknown, and the model's
 // window) with pi's compaction setting.
 type PiHook struct {
 	Event, Session, File, Cwd, Reason, Prompt, Model string
-	Resumed                                          bool
+	Resumed, Prepared                                bool
 	Tokens, Window                                   int64
 	Compaction                                       pi.Compaction
+}
+
+// InscribesAtStart says whether pi's start inscribes the session it names,
+// in a workspace or not: what a compaction would read at once is read
+// while pi starts (pi does not wait for start before the person's first
+// prompt). A session that holds cairn's context was inscribed at its end
+// ([Loop.Handle]'s), one just compacted by the compaction (unless it was
+// prepared ahead, up to an earlier entry): neither is read again.
+func (h PiHook) InscribesAtStart() bool {
+	return h.Event == "start" && h.File != "" && !h.Resumed && (h.Reason != "compact" || h.Prepared)
 }
 
 // FromPi is the moment a pi hook stands for: "start" a session's start,

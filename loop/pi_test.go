@@ -147,3 +147,27 @@ func TestCompaction_ReadsOnce(t *testing.T) {
 		t.Errorf("read the blocks of %d rounds (of 12) and %d lines by range, want 12 and none", rounds.read, lines.read)
 	}
 }
+
+// TestPiInscribesAtStart: pi's start inscribes the session file it names
+// unless what pi sends holds cairn's context or a compaction not prepared
+// ahead just inscribed it; no other event, and no start without a file.
+func TestPiInscribesAtStart(t *testing.T) {
+	for _, tc := range []struct {
+		h    PiHook
+		want bool
+	}{
+		{PiHook{Event: "start", File: "s.jsonl", Reason: "startup"}, true},
+		{PiHook{Event: "start", File: "s.jsonl", Reason: "resume"}, true},
+		{PiHook{Event: "start", File: "s.jsonl", Reason: "startup", Resumed: true}, false},
+		{PiHook{Event: "start", File: "s.jsonl", Reason: "compact"}, false},
+		{PiHook{Event: "start", File: "s.jsonl", Reason: "compact", Prepared: true}, true},
+		{PiHook{Event: "start", File: "s.jsonl", Reason: "compact", Prepared: true, Resumed: true}, false},
+		{PiHook{Event: "start", Reason: "startup"}, false},
+		{PiHook{Event: "prompt", File: "s.jsonl"}, false},
+		{PiHook{Event: "end", File: "s.jsonl", Reason: "quit"}, false},
+	} {
+		if got := tc.h.InscribesAtStart(); got != tc.want {
+			t.Errorf("%+v: InscribesAtStart %v, want %v", tc.h, got, tc.want)
+		}
+	}
+}

@@ -85,8 +85,7 @@ func isPiHookEvent(name string) bool {
 // start (session_start, and after a compaction), prompt
 // (before_agent_start), end (session_shutdown) go through the live loop
 // and print a piReply, nothing outside a workspace, start inscribing the
-// session pi loads first, in a workspace or not, unless it holds cairn's
-// context (inscribed at its end) or follows a compaction; compact
+// session when [loop.PiHook.InscribesAtStart], in a workspace or not; compact
 // (session_before_compact) inscribes the session and prints cairn's
 // compaction of it (piCompactionReply), the session revived for pi within
 // [loop.PiBudget] as markdown: continuation block, index, the last rounds
@@ -135,14 +134,10 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 	if event == "compact" || event == "prepare" {
 		return m.piCompact(ctx, &in, w, event == "prepare")
 	}
-	if event == "start" && in.SessionFile != "" && !in.Resumed && (in.Reason != "compact" || in.Prepared) {
-		// What the compaction would read at once is read while pi starts
-		// (pi does not wait for start before the person's first prompt).
-		// A session that holds cairn's context was inscribed at its end
-		// ([loop.Loop.Handle]'s), one just compacted by the compaction
-		// (unless it was prepared ahead, up to an earlier entry): neither
-		// is read again here. The compaction, which needs it,
-		// reports a failure.
+	h := loop.PiHook{Event: event, Session: in.SessionID, File: in.SessionFile, Cwd: wd, Reason: in.Reason, Prompt: in.Prompt,
+		Model: in.Model, Resumed: in.Resumed, Prepared: in.Prepared, Tokens: in.Tokens, Window: in.Window}
+	if h.InscribesAtStart() {
+		// The compaction, which needs it, reports a failure.
 		if _, _, err := m.piInscribe(ctx, &in, w); err != nil && m.Stderr != nil {
 			fmt.Fprintf(m.Stderr, "cairn: %s\n", strings.Join(strings.Fields(errorText(err)), " "))
 		}
@@ -154,10 +149,8 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 	if err != nil {
 		return err
 	}
-	home := m.Getenv("HOME")
-	h := loop.PiHook{Event: event, Session: session, File: in.SessionFile, Cwd: wd, Reason: in.Reason, Prompt: in.Prompt,
-		Model: in.Model, Resumed: in.Resumed, Tokens: in.Tokens, Window: in.Window,
-		Compaction: pi.CompactionSettings(pi.Home(m.Getenv, home), wd)}
+	h.Session = session
+	h.Compaction = pi.CompactionSettings(pi.Home(m.Getenv, m.Getenv("HOME")), wd)
 	r, err := l.Handle(ctx, loop.FromPi(h))
 	if err != nil || r.Agent == "" && r.Person == "" {
 		return err

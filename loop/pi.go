@@ -3,7 +3,10 @@ package loop
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -97,6 +100,24 @@ func PiFirstKept(l PiLeaf, firstKept string) string {
 		return l.ID
 	}
 	return firstKept
+}
+
+// PiSession is the session a pi moment names: the id of its file's header
+// (the store's) once pi has written the file, else the id pi gave; folder
+// is then the file's, which the live import reads (pi runs on any file
+// --session names, and this one reads as a pi session). A file not yet
+// written is no error: pi writes it at its first reply.
+func PiSession(id, file string) (session, folder string, err error) {
+	if file == "" {
+		return id, "", nil
+	}
+	switch header, err := PiSessionID(file); {
+	case err == nil:
+		return header, filepath.Dir(file), nil
+	case !errors.Is(err, os.ErrNotExist):
+		return "", "", err
+	}
+	return id, "", nil
 }
 
 // PiSessionID reads the id of a pi session file's header line, which is

@@ -171,3 +171,33 @@ func TestPiInscribesAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestPiSession: a pi moment's session is its file's header id, with the
+// file's folder, once the file is written; pi's id while it is not (or no
+// file is named); a file that does not read as a pi session is an error.
+func TestPiSession(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "2026-11-28T09-33-43-559Z_x.jsonl")
+	const head = `{"type":"session","version":3,"id":"01a22180-defd-73bc-8443-00000000beef","timestamp":"2026-11-28T09:33:43.559Z","cwd":"/work"}` + "\n"
+	if err := os.WriteFile(file, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.jsonl")
+	if err := os.WriteFile(other, []byte(`{"type":"user","sessionId":"s"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, session, folder string
+		fails                 bool
+	}{
+		{file, "01a22180-defd-73bc-8443-00000000beef", dir, false},
+		{filepath.Join(dir, "unwritten.jsonl"), "pi-id", "", false},
+		{"", "pi-id", "", false},
+		{other, "", "", true},
+	} {
+		session, folder, err := PiSession("pi-id", tc.file)
+		if session != tc.session || folder != tc.folder || (err != nil) != tc.fails {
+			t.Errorf("%q: session %q folder %q err %v, want %q %q fails %v", tc.file, session, folder, err, tc.session, tc.folder, tc.fails)
+		}
+	}
+}

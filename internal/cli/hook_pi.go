@@ -3,10 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -158,22 +155,13 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 	return json.NewEncoder(m.Stdout).Encode(piReply(r))
 }
 
-// piLoop is the live loop for a pi event: the session named by its file's
-// header (the store's id) when the file is written, else by the id pi
-// gave; the transcripts it reads are pi's session folders', and the
-// folder of a file that reads as a pi session (pi runs on any file
-// --session names).
+// piLoop is the live loop for a pi event and the session it names
+// ([loop.PiSession]); the transcripts it reads are pi's session folders'
+// and the session file's.
 func (m *Main) piLoop(in *piInput, w *workspace.Workspace) (*loop.Loop, string, error) {
-	session := in.SessionID
-	var dirs []string
-	if in.SessionFile != "" {
-		switch id, err := loop.PiSessionID(in.SessionFile); {
-		case err == nil:
-			session = id
-			dirs = append(dirs, filepath.Dir(in.SessionFile))
-		case !errors.Is(err, os.ErrNotExist):
-			return nil, "", err // pi writes the file at its first reply
-		}
+	session, folder, err := loop.PiSession(in.SessionID, in.SessionFile)
+	if err != nil {
+		return nil, "", err
 	}
 	if w != nil {
 		w.Session = m.sessionID(session)
@@ -182,7 +170,10 @@ func (m *Main) piLoop(in *piInput, w *workspace.Workspace) (*loop.Loop, string, 
 	if err != nil {
 		return nil, "", err
 	}
-	l.Folders = append(append(l.Folders, pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))...), dirs...)
+	l.Folders = append(l.Folders, pi.SessionsDirs(m.Getenv, m.Getenv("HOME"))...)
+	if folder != "" {
+		l.Folders = append(l.Folders, folder)
+	}
 	return l, session, nil
 }
 

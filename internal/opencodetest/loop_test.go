@@ -194,3 +194,63 @@ func turnsInOrder(req fakeapi.ChatRequest, prompts []string) string {
 	}
 	return ""
 }
+
+// compactionLine opens what cairn adds to opencode's compaction prompt
+// (loop's opencodeCompact).
+const compactionLine = "Keep this line in the summary: every round of this conversation"
+
+// TestPluginCompaction: a reply past opencode's compaction point (195,000
+// of 192,000) makes opencode compact by itself; cairn's plugin adds its
+// line, naming the session, to the compaction's prompt
+// (experimental.session.compacting), and after session.compacted the
+// requests carry the start context given again (FromCompact), once.
+func TestPluginCompaction(t *testing.T) {
+	clients := opencodetest.Clients(t)
+	bin := claudetest.Cairn(t)
+	for _, c := range clients {
+		t.Run(c.Name, func(t *testing.T) {
+			r := newRig(t, c)
+			// First: the compaction's prompt of 1.18.33 quotes the conversation.
+			r.api.Turns = append([]fakeapi.ResponsesTurn{{Match: compactionLine,
+				Steps: [][]fakeapi.Item{{{Type: "message", Text: "SUMMARY: the notes file is being written."}}}}}, r.api.Turns...)
+			var replies atomic.Int64
+			r.api.Usage = func(n int) int {
+				// The first request with the tools' definitions, not the
+				// title's, which 1.18.33 may send first.
+				if n > 20_000 && replies.Add(1) == 1 {
+					return 195_000
+				}
+				return 1000
+			}
+			cmd := exec.Command(bin, "install", "opencode", "--command", bin)
+			cmd.Dir, cmd.Env = r.home.Cwd, r.home.Env()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("install: %v\n%s", err, out)
+			}
+			r.home.Run(t, c.Bin, "run", "make the notes file")
+			id := r.newest(t)
+			reqs := r.api.ChatRequests()
+			at := -1
+			for i, req := range reqs {
+				if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && strings.Contains(last.Text(), compactionLine) {
+					at = i
+					if !strings.Contains(last.Text(), "cairn inject "+id+" ROUND") {
+						t.Errorf("the compaction's prompt names another session than %s:\n%s", id, last.Text())
+					}
+				}
+			}
+			if at < 0 {
+				t.Fatalf("no compaction request carries cairn's line (%d requests)", len(reqs))
+			}
+			after := conversation(reqs[at+1:])
+			if len(after) == 0 {
+				t.Fatal("no conversation request after the compaction")
+			}
+			for j, req := range after {
+				if n := strings.Count(systemText(req), startContext); n != 1 {
+					t.Errorf("request %d after the compaction: the start context %d times, want once", j+1, n)
+				}
+			}
+		})
+	}
+}

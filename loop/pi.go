@@ -102,6 +102,55 @@ func PiFirstKept(l PiLeaf, firstKept string) string {
 	return firstKept
 }
 
+// PiInscribe inscribes pi's session file, the store's session, as a live
+// import ([Loop.Inscribe]).
+func (l *Loop) PiInscribe(ctx context.Context, session, file string) error {
+	_, err := l.Inscribe(ctx, Event{Harness: Pi, Session: session, Transcript: file})
+	return err
+}
+
+// A PiCompact is a compaction cairn's pi extension asks for (at
+// session_before_compact, or ahead of it): the session and its file, the
+// model's window and pi's reserve, the entry pi would keep from and the
+// branch's last entry; Upto, for a compaction prepared ahead of pi's, the
+// entry the session is compacted up to.
+type PiCompact struct {
+	Session, File   string
+	Window, Reserve int64
+	FirstKept       string
+	Leaf            PiLeaf
+	Upto            string
+}
+
+// A PiCompacted is cairn's compaction for pi: the summary pi puts first in
+// the context, the session, the entry pi keeps from (FirstKept), for a
+// prepared one the entry it compacts up to instead (Upto), which the
+// extension keeps the entries after, and the summary's tokens and budget.
+type PiCompacted struct {
+	Summary, Session, FirstKept, Upto string
+	Tokens, Budget                    int64
+}
+
+// PiCompact inscribes the session and compacts it for pi: revived within
+// [PiBudget] as markdown ([Loop.Compaction]), up to c.Upto when prepared,
+// pi keeping from [PiFirstKept] otherwise.
+func (l *Loop) PiCompact(ctx context.Context, c PiCompact) (PiCompacted, error) {
+	if err := l.PiInscribe(ctx, c.Session, c.File); err != nil {
+		return PiCompacted{}, err
+	}
+	md, mat, err := l.Compaction(ctx, c.Session, PiBudget(c.Window, c.Reserve), cairn.AgentPi, c.Upto)
+	if err != nil {
+		return PiCompacted{}, err
+	}
+	r := PiCompacted{Summary: md, Session: c.Session, Tokens: mat.Tokens, Budget: mat.Budget}
+	if c.Upto != "" {
+		r.Upto = c.Upto
+	} else {
+		r.FirstKept = PiFirstKept(c.Leaf, c.FirstKept)
+	}
+	return r, nil
+}
+
 // PiSession is the session a pi moment names: the id of its file's header
 // (the store's) once pi has written the file, else the id pi gave; folder
 // is then the file's, which the live import reads (pi runs on any file

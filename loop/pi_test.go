@@ -201,3 +201,34 @@ func TestPiSession(t *testing.T) {
 		}
 	}
 }
+
+// TestPiCompact: pi's compaction inscribes the session and revives it
+// within PiBudget; pi keeps from the branch's last entry when it is a
+// finished reply, else from where pi would; a prepared one is of the
+// session up to its entry, which it names instead.
+func TestPiCompact(t *testing.T) {
+	l := newLoop(t)
+	ctx := context.Background()
+	id, path := writePiSession(t, l.Wd, 3)
+	reply := PiLeaf{ID: "0000000c", Type: "message", Role: "assistant", StopReason: "stop"}
+	result := PiLeaf{ID: "0000000b", Type: "message", Role: "toolResult"}
+	for _, tc := range []struct {
+		leaf                   PiLeaf
+		upto, firstKept, holds string
+	}{
+		{reply, "", "0000000c", "Part 3 holds 20 lines."},
+		{result, "", "00000005", "Part 3 holds 20 lines."},
+		{reply, "00000008", "", "Part 2 holds 20 lines."},
+	} {
+		r, err := l.PiCompact(ctx, PiCompact{Session: id, File: path, Window: 200_000, Reserve: 16_384, FirstKept: "00000005", Leaf: tc.leaf, Upto: tc.upto})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Session != id || r.FirstKept != tc.firstKept || r.Upto != tc.upto || r.Budget != PiBudget(200_000, 16_384) || r.Tokens <= 0 || !strings.Contains(r.Summary, tc.holds) {
+			t.Errorf("leaf %s upto %q: session %q first kept %q upto %q tokens %d budget %d, want %q, %q:\n%s", tc.leaf.ID, tc.upto, r.Session, r.FirstKept, r.Upto, r.Tokens, r.Budget, tc.firstKept, tc.holds, r.Summary)
+		}
+		if tc.upto != "" && strings.Contains(r.Summary, "Part 3 holds") {
+			t.Errorf("prepared up to %s holds the third round:\n%s", tc.upto, r.Summary)
+		}
+	}
+}

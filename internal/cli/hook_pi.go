@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/pi"
 	"github.com/cairn-dev/cairn/workspace"
@@ -135,7 +134,7 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 		Model: in.Model, Resumed: in.Resumed, Prepared: in.Prepared, Tokens: in.Tokens, Window: in.Window}
 	if h.InscribesAtStart() {
 		// The compaction, which needs it, reports a failure.
-		if _, _, err := m.piInscribe(ctx, &in, w); err != nil && m.Stderr != nil {
+		if err := m.piInscribe(ctx, &in, w); err != nil && m.Stderr != nil {
 			fmt.Fprintf(m.Stderr, "cairn: %s\n", strings.Join(strings.Fields(errorText(err)), " "))
 		}
 	}
@@ -177,18 +176,17 @@ func (m *Main) piLoop(in *piInput, w *workspace.Workspace) (*loop.Loop, string, 
 	return l, session, nil
 }
 
-// piInscribe inscribes the session a pi event names (a live import,
-// [loop.Loop.Inscribe]) and returns the loop and the session's id.
-func (m *Main) piInscribe(ctx context.Context, in *piInput, w *workspace.Workspace) (*loop.Loop, string, error) {
+// piInscribe inscribes the session a pi event names
+// ([loop.Loop.PiInscribe]).
+func (m *Main) piInscribe(ctx context.Context, in *piInput, w *workspace.Workspace) error {
 	l, id, err := m.piLoop(in, w)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
-	_, err = l.Inscribe(ctx, loop.Event{Harness: loop.Pi, Session: id, Transcript: in.SessionFile, Cwd: in.Cwd})
-	return l, id, err
+	return l.PiInscribe(ctx, id, in.SessionFile)
 }
 
-// piCompact inscribes the session and prints cairn's compaction of it:
+// piCompact prints cairn's compaction of the session ([loop.Loop.PiCompact]):
 // prepared, of the session up to the entry in.Upto.
 func (m *Main) piCompact(ctx context.Context, in *piInput, w *workspace.Workspace, prepared bool) error {
 	if in.SessionFile == "" {
@@ -197,23 +195,19 @@ func (m *Main) piCompact(ctx context.Context, in *piInput, w *workspace.Workspac
 	if prepared && in.Upto == "" {
 		return fmt.Errorf("prepare: no upto")
 	}
-	l, id, err := m.piInscribe(ctx, in, w)
+	l, id, err := m.piLoop(in, w)
 	if err != nil {
 		return err
 	}
-	upto := ""
+	c := loop.PiCompact{Session: id, File: in.SessionFile, Window: in.Window, Reserve: in.ReserveTokens,
+		FirstKept: in.FirstKeptEntryID, Leaf: in.Leaf}
 	if prepared {
-		upto = in.Upto
+		c.Upto = in.Upto
 	}
-	md, mat, err := l.Compaction(ctx, id, loop.PiBudget(in.Window, in.ReserveTokens), cairn.AgentPi, upto)
+	r, err := l.PiCompact(ctx, c)
 	if err != nil {
 		return err
 	}
-	r := piCompactionReply{Summary: md, Session: id, Tokens: mat.Tokens, Budget: mat.Budget}
-	if prepared {
-		r.Upto = upto
-	} else {
-		r.FirstKeptEntryID = loop.PiFirstKept(in.Leaf, in.FirstKeptEntryID)
-	}
-	return json.NewEncoder(m.Stdout).Encode(r)
+	return json.NewEncoder(m.Stdout).Encode(piCompactionReply{Summary: r.Summary, FirstKeptEntryID: r.FirstKept, Upto: r.Upto,
+		Session: r.Session, Tokens: r.Tokens, Budget: r.Budget})
 }

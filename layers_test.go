@@ -1,6 +1,7 @@
 package cairn_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os/exec"
@@ -106,7 +107,8 @@ func TestLayers(t *testing.T) {
 // gemini, pi), hand the event to the live loop and encode its reply; they
 // import the domain's types and no operation but the loop and the
 // workspace they find, so no decision of the loop climbs back into the
-// CLI.
+// CLI; nor do they inscribe or compact a session themselves
+// (Loop.Inscribe, Loop.Compaction): when is the loop's.
 func TestHookEdgeDecodesOnly(t *testing.T) {
 	files, err := filepath.Glob("internal/cli/hook*.go")
 	if err != nil || len(files) == 0 {
@@ -119,7 +121,7 @@ func TestHookEdgeDecodesOnly(t *testing.T) {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,6 +131,14 @@ func TestHookEdgeDecodesOnly(t *testing.T) {
 				t.Errorf("%s imports %s: a hook edge decodes, calls cairn/loop and encodes (allowed: %v)", name, path, allowed)
 			}
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Inscribe" || sel.Sel.Name == "Compaction") {
+					t.Errorf("%s calls %s: the loop decides when a session is inscribed or compacted", fset.Position(call.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }
 

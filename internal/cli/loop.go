@@ -50,19 +50,21 @@ func (m *Main) liveLoop(w *workspace.Workspace) (*loop.Loop, error) {
 }
 
 // storeOnce is a [loop.Loop]'s Open for the store the current folder
-// names: opened when first asked for, the same one after; held returns
-// it, nil until then.
+// names: opened when first asked for, the same one after, its frames read
+// once until a write ([loop.FramesOnce]); held returns it, nil until then.
 func (m *Main) storeOnce() (open func() (*loop.Stores, error), held func() *store) {
 	var st *store
+	var stores *loop.Stores
 	open = func() (*loop.Stores, error) {
 		if st == nil {
 			opened, err := m.openStore("")
 			if err != nil {
 				return nil, err
 			}
-			st = opened
+			st, stores = opened, opened.loop()
+			stores.Frames = loop.FramesOnce(stores.Frames)
 		}
-		return st.loop(), nil
+		return stores, nil
 	}
 	return open, func() *store { return st }
 }

@@ -28,22 +28,7 @@ func (l *Loop) opencodeLog(ctx context.Context, ev Event) (string, error) {
 // .cairn/config since the last prompt, the figure at opencode's own
 // compaction point, for the agent, and the figure for the person.
 func (l *Loop) opencodePressure(_ context.Context, in Event) (Reply, error) {
-	occ := in.Occupancy
-	if occ == nil || in.Session == "" {
-		return Reply{}, nil
-	}
-	cfg, err := l.Workspace.ReadConfig()
-	if err != nil || len(cfg.Pressure) == 0 {
-		return Reply{}, err
-	}
-	crossed, err := l.Workspace.Crossed(in.Session, occ.Percent(), cfg.Pressure)
-	if err != nil || crossed == 0 {
-		return Reply{}, err
-	}
-	agent := fmt.Sprintf("cairn: your context is %d%% of the way to where opencode compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% opencode summarizes it, lossily; every round stays in cairn's store, each one cairn inject %s ROUND away.",
-		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed, in.Session)
-	person := fmt.Sprintf("cairn: context %d%% of the way to opencode's compaction (%s of %s tokens)", occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt))
-	return Reply{Agent: agent + beforeThat(in.Session, true), Person: person}, nil
+	return l.measuredPressure(in, "opencode", fmt.Sprintf("At 100%% opencode summarizes it, lossily; every round stays in cairn's store, each one cairn inject %s ROUND away.", in.Session))
 }
 
 // opencodeCompact is opencode's compaction's eve: the session inscribed

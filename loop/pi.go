@@ -253,20 +253,5 @@ func FromPi(h PiHook) Event {
 // figure at pi's own compaction point and what cairn's compaction will
 // keep, for the agent, and the figure for the person.
 func (l *Loop) piPressure(_ context.Context, in Event) (Reply, error) {
-	occ := in.Occupancy
-	if occ == nil || in.Session == "" {
-		return Reply{}, nil
-	}
-	cfg, err := l.Workspace.ReadConfig()
-	if err != nil || len(cfg.Pressure) == 0 {
-		return Reply{}, err
-	}
-	crossed, err := l.Workspace.Crossed(in.Session, occ.Percent(), cfg.Pressure)
-	if err != nil || crossed == 0 {
-		return Reply{}, err
-	}
-	agent := fmt.Sprintf("cairn: your context is %d%% of the way to where pi compacts it (%s of %s tokens; window %s; past the %d%% mark). At 100%% pi compacts it with cairn's compaction: the recent rounds in full, the rest as an index, each round one cairn inject %s ROUND away.",
-		occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt), Thousands(occ.Window.Size), crossed, in.Session)
-	person := fmt.Sprintf("cairn: context %d%% of the way to pi's compaction (%s of %s tokens)", occ.Percent(), Thousands(occ.Tokens), Thousands(occ.Window.CompactAt))
-	return Reply{Agent: agent + beforeThat(in.Session, true), Person: person}, nil
+	return l.measuredPressure(in, "pi", fmt.Sprintf("At 100%% pi compacts it with cairn's compaction: the recent rounds in full, the rest as an index, each round one cairn inject %s ROUND away.", in.Session))
 }

@@ -1,9 +1,12 @@
 package opencodetest_test
 
 import (
+	"bytes"
 	"context"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/claudecode"
@@ -130,4 +133,20 @@ func (r *rig) importClaude(t *testing.T) string {
 		t.Fatalf("import: %v %+v", err, rep)
 	}
 	return rep.Files[0].SessionID
+}
+
+// cairn runs the cairn command bin in the rig's working folder and
+// environment and returns what it printed; a failure fails the test.
+func (r *rig) cairn(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = r.home.Cwd, r.home.Env()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cairn %v: %v\n%s%s", args, err, out.Bytes(), errOut.Bytes())
+	}
+	return out.String()
 }

@@ -1,18 +1,14 @@
 package opencodetest_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/cairn-dev/cairn/internal/claudetest"
 	"github.com/cairn-dev/cairn/internal/fakeapi"
@@ -49,16 +45,7 @@ func TestPluginLoop(t *testing.T) {
 			r.api.Usage = func(int) int { return int(usage.Load()) }
 			cairn := func(args ...string) string {
 				t.Helper()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, bin, args...)
-				cmd.Dir, cmd.Env = r.home.Cwd, r.home.Env()
-				var out, errOut bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errOut
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("cairn %v: %v\n%s%s", args, err, out.Bytes(), errOut.Bytes())
-				}
-				return out.String()
+				return r.cairn(t, bin, args...)
 			}
 			cairn("install", "opencode", "--command", bin)
 			rounds := func(id string) []string {
@@ -222,11 +209,7 @@ func TestPluginCompaction(t *testing.T) {
 				}
 				return 1000
 			}
-			cmd := exec.Command(bin, "install", "opencode", "--command", bin)
-			cmd.Dir, cmd.Env = r.home.Cwd, r.home.Env()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("install: %v\n%s", err, out)
-			}
+			r.cairn(t, bin, "install", "opencode", "--command", bin)
 			r.home.Run(t, c.Bin, "run", "make the notes file")
 			id := r.newest(t)
 			reqs := r.api.ChatRequests()

@@ -1,13 +1,9 @@
 package opencodetest_test
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cairn-dev/cairn/internal/claudetest"
 	"github.com/cairn-dev/cairn/internal/opencodetest"
@@ -27,16 +23,7 @@ func TestPlugin(t *testing.T) {
 			r := newRig(t, c)
 			cairn := func(args ...string) string {
 				t.Helper()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, bin, args...)
-				cmd.Dir, cmd.Env = r.home.Cwd, r.home.Env()
-				var out, errOut bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errOut
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("cairn %v: %v\n%s%s", args, err, out.Bytes(), errOut.Bytes())
-				}
-				return out.String()
+				return r.cairn(t, bin, args...)
 			}
 			if out := cairn("install", "opencode", "--command", bin); !strings.Contains(out, ".opencode/plugins/cairn.js: plugin installed.") {
 				t.Fatalf("install: %s", out)

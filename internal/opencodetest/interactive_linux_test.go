@@ -28,12 +28,14 @@ const (
 // TestInteractive runs each release's full-screen interface in a
 // pseudo-terminal, in a project where cairn is installed as a user
 // installs it (`cairn install opencode`: the plugin, cairn on PATH),
-// types two prompts and Ctrl-C. The second prompt's request carries
-// cairn's start context (the cold start in the system prompt, with the
-// workspace's decision) before the first prompt, its answer and the
-// second prompt; cairn's store holds the session's two rounds after it
-// (the plugin's import on session.idle); the screen shows each prompt
-// with its answer, in order. The plugin shows the person nothing.
+// types two prompts and Ctrl-C; the stand-in reports 150,000 tokens a
+// reply, 78 % of opencode's compaction point. The second prompt's request
+// carries cairn's start context (the cold start in the system prompt, with
+// the workspace's decision) and the pressure note before the first
+// prompt, its answer and the second prompt; cairn's store holds the
+// session's two rounds after it (the loop's turn end on session.idle); the
+// screen shows each prompt with its answer, in order, and the person
+// cairn's figure (a toast: opencode's own shows 75 % of the window).
 func TestInteractive(t *testing.T) {
 	clients := opencodetest.Clients(t)
 	bin := claudetest.Cairn(t)
@@ -44,6 +46,7 @@ func TestInteractive(t *testing.T) {
 				fakeapi.ResponsesTurn{Match: "second typed prompt", Steps: [][]fakeapi.Item{{{Type: "message", Text: secondAnswer}}}},
 			)
 			defer api.Close()
+			api.Usage = func(int) int { return 150_000 } // 78 % of opencode's compaction point, 192,000
 			h := opencodetest.NewHome(t, api.URL)
 			env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
 				"CAIRN_STORE=" + filepath.Join(t.TempDir(), "cairn.db")}
@@ -84,6 +87,9 @@ func TestInteractive(t *testing.T) {
 			if miss := term.InOrder(screen, firstPrompt, firstAnswer, secondPrompt, secondAnswer); miss != "" {
 				t.Errorf("the screen does not show %q in its place", miss)
 			}
+			if !strings.Contains(screen, "78%") {
+				t.Errorf("the screen does not show the person cairn's pressure figure (a toast)")
+			}
 
 			var last *fakeapi.ChatRequest
 			for _, r := range api.ChatRequests() {
@@ -106,7 +112,7 @@ func TestInteractive(t *testing.T) {
 			if marked != 1 {
 				t.Errorf("cairn's start context is in %d messages of the second prompt's request, want 1:\n%.3000s", marked, flat)
 			}
-			if miss := term.InOrder(flat, "system: ", "# Cold start", startMarker, "user: "+firstPrompt, "assistant: "+firstAnswer, "user: "+secondPrompt); miss != "" {
+			if miss := term.InOrder(flat, "system: ", "# Cold start", startMarker, "cairn: your context is 78% of the way to where opencode compacts it", "user: "+firstPrompt, "assistant: "+firstAnswer, "user: "+secondPrompt); miss != "" {
 				t.Errorf("the second prompt's request lacks %q in its place:\n%.3000s", miss, flat)
 			}
 

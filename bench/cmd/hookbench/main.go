@@ -75,6 +75,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// Every binary timed, the yardstick too, is a copy (bench.Stage).
+	staged, err := bench.Stage(*dir, append(bins, hello)...)
+	if err != nil {
+		return err
+	}
+	bins, hello = staged[:len(bins)], staged[len(bins)]
+	bin = bins[0]
 	ws := filepath.Join(*dir, fmt.Sprintf("ws-%d", n))
 	session, err := ensureWorkspace(ctx, bin, ws, *samples, n)
 	if err != nil {

@@ -20,17 +20,8 @@ import (
 // session; an unknown event is refused with the events' list.
 func TestOpencodeHook(t *testing.T) {
 	root := t.TempDir()
-	project, data := filepath.Join(root, "work"), filepath.Join(root, "data", "opencode")
-	for _, d := range []string{project, data} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db, err := os.ReadFile("../../opencode/testdata/1.18.33/opencode.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, opencode.DBName), db, 0o644); err != nil {
+	project, data := filepath.Join(root, "work"), opencodeData(t, root)
+	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	logs, err := opencode.ReadStore(context.Background(), data)
@@ -85,4 +76,23 @@ func TestOpencodeHook(t *testing.T) {
 	if _, err := run("{}", "hook", "--agent", "opencode", "stop"); err == nil || !strings.Contains(err.Error(), "start, prompt, idle, compact, end") {
 		t.Errorf("an unknown event: %v", err)
 	}
+}
+
+// opencodeData makes opencode's data folder under root (XDG_DATA_HOME
+// root/data) holding a copy of the store the real opencode 1.18.33 wrote,
+// and returns it.
+func opencodeData(t *testing.T, root string) string {
+	t.Helper()
+	data := filepath.Join(root, "data", "opencode")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile("../../opencode/testdata/1.18.33/opencode.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, opencode.DBName), db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

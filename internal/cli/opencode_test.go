@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -31,17 +30,7 @@ func runEnv(tb testing.TB, env map[string]string, args ...string) (string, strin
 // codex cross its calls.
 func TestOpencodeCLI(t *testing.T) {
 	root := t.TempDir()
-	data := filepath.Join(root, "data", "opencode")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := os.ReadFile("../../opencode/testdata/1.18.33/opencode.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, opencode.DBName), db, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := opencodeData(t, root)
 	store := filepath.Join(root, ".cairn", "cairn.db")
 	env := map[string]string{"HOME": root, "XDG_DATA_HOME": filepath.Join(root, "data"), "CAIRN_STORE": store,
 		"CODEX_HOME": filepath.Join(root, ".codex")}

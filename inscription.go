@@ -80,7 +80,15 @@ type Inscription struct {
 	// the lines of an older one.
 	Reset bool
 
-	Lines    []*Line         // new lines only
+	Lines []*Line // new lines only
+
+	// Stored, when set, is lines already stored that the replacing
+	// rounds hold (the replayed last round's, as the importer read them
+	// at Prev): a store may take their raw bytes for the blocks' views
+	// rather than read them again in its transaction. A line it lacks is
+	// read from the store.
+	Stored []*Line
+
 	FromSeq  int             // rounds with Seq >= FromSeq are replaced
 	Rounds   []*Round        // the replacing rounds
 	Blocks   []*Block        // blocks of the replacing rounds, unless BlockSeq is set

@@ -403,8 +403,9 @@ type run struct {
 
 	builder  cairn.RoundBuilder
 	fromSeq  int
-	lastSeq  int       // the store's last round, as of the last commit
-	problems []Problem // written by the parsing goroutine, read after it ends
+	lastSeq  int           // the store's last round, as of the last commit
+	replayed []*cairn.Line // the stored lines start replayed, the first commit's Stored
+	problems []Problem     // written by the parsing goroutine, read after it ends
 }
 
 // start prepares the builder: for an append, it replays the stored lines of
@@ -429,6 +430,7 @@ func (r *run) start(ctx context.Context) error {
 	for _, l := range replay {
 		r.builder.Add(l)
 	}
+	r.replayed = replay
 	return nil
 }
 
@@ -571,6 +573,7 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	in := &cairn.Inscription{
 		Session: &b.session, Source: src, Prev: r.prev, Reset: r.reset, Lines: b.lines,
 		FromSeq: b.fromSeq, Rounds: b.rounds, BlockSeq: b.blocks, Messages: b.messages,
+		Stored: r.replayed,
 	}
 	if r.im.Tag != nil {
 		in.EngagementID, in.FrameID = r.im.Tag(r.sess)
@@ -590,7 +593,7 @@ func (r *run) commit(ctx context.Context, b *batch) error {
 	}
 	r.fr.Stored += len(b.lines)
 	r.fr.Bytes += int64(b.bytes)
-	r.reset = false
+	r.reset, r.replayed = false, nil
 	if r.progress != nil {
 		r.progress(b.offset)
 	}

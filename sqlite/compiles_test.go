@@ -129,19 +129,7 @@ func TestLiveImport_Compiles(t *testing.T) {
 	counter := countCompiles(t)
 	dir := t.TempDir()
 	path, appendRound := growingTranscript(t, dir)
-	// Each import in a DB of its own, as each hook has its process.
-	importer := func() (*insc.Importer, func()) {
-		db := NewDB(filepath.Join(dir, "s.db"))
-		if err := db.Open(); err != nil {
-			t.Fatal(err)
-		}
-		st := struct {
-			*InscriptionStore
-			*LineStore
-		}{NewInscriptionStore(db), NewLineStore(db)}
-		return &insc.Importer{Store: st, Format: claudecode.Format{}, Live: true,
-			Tag: func(*cairn.Session) (string, string) { return "", "f1" }}, func() { db.Close() }
-	}
+	importer := liveImporter(t, dir)
 	im, done := importer()
 	if _, err := im.Import(ctx, []string{path}); err != nil {
 		t.Fatal(err)
@@ -173,6 +161,79 @@ func TestLiveImport_Compiles(t *testing.T) {
 		t.Errorf("a one-round live import compiled %d statements, want at most %d:\n%s", len(compiled), most, strings.Join(compiled, "\n"))
 	}
 	t.Logf("%d statements compiled", len(compiled))
+}
+
+// liveImporter returns a function that opens the store s.db in dir and
+// returns a live importer of Claude Code transcripts into it, tagging
+// rounds with frame f1, and what closes the store: each import in a DB
+// of its own, as each hook has its process.
+func liveImporter(t *testing.T, dir string) func() (*insc.Importer, func()) {
+	return func() (*insc.Importer, func()) {
+		db := NewDB(filepath.Join(dir, "s.db"))
+		if err := db.Open(); err != nil {
+			t.Fatal(err)
+		}
+		st := struct {
+			*InscriptionStore
+			*LineStore
+		}{NewInscriptionStore(db), NewLineStore(db)}
+		return &insc.Importer{Store: st, Format: claudecode.Format{}, Live: true,
+			Tag: func(*cairn.Session) (string, string) { return "", "f1" }}, func() { db.Close() }
+	}
+}
+
+// TestLiveImport_ReadsChunksOnce: a live import of one round appended
+// reads the chunks of the round it grows once, to rebuild that round:
+// the views of its new blocks and the search entries of the old ones it
+// retires take those lines' bytes from the importer
+// (cairn.Inscription.Stored), not from the store again (each read a
+// statement compiled in a hook's process, and a chunk decompressed).
+// The retired entries are still the ones deleted: a search finds each
+// round's answer once.
+func TestLiveImport_ReadsChunksOnce(t *testing.T) {
+	ctx := context.Background()
+	counter := countCompiles(t)
+	old := viewMin
+	viewMin = 4 // the rounds' blocks are viewed: their text is read from their lines
+	t.Cleanup(func() { viewMin = old })
+	dir := t.TempDir()
+	path, appendRound := growingTranscript(t, dir)
+	importer := liveImporter(t, dir)
+	im, done := importer()
+	if _, err := im.Import(ctx, []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	for range 2 {
+		appendRound()
+		im, done = importer()
+		counter.take()
+		if _, err := im.Import(ctx, []string{path}); err != nil {
+			t.Fatal(err)
+		}
+		var reads []string
+		for _, q := range counter.take() {
+			if strings.HasPrefix(q, "SELECT") && strings.Contains(q, "FROM chunks") {
+				reads = append(reads, q)
+			}
+		}
+		if len(reads) != 1 {
+			t.Errorf("a one-round live import read chunks with %d statements, want 1:\n%s", len(reads), strings.Join(reads, "\n"))
+		}
+		done()
+	}
+	db := NewDB(filepath.Join(dir, "s.db"))
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	hits, err := NewSearcher(db).Search(ctx, cairn.SearchQuery{Text: "answer", Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 {
+		t.Errorf("search for answer: %d hits, want 5 (one a round)", len(hits))
+	}
 }
 
 // growingTranscript writes a Claude Code transcript of three rounds in

@@ -207,6 +207,9 @@ func linesOf(in *cairn.Inscription) *lineSource {
 	if in.Reset || len(in.Rounds) == 0 {
 		return src
 	}
+	for _, l := range in.Stored {
+		src.lines[l.No] = l.Raw
+	}
 	lo := in.Rounds[0].FirstLine
 	for _, r := range in.Rounds {
 		lo = min(lo, r.FirstLine)
@@ -249,7 +252,11 @@ func inscribe(ctx context.Context, tx *Tx, in *cairn.Inscription, chunks []chunk
 		}
 		replaced = &t
 	}
+	if !in.Reset {
+		tx.viewing = src
+	}
 	old, err := retire(ctx, tx, in.Session.ID, fromSeq, below, true)
+	tx.viewing = nil
 	if err != nil {
 		return nil, err
 	}

@@ -140,7 +140,7 @@ func viewedBlocks(ctx context.Context, tx *Tx, rows *sql.Rows, unread func(error
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	var lines chunkReader
+	lines := chunkReader{known: tx.viewing}
 	for i, b := range blocks {
 		if !spans[i].Valid {
 			continue
@@ -184,10 +184,22 @@ type chunkReader struct {
 	first, last int
 	offs        []int // where each line of the chunk ends in raw
 	raw         []byte
+
+	// known, when set, holds lines of its session's current generation
+	// already at hand: an import retiring the round it grows has read
+	// that round's lines to rebuild it (cairn.Inscription.Stored), and a
+	// hook's import then neither compiles the chunks' statement again
+	// nor decompresses their chunk.
+	known *lineSource
 }
 
 // line returns line no of session id's current generation.
 func (r *chunkReader) line(ctx context.Context, tx *Tx, id string, no int) ([]byte, error) {
+	if r.known != nil && id == r.known.session {
+		if raw, ok := r.known.lines[no]; ok {
+			return raw, nil
+		}
+	}
 	if id != r.session || no < r.first || no > r.last {
 		if err := r.load(ctx, tx, id, no); err != nil {
 			return nil, err

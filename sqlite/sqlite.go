@@ -400,6 +400,7 @@ type Tx struct {
 	terms       hashSet          // the pieces whose terms it wrote, for the DB's seenTerms once committed
 	termsPruned string           // the token of index_terms' last prune as it read it
 	nums        map[string]int64 // session numbers looked up or given in it ([sessionNum]): a number never changes
+	viewing     *lineSource      // an inscription's lines, of its session's current generation, while its old blocks are retired ([chunkReader])
 }
 
 // BeginTx starts a write transaction, or a read one when opts.ReadOnly.

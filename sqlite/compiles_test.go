@@ -127,16 +127,9 @@ func (c countingConn) ResetSession(ctx context.Context) error {
 func TestLiveImport_Compiles(t *testing.T) {
 	ctx := context.Background()
 	counter := countCompiles(t)
-	dir := t.TempDir()
-	path, appendRound := growingTranscript(t, dir)
-	importer := liveImporter(t, dir)
-	im, done := importer()
-	if _, err := im.Import(ctx, []string{path}); err != nil {
-		t.Fatal(err)
-	}
-	done()
+	_, path, appendRound, importer := liveImported(t)
 	appendRound()
-	im, done = importer()
+	im, done := importer()
 	defer done()
 	counter.take()
 	rep, err := im.Import(ctx, []string{path})
@@ -161,6 +154,22 @@ func TestLiveImport_Compiles(t *testing.T) {
 		t.Errorf("a one-round live import compiled %d statements, want at most %d:\n%s", len(compiled), most, strings.Join(compiled, "\n"))
 	}
 	t.Logf("%d statements compiled", len(compiled))
+}
+
+// liveImported writes a growing transcript (growingTranscript) in a new
+// folder and imports it live into s.db there: it returns the folder, the
+// transcript's path, what appends its next round and the importer of
+// each later import (liveImporter).
+func liveImported(t *testing.T) (string, string, func(), func() (*insc.Importer, func())) {
+	dir := t.TempDir()
+	path, appendRound := growingTranscript(t, dir)
+	importer := liveImporter(t, dir)
+	im, done := importer()
+	defer done()
+	if _, err := im.Import(context.Background(), []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, path, appendRound, importer
 }
 
 // liveImporter returns a function that opens the store s.db in dir and
@@ -196,17 +205,10 @@ func TestLiveImport_ReadsChunksOnce(t *testing.T) {
 	old := viewMin
 	viewMin = 4 // the rounds' blocks are viewed: their text is read from their lines
 	t.Cleanup(func() { viewMin = old })
-	dir := t.TempDir()
-	path, appendRound := growingTranscript(t, dir)
-	importer := liveImporter(t, dir)
-	im, done := importer()
-	if _, err := im.Import(ctx, []string{path}); err != nil {
-		t.Fatal(err)
-	}
-	done()
+	dir, path, appendRound, importer := liveImported(t)
 	for range 2 {
 		appendRound()
-		im, done = importer()
+		im, done := importer()
 		counter.take()
 		if _, err := im.Import(ctx, []string{path}); err != nil {
 			t.Fatal(err)

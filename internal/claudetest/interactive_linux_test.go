@@ -283,12 +283,3 @@ func interactiveSession(t *testing.T, home string) string {
 	}
 	return strings.TrimSuffix(filepath.Base(paths[0]), ".jsonl")
 }
-
-// thousands writes n with commas, as cairn's notes do.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}

@@ -38,6 +38,21 @@ func NewChat(turns ...ResponsesTurn) *Chat {
 	return s
 }
 
+// SetTurns replaces the scripted turns; a test that changes them after
+// NewChat, while a client may already be asking, goes through it.
+func (s *Chat) SetTurns(turns []ResponsesTurn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Turns = turns
+}
+
+// SetUsage replaces Usage as SetTurns replaces the turns.
+func (s *Chat) SetUsage(usage func(n int) int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Usage = usage
+}
+
 // Requests returns the requests received so far.
 func (s *Chat) Requests() []Request {
 	s.mu.Lock()
@@ -111,13 +126,14 @@ func (s *Chat) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
+	turns, usage := s.Turns, s.Usage
 	s.mu.Unlock()
 	var req ChatRequest
 	_ = json.Unmarshal(body, &req)
-	items := s.pick(&req)
+	items := pickChat(turns, &req)
 	prompt := 100
-	if s.Usage != nil {
-		prompt = s.Usage(len(body))
+	if usage != nil {
+		prompt = usage(len(body))
 	}
 
 	id := "chatcmpl-" + randHex(12)
@@ -171,7 +187,7 @@ func (s *Chat) serve(w http.ResponseWriter, r *http.Request) {
 
 // pick chooses the reply: the turn matching the newest user text, at the
 // step given by the assistant messages after it.
-func (s *Chat) pick(req *ChatRequest) []Item {
+func pickChat(turns []ResponsesTurn, req *ChatRequest) []Item {
 	last, after, found := "", 0, false
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -184,7 +200,7 @@ func (s *Chat) pick(req *ChatRequest) []Item {
 		}
 	}
 	if found {
-		for _, t := range s.Turns {
+		for _, t := range turns {
 			if strings.Contains(last, t.Match) {
 				if after < len(t.Steps) {
 					return append([]Item(nil), t.Steps[after]...)

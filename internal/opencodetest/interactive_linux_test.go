@@ -46,7 +46,7 @@ func TestInteractive(t *testing.T) {
 				fakeapi.ResponsesTurn{Match: "second typed prompt", Steps: [][]fakeapi.Item{{{Type: "message", Text: secondAnswer}}}},
 			)
 			defer api.Close()
-			api.Usage = func(int) int { return 150_000 } // 78 % of opencode's compaction point, 192,000
+			api.SetUsage(func(int) int { return 150_000 }) // 78 % of opencode's compaction point, 192,000
 			h := opencodetest.NewHome(t, api.URL)
 			env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
 				"CAIRN_STORE=" + filepath.Join(t.TempDir(), "cairn.db")}

@@ -42,7 +42,7 @@ func TestPluginLoop(t *testing.T) {
 			r := newRig(t, c)
 			var usage atomic.Int64
 			usage.Store(1000)
-			r.api.Usage = func(int) int { return int(usage.Load()) }
+			r.api.SetUsage(func(int) int { return int(usage.Load()) })
 			cairn := func(args ...string) string {
 				t.Helper()
 				return r.cairn(t, bin, args...)
@@ -198,17 +198,17 @@ func TestPluginCompaction(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRig(t, c)
 			// First: the compaction's prompt of 1.18.33 quotes the conversation.
-			r.api.Turns = append([]fakeapi.ResponsesTurn{{Match: compactionLine,
-				Steps: [][]fakeapi.Item{{{Type: "message", Text: "SUMMARY: the notes file is being written."}}}}}, r.api.Turns...)
+			r.api.SetTurns(append([]fakeapi.ResponsesTurn{{Match: compactionLine,
+				Steps: [][]fakeapi.Item{{{Type: "message", Text: "SUMMARY: the notes file is being written."}}}}}, r.api.Turns...))
 			var replies atomic.Int64
-			r.api.Usage = func(n int) int {
+			r.api.SetUsage(func(n int) int {
 				// The first request with the tools' definitions, not the
 				// title's, which 1.18.33 may send first.
 				if n > 20_000 && replies.Add(1) == 1 {
 					return 195_000
 				}
 				return 1000
-			}
+			})
 			r.cairn(t, bin, "install", "opencode", "--command", bin)
 			r.home.Run(t, c.Bin, "run", "make the notes file")
 			id := r.newest(t)

@@ -28,7 +28,7 @@ import (
 // .cairn/given/<session>.note until a prompt, and the compaction's context
 // leaves them out: the request holds each line once.
 func givenOnce(w *workspace.Workspace, session, source, text string) (string, error) {
-	if session == "" || strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+	if !workspace.NamesFile(session) {
 		return text, nil
 	}
 	path := filepath.Join(w.Root, workspace.Dir, "given", session)
@@ -84,7 +84,7 @@ func keepNote(path, note string, lines []string) error {
 // was sent, and the note with it, so a later compaction drops it with
 // the rest.
 func noteSent(w *workspace.Workspace, session string) {
-	if w == nil || session == "" || strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+	if w == nil || !workspace.NamesFile(session) {
 		return
 	}
 	_ = os.Remove(filepath.Join(w.Root, workspace.Dir, "given", session+".note"))

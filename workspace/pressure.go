@@ -24,7 +24,7 @@ func (w *Workspace) Crossed(session string, percent int, thresholds []int) (int,
 			level = t
 		}
 	}
-	if session == "" || strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+	if !NamesFile(session) {
 		return 0, cairn.Errorf(cairn.EINVALID, "Session id %q cannot name a pressure file.", session)
 	}
 	path := w.private(pressureDir, session)

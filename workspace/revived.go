@@ -36,7 +36,7 @@ func (w *Workspace) Revived(session string) (string, error) {
 }
 
 func (w *Workspace) revivedPath(session string) (string, error) {
-	if session == "" || strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+	if !NamesFile(session) {
 		return "", cairn.Errorf(cairn.EINVALID, "Session id %q cannot name a file.", session)
 	}
 	return w.private(revivedDir, session), nil

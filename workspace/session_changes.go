@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -164,7 +163,7 @@ func (w *Workspace) snapshot(rec *sessionRecord) error {
 }
 
 func (w *Workspace) sessionPath(session string) (string, error) {
-	if session == "" || strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+	if !NamesFile(session) {
 		return "", cairn.Errorf(cairn.EINVALID, "Session id %q cannot name a file.", session)
 	}
 	return w.private(sessionsDir, session+".json"), nil

@@ -30,7 +30,7 @@ var (
 )
 
 func (w *Workspace) tracePath(session string) (string, error) {
-	if session == "" || strings.ContainsAny(session, `/\`) || strings.HasPrefix(session, ".") {
+	if !NamesFile(session) {
 		return "", cairn.Errorf(cairn.EINVALID, "Session id %q cannot name a trace file.", session)
 	}
 	return w.private(cairn.TracesDir, session+".md"), nil

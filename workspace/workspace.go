@@ -85,6 +85,13 @@ func (w *Workspace) private(name ...string) string {
 	return filepath.Join(append([]string{w.Root, Dir}, name...)...)
 }
 
+// NamesFile reports whether session can name a file of its own under
+// .cairn (its pressure marks, revived session, changes seen, trace, what
+// it was given): not empty, no separator, not hidden.
+func NamesFile(session string) bool {
+	return session != "" && !strings.ContainsAny(session, `/\`) && !strings.HasPrefix(session, ".")
+}
+
 //go:embed template
 var templates embed.FS
 

@@ -153,20 +153,30 @@ func (m *Main) hookInput(event string) (*claudecode.HookInput, *workspace.Worksp
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.Cwd != "" {
-		cwd := in.Cwd
+	w, _, err := m.hookWorkspace(in.Cwd)
+	if err != nil || w == nil {
+		return in, nil, err
+	}
+	w.Session = m.sessionID(in.SessionID)
+	return in, w, nil
+}
+
+// hookWorkspace is the workspace of a hook's folder, cwd (the process's
+// when the input names none, which later reads then take as theirs), and
+// that folder; nil outside a workspace.
+func (m *Main) hookWorkspace(cwd string) (*workspace.Workspace, string, error) {
+	if cwd != "" {
 		m.Getwd = func() (string, error) { return cwd, nil }
 	}
 	wd, err := m.Getwd()
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	root, ok := workspace.Find(wd)
 	if !ok {
-		return in, nil, nil
+		return nil, wd, nil
 	}
 	w := workspace.New(root)
-	w.Session = m.sessionID(in.SessionID)
 	w.Now = m.now
-	return in, w, nil
+	return w, wd, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/loop"
-	"github.com/cairn-dev/cairn/workspace"
 )
 
 // opencodeHookEvents are the events "cairn hook --agent opencode" takes.
@@ -46,24 +45,14 @@ func (m *Main) opencodeHook(ctx context.Context, event string) error {
 		return err
 	}
 	in.Event = event
-	if in.Cwd != "" {
-		cwd := in.Cwd
-		m.Getwd = func() (string, error) { return cwd, nil }
-	}
 	if in.Data == "" {
 		in.Data = m.opencodeDataDir()
 	}
-	wd, err := m.Getwd()
-	if err != nil {
-		return err
+	w, _, err := m.hookWorkspace(in.Cwd)
+	if err != nil || w == nil {
+		return err // nil outside a cairn project: stay out of the way
 	}
-	root, ok := workspace.Find(wd)
-	if !ok {
-		return nil // not a cairn project: stay out of the way
-	}
-	w := workspace.New(root)
 	w.Session = m.sessionID(in.SessionID)
-	w.Now = m.now
 	l, err := m.liveLoop(w)
 	if err != nil {
 		return err

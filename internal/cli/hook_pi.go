@@ -114,18 +114,9 @@ func (m *Main) piHook(ctx context.Context, event string) error {
 	if err := json.NewDecoder(m.Stdin).Decode(&in); err != nil {
 		return err
 	}
-	if in.Cwd != "" {
-		cwd := in.Cwd
-		m.Getwd = func() (string, error) { return cwd, nil }
-	}
-	wd, err := m.Getwd()
+	w, wd, err := m.hookWorkspace(in.Cwd)
 	if err != nil {
 		return err
-	}
-	var w *workspace.Workspace
-	if root, ok := workspace.Find(wd); ok {
-		w = workspace.New(root)
-		w.Now = m.now
 	}
 	if event == "compact" || event == "prepare" {
 		return m.piCompact(ctx, &in, w, event == "prepare")
